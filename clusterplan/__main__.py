@@ -1,0 +1,3 @@
+from clusterplan.cli import main
+
+main()

@@ -1,0 +1,42 @@
+"""How you start clusterplan: the command group; each command lives in clusterplan.commands."""
+
+from __future__ import annotations
+
+import click
+from click_default_group import DefaultGroup
+
+from clusterplan import __version__
+from clusterplan.commands.db import db_group
+from clusterplan.commands.notes import notes_group
+from clusterplan.commands.tool import tool
+
+
+@click.group(cls=DefaultGroup, default="ui", default_if_no_args=True)
+@click.version_option(__version__, prog_name="clusterplan")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), envvar="CLUSTERPLAN_DB",
+              help="The SQLite store to use (default: in the user data directory).")
+@click.pass_context
+def cli(ctx: click.Context, db_path: str | None) -> None:
+    """clusterplan: plan GPU clusters with traced, cited arithmetic.
+
+    Run it bare for the terminal app, or use a command below.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["db_path"] = db_path
+
+
+@cli.command("ui")
+@click.pass_context
+def ui(ctx: click.Context) -> None:
+    """Start the terminal app (the default when no command is given)."""
+    click.echo(ctx.parent.get_help() if ctx.parent else "")
+
+
+cli.add_command(tool)
+cli.add_command(db_group)
+cli.add_command(notes_group)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="clusterplan")

@@ -1,0 +1,1 @@
+"""The command-line commands, one group a module; cli.py assembles them."""

@@ -1,0 +1,61 @@
+"""`clusterplan tool`: list the registered tools, or run one on a JSON input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from clusterplan.commands.common import UsageFailure, echo_json, store
+from clusterplan.tools.contract import ToolError
+
+
+class ToolGroup(click.Group):
+    """`tool list` is a command; any other word is the name of a tool to run."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or _run_command(cmd_name)
+
+
+@click.group(cls=ToolGroup)
+def tool() -> None:
+    """Run the calculators directly: `tool list`, or `tool NAME --input JSON`."""
+
+
+@tool.command("list")
+def list_tools() -> None:
+    """Print every registered tool with its input and output JSON Schemas."""
+    from clusterplan.tools.registry import tools
+
+    echo_json([t.schema() for t in tools().values()])
+
+
+def _run_command(name: str) -> click.Command:
+    @click.command(name)
+    @click.option("--input", "input_text", required=True, metavar="JSON|@FILE",
+                  help="The tool input as JSON, or @path to a JSON file.")
+    @click.pass_context
+    def run_tool(ctx: click.Context, input_text: str) -> None:
+        """Run one tool on a JSON input and print its result as JSON."""
+        from clusterplan.tools import registry
+
+        try:
+            registry.get(name)
+            payload = registry.parse_json_input(_read_input(input_text))
+            store(ctx)
+            result = registry.invoke(name, payload)
+        except ToolError as exc:
+            raise UsageFailure(str(exc)) from None
+        echo_json(result)
+
+    return run_tool
+
+
+def _read_input(text: str) -> str:
+    if not text.startswith("@"):
+        return text
+    path = Path(text[1:])
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageFailure(f"cannot read the input file {path}: {exc.strerror}") from None

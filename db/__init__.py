@@ -1,0 +1,1 @@
+"""The SQLite store: catalog tables built from shipped CSVs, plus the user's own rows."""

@@ -1,0 +1,1 @@
+"""Source notes: paraphrases of the sources, with claims that the calculators can check."""

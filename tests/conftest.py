@@ -1,0 +1,46 @@
+"""Shared fixtures: every test gets its own data directory, never the user's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from clusterplan.cli import cli
+from clusterplan.db.active import use_store
+from clusterplan.db.store import Store
+
+
+@pytest.fixture(autouse=True)
+def isolated_data_dir(tmp_path, monkeypatch) -> Iterator[None]:
+    """Point the data directory at tmp_path and forget any store opened by an earlier test."""
+    monkeypatch.setenv("CLUSTERPLAN_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLUSTERPLAN_DB", raising=False)
+    (tmp_path / "home").mkdir()
+    use_store(None)
+    yield
+    use_store(None)
+
+
+@pytest.fixture
+def memory_store() -> Iterator[Store]:
+    """An in-memory store, made the active one."""
+    store = Store.memory()
+    use_store(store)
+    yield store
+
+
+def run_cli(*args: str, input: str | None = None) -> Result:
+    """Run the command line in-process, as a user would type it."""
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def run_tool(name: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """Run `clusterplan tool NAME --input JSON` and return the parsed result (must succeed)."""
+    result = run_cli("tool", name, "--input", json.dumps(payload))
+    assert result.exit_code == 0, result.output
+    parsed: dict[str, Any] = json.loads(result.output)
+    return parsed

@@ -1,0 +1,1 @@
+"""Deterministic calculators: pydantic in, pydantic out, every step cited."""
