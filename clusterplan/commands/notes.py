@@ -62,3 +62,57 @@ def search_notes(text: tuple[str, ...], limit: int) -> None:
         click.echo("no note matches; try fewer or other words")
     for hit in hits:
         click.echo(f"{hit.id}: {hit.title}\n    {hit.snippet}")
+
+
+@notes_group.command("check")
+@click.argument("note_ids", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
+@click.pass_context
+def check(ctx: click.Context, note_ids: tuple[str, ...], as_json: bool) -> None:
+    """Run every numeric claim (or those of NOTE_IDS) through the calculators.
+
+    Prints claim, source value, computed value, verdict (agrees, disagrees, not checkable) and
+    the reason. A disagreement is a finding about a source, so the exit status stays 0; it is 1
+    when a check could not run (tool missing, input refused, output absent), since that is a
+    defect in a note or a tool.
+    """
+    from clusterplan.commands.common import echo_json, store
+    from clusterplan.knowledge.checks import check_all
+    from clusterplan.knowledge.notes import NoteSet, shipped_notes
+
+    store(ctx)
+    loaded = shipped_notes()
+    unknown = [n for n in note_ids if n not in loaded.notes]
+    if unknown:
+        raise UsageFailure(f"unknown note {unknown[0]!r}; `clusterplan notes list` shows them")
+    chosen = NoteSet({n: loaded.notes[n] for n in note_ids}) if note_ids else loaded
+    outcomes = check_all(chosen)
+    if as_json:
+        echo_json([o.model_dump(mode="json") for o in outcomes])
+    else:
+        click.echo(_table(outcomes))
+    if any(o.verdict == "not checkable" for o in outcomes):
+        ctx.exit(1)
+
+
+def _table(outcomes: list) -> str:
+    """Aligned columns: claim, source value, computed value, verdict, reason; then a tally."""
+    rows = [("claim", "source", "computed", "verdict", "reason")]
+    for o in outcomes:
+        rows.append((o.key, _value(o.source_value, o.unit), _value(o.computed_value, o.unit),
+                     o.verdict, o.reason))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:4], widths, strict=False)) + "  " + r[4]
+             for r in rows]
+    tally = {v: sum(o.verdict == v for o in outcomes)
+             for v in ("agrees", "disagrees", "not checkable")}
+    lines.append(", ".join(f"{n} {v}" for v, n in tally.items()))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _value(value: float | bool | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:,.6g} {unit}".strip()

@@ -1,0 +1,159 @@
+"""Claim checks: run each numeric claim through the calculators and say whether they agree.
+
+A source can be wrong. The verdict comes from the tools alone; no claim is special-cased.
+The tool registry is imported inside the functions, so the knowledge package never pulls in
+the calculators when it is merely loaded.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from clusterplan.knowledge.notes import Check, Note, NoteSet, shipped_notes
+
+Verdict = Literal["agrees", "disagrees", "not checkable"]
+
+
+class CheckOutcome(BaseModel):
+    """The verdict on one claim: what the source says, what the tools compute, and why."""
+
+    note: str
+    claim: str
+    text: str
+    tool: str
+    output: str
+    unit: str = ""
+    source_value: float | bool
+    computed_value: float | bool | None = None
+    verdict: Verdict
+    reason: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.note}#{self.claim}"
+
+
+class NotCheckable(Exception):
+    """A check that could not run (tool missing, input invalid, output absent): the reason."""
+
+
+def check_claim(note: Note, claim_id: str) -> CheckOutcome:
+    """Run the check of one claim of `note` and give its verdict."""
+    claim = note.claim(claim_id)
+    if claim is None or claim.check is None:
+        raise KeyError(f"{note.id}#{claim_id} has no check")
+    check = claim.check
+    base = dict(note=note.id, claim=claim.id, text=claim.text, tool=check.tool,
+                output=check.output, unit=check.unit, source_value=check.value)
+    try:
+        result = _run(check)
+        computed = _number(read_path(result, check.output), check)
+    except NotCheckable as exc:
+        return CheckOutcome(**base, verdict="not checkable", reason=str(exc))
+    if _close(check, computed):
+        return CheckOutcome(**base, computed_value=computed, verdict="agrees")
+    return CheckOutcome(**base, computed_value=computed, verdict="disagrees",
+                        reason=_dispute(check, computed, result))
+
+
+def check_all(notes: NoteSet | None = None) -> list[CheckOutcome]:
+    """The verdict on every claim that carries a check, in note and claim order."""
+    loaded = notes or shipped_notes()
+    return [check_claim(n, c.id) for n in loaded.notes.values() for c in n.claims if c.check]
+
+
+@cache
+def _shipped_outcomes() -> dict[str, CheckOutcome]:
+    return {o.key: o for o in check_all()}
+
+
+def dispute_for(note_id: str, claim_id: str | None) -> str | None:
+    """The one-sentence dispute of a cited claim, or None when the tools agree or cannot tell."""
+    if not claim_id:
+        return None
+    outcome = _shipped_outcomes().get(f"{note_id}#{claim_id}")
+    if outcome is None or outcome.verdict != "disagrees":
+        return None
+    return outcome.reason
+
+
+def read_path(data: dict[str, Any], path: str) -> Any:
+    """The value at a dotted path such as `breakdown_gb.weights` or `plans.0.tp`."""
+    value: Any = data
+    for part in path.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            raise NotCheckable(f"output path {path!r} is absent from the result (no {part!r})")
+    return value
+
+
+def _run(check: Check) -> dict[str, Any]:
+    from clusterplan.tools.registry import invoke, tools
+
+    if check.tool not in tools():
+        raise NotCheckable(f"tool {check.tool!r} is not registered")
+    try:
+        result = invoke(check.tool, check.input)
+    except (ValueError, LookupError) as exc:
+        raise NotCheckable(f"the {check.tool} tool refused the input: {exc}") from None
+    dumped: dict[str, Any] = result.model_dump(mode="json")
+    return dumped
+
+
+def _number(value: Any, check: Check) -> float | bool:
+    """The output as the kind of value the source gives: yes/no for yes/no, else a number."""
+    wants_bool = isinstance(check.value, bool)
+    if isinstance(value, bool) == wants_bool and isinstance(value, bool | int | float):
+        return value
+    kind = "yes/no" if wants_bool else "a number"
+    raise NotCheckable(f"output {check.output!r} is {value!r}, not {kind} like the source value")
+
+
+def _close(check: Check, computed: float | bool) -> bool:
+    if isinstance(check.value, bool):
+        return check.value is computed
+    scale = max(abs(check.value), 1e-12)
+    return abs(computed - check.value) <= check.tolerance * scale
+
+
+def _dispute(check: Check, computed: float | bool, result: dict[str, Any]) -> str:
+    """Source value against computed value, and the steps and assumptions behind the latter."""
+    unit = f" {check.unit}" if check.unit else ""
+    said = f"the source says {_show(check.value)}{unit}"
+    found = f"the {check.tool} tool computes {_show(computed)}{unit} ({check.output})"
+    basis = _basis(result, computed)
+    return f"{said}, but {found}{'; ' + basis if basis else ''}."
+
+
+def _basis(result: dict[str, Any], computed: float | bool) -> str:
+    """The steps that produced the computed value (else the last ones) and the assumptions."""
+    steps = [s for s in result.get("steps", []) if s.get("label")]
+    behind = [s for s in steps if _same((s.get("result") or {}).get("value"), computed)]
+    shown = [s["label"] for s in (behind or steps)[-3:]]
+    parts = []
+    if shown:
+        parts.append("steps: " + ", ".join(shown))
+    assumptions = result.get("assumptions", [])[:3]
+    if assumptions:
+        parts.append("assuming " + "; ".join(a.rstrip(".") for a in assumptions))
+    return "; ".join(parts)
+
+
+def _same(value: Any, computed: float | bool) -> bool:
+    if isinstance(computed, bool) or isinstance(value, bool):
+        return value is computed
+    if not isinstance(value, int | float):
+        return False
+    return abs(value - computed) <= 1e-6 * max(abs(computed), 1.0)
+
+
+def _show(value: float | bool) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"{value:,.6g}"
