@@ -7,6 +7,7 @@ from click_default_group import DefaultGroup
 
 from clusterplan import __version__
 from clusterplan.commands.db import db_group
+from clusterplan.commands.mcp import mcp_command
 from clusterplan.commands.notes import notes_group
 from clusterplan.commands.tool import tool
 
@@ -35,6 +36,7 @@ def ui(ctx: click.Context) -> None:
 cli.add_command(tool)
 cli.add_command(db_group)
 cli.add_command(notes_group)
+cli.add_command(mcp_command)
 
 
 def main() -> None:
