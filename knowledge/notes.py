@@ -57,6 +57,8 @@ class Note(BaseModel):
     title: str = Field(min_length=1)
     sources: list[Source] = Field(min_length=1)
     claims: list[Claim] = Field(default_factory=list)
+    # Phrases a reader would search for that the title may not say ("pipeline parallelism").
+    topics: list[str] = Field(default_factory=list)
     body: str = ""
     file: str = ""
 

@@ -1,23 +1,46 @@
-"""Full-text search over the notes: SQLite FTS5 in memory, ranked by bm25, with snippets."""
+"""Full-text search over the notes: SQLite FTS5 in memory, ranked by bm25, with snippets.
+
+Ranking: bm25 over title, topics, claims and body (title and topics weigh most), then a boost
+for each two-word phrase of the question ("pipeline parallelism", "node boundary") that a note
+names in its title or topics, so the note about a concept outranks notes that merely mention it.
+"""
 
 from __future__ import annotations
 
 from functools import cache
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlite_utils import Database
 
 from clusterplan.knowledge.notes import NoteSet, shipped_notes
 
+# bm25 column weights: title, topics, claims, body.
+_WEIGHTS = (8.0, 8.0, 2.0, 1.0)
+# Score multiplier per question phrase found in a note's title or topics, and anywhere in it.
+_PHRASE_IN_TITLE = 1.0
+_PHRASE_ANYWHERE = 0.25
+_CANDIDATES = 50
+
+
+class ClaimHit(BaseModel):
+    """One claim that matches a search, best first."""
+
+    note: str
+    claim: str
+    text: str
+    snippet: str
+    score: float
+
 
 class Hit(BaseModel):
-    """One note that matches a search, with the passage that matched."""
+    """One note that matches a search, with the passage that matched and its best claims."""
 
     id: str
     title: str
     address: str
     snippet: str
     score: float
+    claims: list[str] = Field(default_factory=list)
 
 
 @cache
@@ -26,50 +49,125 @@ def _index() -> Database:
 
 
 def build_index(notes: NoteSet) -> Database:
-    """An in-memory FTS5 index of every note's title, claims and body."""
+    """An in-memory FTS5 index of every note (title, topics, claims, body) and every claim."""
     db = Database(memory=True)
-    rows = [
-        {
-            "id": n.id,
-            "title": n.title,
-            "claims": "\n".join(c.text for c in n.claims),
-            "body": n.body,
-        }
-        for n in notes.notes.values()
-    ]
-    db["notes"].insert_all(rows, pk="id")
-    db["notes"].enable_fts(["title", "claims", "body"], fts_version="FTS5", tokenize="porter")
+    db["notes"].insert_all(
+        ({"id": n.id, "title": n.title, "topics": "\n".join(n.topics),
+          "claims": "\n".join(c.text for c in n.claims), "body": n.body, "address": n.address}
+         for n in notes.notes.values()),
+        pk="id",
+    )
+    db["notes"].enable_fts(["title", "topics", "claims", "body"], fts_version="FTS5",
+                           tokenize="porter")
+    db["claims"].insert_all(
+        ({"key": f"{n.id}#{c.id}", "note": n.id, "claim": c.id, "text": c.text}
+         for n in notes.notes.values() for c in n.claims),
+        pk="key",
+    )
+    db["claims"].enable_fts(["text"], fts_version="FTS5", tokenize="porter")
     return db
 
 
 def search(text: str, limit: int = 5, db: Database | None = None) -> list[Hit]:
-    """Notes matching any of the words in `text`, best first."""
-    words = [w for w in _words(text) if w not in _STOPWORDS]
+    """Notes matching the words of `text`, best first, each with its best-matching claims."""
+    words = content_words(text)
     if not words:
         return []
-    query = " OR ".join(f'"{w}"' for w in words)
     db = db or _index()
+    ranked = _rank(db, words)[:limit]
+    best_claims = _claims_by_note(db, words, [r[0] for r in ranked])
+    hits = []
+    for note_id, title, address, body_snippet, score in ranked:
+        claims = best_claims.get(note_id, [])
+        snippet = claims[0].snippet if claims else body_snippet
+        hits.append(Hit(id=note_id, title=title, address=address, snippet=_flat(snippet),
+                        score=round(score, 4), claims=[c.claim for c in claims[:3]]))
+    return hits
+
+
+def search_claims(text: str, note_ids: list[str] | None = None, limit: int = 5,
+                  db: Database | None = None) -> list[ClaimHit]:
+    """Claims matching the words of `text` (within `note_ids` when given), best first."""
+    words = content_words(text)
+    if not words:
+        return []
+    db = db or _index()
+    found = _claims_by_note(db, words, note_ids)
+    flat = sorted((c for claims in found.values() for c in claims), key=lambda c: -c.score)
+    return flat[:limit]
+
+
+def _rank(db: Database, words: list[str]) -> list[tuple[str, str, str, str, float]]:
+    """Candidates by bm25, re-scored by the question's phrases found in titles and topics."""
     sql = (
-        "select notes.id, notes.title, "
-        "snippet(notes_fts, -1, '**', '**', '…', 16) as snippet, "
-        "bm25(notes_fts, 10.0, 3.0, 1.0) as score "
+        "select notes.id, notes.title, notes.address, "
+        "snippet(notes_fts, 3, '**', '**', '…', 20), bm25(notes_fts, ?, ?, ?, ?) "
         "from notes_fts join notes on notes.rowid = notes_fts.rowid "
-        "where notes_fts match ? order by score limit ?"
+        "where notes_fts match ? order by 5 limit ?"
     )
-    notes = shipped_notes().notes
-    return [
-        Hit(id=r[0], title=r[1], address=notes[r[0]].address if r[0] in notes else "",
-            snippet=r[2], score=-r[3])
-        for r in db.execute(sql, [query, limit]).fetchall()
+    rows = db.execute(sql, [*_WEIGHTS, _any_of(words), _CANDIDATES]).fetchall()
+    in_title, anywhere = _phrase_counts(db, words)
+    scored = [
+        (r[0], r[1], r[2], r[3],
+         -r[4] * (1 + _PHRASE_IN_TITLE * in_title.get(r[0], 0)
+                  + _PHRASE_ANYWHERE * anywhere.get(r[0], 0)))
+        for r in rows
     ]
+    return sorted(scored, key=lambda r: -r[4])
 
 
-def _words(text: str) -> list[str]:
+def _phrase_counts(db: Database, words: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per note: how many of the question's word pairs its title or topics name, and it names."""
+    in_title: dict[str, int] = {}
+    anywhere: dict[str, int] = {}
+    sql = ("select notes.id from notes_fts join notes on notes.rowid = notes_fts.rowid "
+           "where notes_fts match ?")
+    for first, second in zip(words, words[1:], strict=False):
+        # NEAR allows the small words a question drops ("H100 versus H200").
+        phrase = f'NEAR("{first}" "{second}", 2)'
+        for (note_id,) in db.execute(sql, [f"{{title topics}} : {phrase}"]).fetchall():
+            in_title[note_id] = in_title.get(note_id, 0) + 1
+        for (note_id,) in db.execute(sql, [phrase]).fetchall():
+            anywhere[note_id] = anywhere.get(note_id, 0) + 1
+    return in_title, anywhere
+
+
+def _claims_by_note(db: Database, words: list[str],
+                    note_ids: list[str] | None) -> dict[str, list[ClaimHit]]:
+    """Matching claims grouped by note, best first within each note."""
+    sql = (
+        "select claims.note, claims.claim, claims.text, "
+        "snippet(claims_fts, 0, '**', '**', '…', 24), bm25(claims_fts) "
+        "from claims_fts join claims on claims.rowid = claims_fts.rowid "
+        "where claims_fts match ? order by 5"
+    )
+    wanted = set(note_ids) if note_ids is not None else None
+    grouped: dict[str, list[ClaimHit]] = {}
+    for note, claim, text, snippet, score in db.execute(sql, [_any_of(words)]).fetchall():
+        if wanted is None or note in wanted:
+            grouped.setdefault(note, []).append(
+                ClaimHit(note=note, claim=claim, text=text, snippet=_flat(snippet),
+                         score=round(-score, 4)))
+    return grouped
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a question that carry meaning, in order, lower-cased."""
     cleaned = "".join(ch.lower() if ch.isalnum() else " " for ch in text)
-    return [w for w in cleaned.split() if len(w) > 1]
+    return [w for w in cleaned.split() if len(w) > 1 and w not in _STOPWORDS]
+
+
+def _any_of(words: list[str]) -> str:
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 _STOPWORDS = frozenset(
-    "a an and are as at be by can do does for from how i in is it of on or should the to "
-    "use what when where which who why will with you your".split()
+    "a about an and are as at be by can could difference do does doesn don for from get give had "
+    "has have how i if in instead into is it its me much my need of on or over should shouldn so "
+    "than that the their then there these this those to up use using was we what whats when where "
+    "which who why will with would you your".split()
 )

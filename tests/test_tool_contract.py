@@ -19,7 +19,7 @@ def test_tool_list_prints_each_tool_with_input_and_output_schemas():
 
 
 def test_notes_tool_finds_nvlink_notes_with_citations():
-    result = run_tool("notes", {"query": "nvlink"})
+    result = run_tool("notes", {"query": "nvlink", "limit": 50})
     ids = [n["id"] for n in result["notes"]]
     assert "nvidia-h100-datasheet" in ids
     assert {c["id"] for c in result["citations"]} == set(ids)
