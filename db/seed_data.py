@@ -9,7 +9,6 @@ from importlib import resources
 
 from pydantic import BaseModel, ValidationError
 
-
 from clusterplan.db.rows import GpuRow, LinkRow, ModelRow, OfferRow, ProviderRow
 from clusterplan.validation import describe
 

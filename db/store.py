@@ -28,19 +28,19 @@ history = Migrations("clusterplan-history")
 
 @history()
 def create_sessions_and_messages(db: Database) -> None:
-    db["sessions"].create(
+    db.table("sessions").create(
         {"id": str, "name": str, "created_at": str, "updated_at": str, "state_json": str},
         pk="id",
         if_not_exists=True,
     )
-    db["messages"].create(
+    db.table("messages").create(
         {"id": int, "session_id": str, "role": str, "text": str, "answer_json": str,
          "created_at": str},
         pk="id",
         foreign_keys=[("session_id", "sessions", "id")],
         if_not_exists=True,
     )
-    db["messages"].create_index(["session_id"], if_not_exists=True)
+    db.table("messages").create_index(["session_id"], if_not_exists=True)
 
 
 class StoreError(Exception):
@@ -72,7 +72,8 @@ class Store:
         if path.exists() and not _is_our_store(path):
             aside = path.with_name(f"{path.name}.unreadable-{_stamp()}")
             os.replace(path, aside)
-            notices.append(f"{path} was not a clusterplan store; moved it to {aside} and built anew")
+            notices.append(
+                f"{path} was not a clusterplan store; moved it to {aside} and built anew")
         if not path.exists():
             _build_new(path)
         db = Database(sqlite3.connect(path, timeout=30, check_same_thread=False))
@@ -126,8 +127,8 @@ def _build_new(path: Path) -> None:
 
 
 def _initialise(db: Database) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key", if_not_exists=True)
-    db["meta"].upsert({"key": "app", "value": APP_ID}, pk="key")
+    db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
+    db.table("meta").upsert({"key": "app", "value": APP_ID}, pk="key")
     history.apply(db)
     with _immediate(db):
         _load_catalog(db)
@@ -172,13 +173,13 @@ def _load_catalog(db: Database) -> None:
         db.execute(f"drop table if exists [{table}]")
         columns = _columns(model)
         if table == "offers":
-            db[table].create({"id": int, **columns}, pk="id")
+            db.table(table).create({"id": int, **columns}, pk="id")
         else:
-            db[table].create(columns, pk=pk)
+            db.table(table).create(columns, pk=pk)
         rows = seed_rows(table) + (user_offers if table == "offers" else [])
         if rows:
-            db[table].insert_all(rows)
-    db["meta"].upsert({"key": "catalog", "value": _wanted_fingerprint()}, pk="key")
+            db.table(table).insert_all(rows)
+    db.table("meta").upsert({"key": "catalog", "value": _wanted_fingerprint()}, pk="key")
 
 
 def _user_offers(db: Database) -> list[dict]:

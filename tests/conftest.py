@@ -33,9 +33,9 @@ def memory_store() -> Iterator[Store]:
     yield store
 
 
-def run_cli(*args: str, input: str | None = None) -> Result:
+def run_cli(*args: str, stdin: str | None = None) -> Result:
     """Run the command line in-process, as a user would type it."""
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
 
 
 def run_tool(name: str, payload: dict[str, Any]) -> dict[str, Any]:

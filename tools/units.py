@@ -54,7 +54,7 @@ def ureg() -> pint.UnitRegistry:
     """The shared registry, created on first use."""
     import pint
 
-    registry = pint.UnitRegistry(filename=None)
+    registry: pint.UnitRegistry = pint.UnitRegistry(filename=None)
     for line in _DEFINITIONS.strip().splitlines():
         registry.define(line)
     registry.formatter.default_format = "~"
