@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from pydantic import BaseModel
 
-from clusterplan.db.active import open_store, use_store
-from clusterplan.db.store import Store, StoreError
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from clusterplan.db.store import Store
 
 
 def store(ctx: click.Context) -> Store:
     """Open the store once per command (building it if needed) and make it the active one."""
+    from clusterplan.db.active import open_store, use_store
+    from clusterplan.db.store import StoreError
+
     root = ctx.find_root()
     root.ensure_object(dict)
     if "store" not in root.obj:
@@ -32,6 +36,8 @@ def store(ctx: click.Context) -> Store:
 
 def echo_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Print a result as indented JSON on stdout."""
+    from pydantic import BaseModel
+
     if isinstance(value, BaseModel):
         click.echo(value.model_dump_json(indent=2))
     else:

@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 
 from clusterplan.commands.common import UsageFailure, echo_json, store
-from clusterplan.tools.contract import ToolError
 
 
 class ToolGroup(click.Group):
@@ -38,6 +37,7 @@ def _run_command(name: str) -> click.Command:
     def run_tool(ctx: click.Context, input_text: str) -> None:
         """Run one tool on a JSON input and print its result as JSON."""
         from clusterplan.tools import registry
+        from clusterplan.tools.contract import ToolError
 
         try:
             registry.get(name)
