@@ -19,6 +19,8 @@ _WEIGHTS = (8.0, 8.0, 2.0, 1.0)
 # Score multiplier per question phrase found in a note's title or topics, and anywhere in it.
 _PHRASE_IN_TITLE = 1.0
 _PHRASE_ANYWHERE = 0.25
+# Score multiplier for a claim that opens with a question phrase ("Pipeline parallelism gives...").
+_CLAIM_OPENS = 1.5
 _CANDIDATES = 50
 
 
@@ -51,20 +53,20 @@ def _index() -> Database:
 def build_index(notes: NoteSet) -> Database:
     """An in-memory FTS5 index of every note (title, topics, claims, body) and every claim."""
     db = Database(memory=True)
-    db["notes"].insert_all(
+    db.table("notes").insert_all(
         ({"id": n.id, "title": n.title, "topics": "\n".join(n.topics),
           "claims": "\n".join(c.text for c in n.claims), "body": n.body, "address": n.address}
          for n in notes.notes.values()),
         pk="id",
     )
-    db["notes"].enable_fts(["title", "topics", "claims", "body"], fts_version="FTS5",
+    db.table("notes").enable_fts(["title", "topics", "claims", "body"], fts_version="FTS5",
                            tokenize="porter")
-    db["claims"].insert_all(
+    db.table("claims").insert_all(
         ({"key": f"{n.id}#{c.id}", "note": n.id, "claim": c.id, "text": c.text}
          for n in notes.notes.values() for c in n.claims),
         pk="key",
     )
-    db["claims"].enable_fts(["text"], fts_version="FTS5", tokenize="porter")
+    db.table("claims").enable_fts(["text"], fts_version="FTS5", tokenize="porter")
     return db
 
 
@@ -134,21 +136,43 @@ def _phrase_counts(db: Database, words: list[str]) -> tuple[dict[str, int], dict
 
 def _claims_by_note(db: Database, words: list[str],
                     note_ids: list[str] | None) -> dict[str, list[ClaimHit]]:
-    """Matching claims grouped by note, best first within each note."""
+    """Matching claims grouped by note, best first within each note.
+
+    A claim that opens with a word pair of the question is about that concept (its definition),
+    so it is boosted above claims that only mention it.
+    """
     sql = (
-        "select claims.note, claims.claim, claims.text, "
+        "select claims.key, claims.note, claims.claim, claims.text, "
         "snippet(claims_fts, 0, '**', '**', '…', 24), bm25(claims_fts) "
         "from claims_fts join claims on claims.rowid = claims_fts.rowid "
-        "where claims_fts match ? order by 5"
+        "where claims_fts match ?"
     )
+    opens, mentions = _claim_phrases(db, words)
     wanted = set(note_ids) if note_ids is not None else None
-    grouped: dict[str, list[ClaimHit]] = {}
-    for note, claim, text, snippet, score in db.execute(sql, [_any_of(words)]).fetchall():
+    found = []
+    for key, note, claim, text, snippet, bm25 in db.execute(sql, [_any_of(words)]).fetchall():
         if wanted is None or note in wanted:
-            grouped.setdefault(note, []).append(
-                ClaimHit(note=note, claim=claim, text=text, snippet=_flat(snippet),
-                         score=round(-score, 4)))
+            boost = 1 + _CLAIM_OPENS * opens.get(key, 0) + _PHRASE_ANYWHERE * mentions.get(key, 0)
+            found.append(ClaimHit(note=note, claim=claim, text=text, snippet=_flat(snippet),
+                                  score=round(-bm25 * boost, 4)))
+    grouped: dict[str, list[ClaimHit]] = {}
+    for hit in sorted(found, key=lambda c: -c.score):
+        grouped.setdefault(hit.note, []).append(hit)
     return grouped
+
+
+def _claim_phrases(db: Database, words: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per claim: how many question word pairs it opens with, and how many it contains."""
+    opens: dict[str, int] = {}
+    mentions: dict[str, int] = {}
+    sql = ("select claims.key from claims_fts join claims on claims.rowid = claims_fts.rowid "
+           "where claims_fts match ?")
+    for first, second in zip(words, words[1:], strict=False):
+        for query, counts in ((f'^"{first} {second}"', opens),
+                              (f'NEAR("{first}" "{second}", 2)', mentions)):
+            for (key,) in db.execute(sql, [query]).fetchall():
+                counts[key] = counts.get(key, 0) + 1
+    return opens, mentions
 
 
 def content_words(text: str) -> list[str]:

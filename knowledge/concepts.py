@@ -1,0 +1,91 @@
+"""Answering a conceptual question ("what is pipeline parallelism?") from the best notes.
+
+The answer quotes the notes' own claims briefly, each with its id, so every sentence is cited;
+a quoted claim that the calculators dispute carries its dispute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from clusterplan.knowledge.notes import shipped_notes
+from clusterplan.knowledge.search import ClaimHit, Hit, search, search_claims
+
+if TYPE_CHECKING:
+    from clusterplan.tools.contract import NoteRef, Step
+
+# A note is quoted when it scores at least this share of the best note's score.
+_RELATIVE_SCORE = 0.6
+_MOST_NOTES = 2
+_CLAIMS_PER_NOTE = (4, 2)
+
+
+@dataclass
+class Explanation:
+    """A conceptual answer: Markdown quoting cited claims, the citations and the steps taken."""
+
+    markdown: str
+    citations: list[NoteRef] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+
+
+def explain(question: str) -> Explanation:
+    """The best notes' relevant claims for `question`, quoted briefly with their ids."""
+    from clusterplan.knowledge.checks import dispute_for
+    from clusterplan.tools.contract import NoteRef, Step, q
+
+    hits = _best_notes(question)
+    if not hits:
+        return Explanation(markdown="No note covers this question; try other words.",
+                           steps=[Step(label="search the notes", inputs={"question": q(question)},
+                                       result=q(0, "notes"))])
+    quoted = [(hit, _claims(question, hit, rank)) for rank, hit in enumerate(hits)]
+    citations = [
+        NoteRef(id=hit.id, claim=c.claim, title=hit.title, address=hit.address,
+                dispute=dispute_for(hit.id, c.claim))
+        for hit, claims in quoted for c in claims
+    ]
+    steps = [
+        Step(label="search the notes", formula="full-text match ranked by bm25 and phrases",
+             inputs={"question": q(question)}, result=q(len(hits), "notes"),
+             notes=[h.id for h in hits]),
+        Step(label="quote the most relevant claims", result=q(len(citations), "claims"),
+             notes=[ref.key for ref in citations]),
+    ]
+    return Explanation(markdown=_markdown(quoted, citations), citations=citations, steps=steps)
+
+
+def _best_notes(question: str) -> list[Hit]:
+    hits = search(question, limit=_MOST_NOTES)
+    if not hits:
+        return []
+    return [h for h in hits if h.score >= _RELATIVE_SCORE * hits[0].score]
+
+
+def _claims(question: str, hit: Hit, rank: int) -> list[ClaimHit]:
+    """The note's claims that match best; a note matched only by title gives its first claims."""
+    limit = _CLAIMS_PER_NOTE[min(rank, len(_CLAIMS_PER_NOTE) - 1)]
+    note = shipped_notes().notes[hit.id]
+    found = search_claims(question, [hit.id], limit=limit)
+    if found:
+        # Read in the note's own order: definitions come before consequences.
+        order = {c.id: i for i, c in enumerate(note.claims)}
+        return sorted(found, key=lambda c: order.get(c.claim, len(order)))
+    return [ClaimHit(note=note.id, claim=c.id, text=c.text, snippet=c.text, score=0.0)
+            for c in note.claims[:limit]]
+
+
+def _markdown(quoted: list[tuple[Hit, list[ClaimHit]]], citations: list[NoteRef]) -> str:
+    """One short section per note: its title, then each claim with its id and any dispute."""
+    disputes = {ref.key: ref.dispute for ref in citations if ref.dispute}
+    lines: list[str] = []
+    for hit, claims in quoted:
+        lines.append(f"**{hit.title}** (note `{hit.id}`)")
+        for c in claims:
+            key = f"{hit.id}#{c.claim}"
+            lines.append(f"- {c.text} [`{key}`]")
+            if key in disputes:
+                lines.append(f"  - disputed: {disputes[key]}")
+        lines.append("")
+    return "\n".join(lines).strip()
