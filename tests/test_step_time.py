@@ -1,0 +1,139 @@
+"""The step-time maths against Narayanan et al. 2021 and hand arithmetic written out here."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from clusterplan.tools.step_time import (
+    StepShape,
+    bubble_fraction,
+    hardware_flops_per_token,
+    model_flops_per_token,
+    narayanan_flops_per_iteration,
+    paper_training_seconds,
+    stage_imbalance,
+    step_time,
+)
+
+DAY = 86400
+
+
+def test_flops_per_iteration_of_the_1t_configuration_by_hand():
+    # Narayanan et al. 2021, Table 1, last row: 128 layers, h = 25,600, batch 3,072,
+    # s = 2,048, V = 51,200 (Section 5.1). By hand:
+    # 96·B·s·l·h² = 96 · 3072 · 2048 · 128 · 655,360,000 = 5.0665e19
+    # 1 + s/6h = 1 + 2048/153,600 = 1.0133333; V/16lh = 51,200/52,428,800 = 0.00097656
+    # F = 5.0665e19 · 1.0143099 = 5.1390e19
+    flops = narayanan_flops_per_iteration(3072, 2048, 128, 25600, 51200)
+    assert flops == pytest.approx(5.1390e19, rel=1e-4)
+
+
+def test_flops_per_iteration_of_the_145b_configuration_by_hand():
+    # Table 1: 80 layers, h = 12,288, batch 2,304, s = 2,048, V = 51,200.
+    # 96·2304 = 221,184; ·2048 = 452,984,832; ·80 = 3.62388e10; ·12288² (1.50995e8) = 5.47187e18
+    # times (1 + 2048/73,728 + 51,200/15,728,640) = 1 + 0.0277778 + 0.0032552 = 1.0310330
+    # -> 5.64168e18
+    flops = narayanan_flops_per_iteration(2304, 2048, 80, 12288, 51200)
+    assert flops == pytest.approx(5.64168e18, rel=1e-5)
+
+
+def test_per_token_counts_add_up_to_the_papers_formula():
+    # With GPT's layer parameters 12·l·h² and the head V·h, 6 FLOPs a parameter plus attention
+    # plus one recomputed forward of the layers is exactly the 96·B·s·l·h²(...) of the paper;
+    # without recompute it is 72·B·s·l·h²(1 + s/6h + V/12lh).
+    layers, h, vocab, s, batch = 96, 12288, 51200, 2048, 1536
+    params = 12 * layers * h**2 + vocab * h
+    # Recompute does not repeat the head: subtract its 2·V·h forward from the full-recompute sum.
+    full = hardware_flops_per_token(params, layers, s, h, "full") - 2 * vocab * h
+    assert full * batch * s == pytest.approx(
+        96 * batch * s * layers * h**2 * (1 + s / (6 * h) + vocab / (16 * layers * h)), rel=1e-12)
+    none = model_flops_per_token(params, layers, s, h)
+    assert none * batch * s == pytest.approx(
+        narayanan_flops_per_iteration(batch, s, layers, h, vocab, recompute=False), rel=1e-12)
+
+
+def test_gpt3_on_1024_a100s_takes_about_34_days():
+    # Section 5.1: GPT-3 175B, 300B tokens, 1,024 A100s at 140 TFLOP/s each: "about 34 days".
+    # By hand: 8 · 300e9 · 175e9 / (1024 · 140e12) = 2.930e6 s = 33.9 days.
+    seconds = paper_training_seconds(300e9, 175e9, 1024, 140e12)
+    assert seconds / DAY == pytest.approx(34, abs=0.5)
+
+
+def test_one_trillion_parameters_take_about_84_days():
+    # Section 5.1: 1T parameters, 450B tokens, 3,072 A100s at 163 TFLOP/s: "about 84 days".
+    # By hand: 8 · 450e9 · 1e12 / (3072 · 163e12) = 7.19e6 s = 83.2 days.
+    assert paper_training_seconds(450e9, 1e12, 3072, 163e12) / DAY == pytest.approx(84, rel=0.02)
+
+
+def test_bubble_is_p_minus_one_over_m():
+    # Section 2.2.1: bubble fraction (p-1)/m; 8 stages and 32 micro-batches -> 7/32.
+    assert bubble_fraction(8, 32) == 7 / 32
+    assert bubble_fraction(1, 1) == 0
+
+
+def test_uneven_stages_pay_for_the_busiest_stage():
+    # 126 layers on 16 stages: the busiest has ceil(126/16) = 8 layers, 8·16/126 = 1.0159.
+    assert stage_imbalance(126, 16) == pytest.approx(128 / 126)
+    assert stage_imbalance(80, 2) == 1
+
+
+def _shape(**change) -> StepShape:
+    base = StepShape(
+        gpus=16, tp=8, pp=2, dp=1, ep=1, zero_stage=1, micro_batch=1, microbatches=8,
+        recompute="none", seq_len=2048, layers=80, hidden=8192, params=70e9,
+        dense_params=70e9, expert_params=0.0, attn_dim=8192, experts_per_token=1, moe=False,
+        act_bytes=2, grad_bytes=2, peak_flops=989.4e12, efficiency=0.6, ranks_per_node=8)
+    return dataclasses.replace(base, **change)
+
+
+def _free(op, size, ranks, per_node):
+    return 0.0
+
+
+def test_with_free_communication_and_no_pipeline_mfu_equals_the_efficiency():
+    # Nothing but compute at 60% of peak and no recompute: MFU is 0.6 by definition.
+    result = step_time(_shape(pp=1, tp=8, dp=2, microbatches=4), _free)
+    assert result.mfu == pytest.approx(0.6, rel=1e-12)
+    assert result.comm_s == 0 and result.bubble_s == 0
+
+
+def test_compute_time_by_hand():
+    # 16 GPUs, 1 · 8 · 2048 = 16,384 tokens; FLOPs per token 6·70e9 + 12·80·2048·8192
+    # = 4.2e11 + 1.6106e10 = 4.36106e11; over 16 · 989.4e12 · 0.6 = 9.49824e15 FLOP/s
+    # -> 16,384 · 4.36106e11 / 9.49824e15 = 0.75227 s.
+    result = step_time(_shape(), _free)
+    assert result.compute_s == pytest.approx(0.75227, rel=1e-4)
+    # The bubble: (2-1)/8 of it.
+    assert result.bubble_s == pytest.approx(0.75227 / 8, rel=1e-4)
+
+
+def test_full_recompute_costs_one_more_forward():
+    # Extra 2·P + 4·l·s·d per token: (1.4e11 + 5.369e9) / 4.36106e11 = 33.3% more compute.
+    plain = step_time(_shape(), _free).compute_s
+    full = step_time(_shape(recompute="full"), _free).compute_s
+    assert full / plain == pytest.approx(1 + (1.4e11 + 4 * 80 * 2048 * 8192) / 4.36106e11,
+                                         rel=1e-4)
+
+
+def test_tensor_parallel_all_reduces_per_layer():
+    # Each all-reduce costs 1 ms here; 40 layers a stage, 8 micro-batches, 4 a layer -> 1.28 s;
+    # with full recompute 6 a layer -> 1.92 s.
+    def comm(op, size, ranks, per_node):
+        return 1e-3 if op == "all_reduce" and ranks == 8 else 0.0
+
+    assert step_time(_shape(), comm).tp_s == pytest.approx(1.28)
+    assert step_time(_shape(recompute="full"), comm).tp_s == pytest.approx(1.92)
+
+
+def test_pipeline_sends_use_the_inter_node_link_and_slices_of_tp():
+    # Activation 1 · 2048 · 8192 · 2 B = 33.55 MB; each TP rank sends 1/8 of it across nodes.
+    seen = []
+
+    def comm(op, size, ranks, per_node):
+        seen.append((op, size, ranks, per_node))
+        return 0.0
+
+    step_time(_shape(), comm)
+    assert ("send_recv", 2048 * 8192 * 2 / 8, 2, 1) in seen

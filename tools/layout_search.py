@@ -1,0 +1,187 @@
+"""Enumerating TP x PP x DP (x EP) layouts and applying the hard rules, counting each rejection.
+
+Every candidate the search looks at is either accepted or counted under exactly one reason, so
+accepted + sum(rejected) == evaluated. A structural rule (tp across nodes, pp not dividing the
+layers...) rejects every ZeRO stage, micro-batch and recompute choice of that shape at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+TP_CROSSES_NODE = "tp crosses the node boundary (tp > gpus per node)"
+TP_NOT_GPUS = "tp does not divide the GPU count"
+TP_NOT_HEADS = "tp does not divide the attention heads"
+TP_NOT_KV_HEADS = "tp does not divide the KV heads"
+PP_NOT_LAYERS = "pp does not divide the layers"
+PP_TOO_DEEP = "pp exceeds the layers"
+EP_NOT_DP = "ep does not divide dp"
+BATCH_SPLIT = "global batch does not divide into dp x micro-batch x micro-batches"
+NO_FIT = "does not fit in GPU memory"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One way to lay a training job on the cluster."""
+
+    tp: int
+    pp: int
+    dp: int
+    ep: int
+    zero_stage: int
+    micro_batch: int
+    num_microbatches: int
+    recompute: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """The cluster, the model's divisibility facts, and the choices the user allows."""
+
+    gpus: int
+    gpus_per_node: int
+    heads: int
+    kv_heads: int
+    layers: int
+    experts: int
+    global_batch: int
+    zero_stages: tuple[int, ...]
+    micro_batches: tuple[int, ...]
+    recompute: tuple[str, ...]
+    uneven_stages: bool = False
+    check_batch: bool = True
+
+
+@dataclass
+class Rejections:
+    """How many layouts each rule rejected, with the first one as an example."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    examples: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(self, reason: str, example: dict[str, Any], count: int = 1) -> None:
+        self.counts[reason] = self.counts.get(reason, 0) + count
+        self.examples.setdefault(reason, example)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass
+class Accepted:
+    """A layout that passed every rule, with its memory and its score (e.g. a step time)."""
+
+    layout: Layout
+    per_gpu_gb: float
+    score: Any
+
+
+@dataclass
+class SearchOutcome:
+    accepted: list[Accepted]
+    rejected: Rejections
+    evaluated: int
+
+
+# fits(layout) -> (per_gpu_gb, fits, detail); score(layout) -> anything the caller ranks by.
+Fits = Callable[[Layout], tuple[float, bool, str]]
+Score = Callable[[Layout, float], Any]
+
+
+def divisors(n: int) -> list[int]:
+    """All positive divisors of n, ascending."""
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+def tp_candidates(space: SearchSpace) -> list[int]:
+    """Every tp up to the node size, and the GPU count's divisors beyond it (to be rejected)."""
+    beyond = [d for d in divisors(space.gpus) if d > space.gpus_per_node and d <= space.heads]
+    return sorted(set(range(1, min(space.gpus_per_node, space.gpus) + 1)) | set(beyond))
+
+
+def tp_rule(space: SearchSpace, tp: int) -> str | None:
+    """The first hard rule a tensor-parallel degree breaks, or None."""
+    if space.gpus % tp:
+        return TP_NOT_GPUS
+    if tp > space.gpus_per_node:
+        return TP_CROSSES_NODE
+    if space.heads % tp:
+        return TP_NOT_HEADS
+    if space.kv_heads % tp:
+        return TP_NOT_KV_HEADS
+    return None
+
+
+def pp_rule(space: SearchSpace, pp: int) -> str | None:
+    """The hard rule a pipeline depth breaks, or None."""
+    if pp > space.layers:
+        return PP_TOO_DEEP
+    if space.layers % pp and not space.uneven_stages:
+        return PP_NOT_LAYERS
+    return None
+
+
+def shapes(space: SearchSpace, rejected: Rejections) -> Iterator[tuple[int, int, int, int]]:
+    """(tp, pp, dp, ep) that obey the structural rules; the others are counted in `rejected`."""
+    per_shape = len(space.zero_stages) * len(space.micro_batches) * len(space.recompute)
+    for tp in tp_candidates(space):
+        reason = tp_rule(space, tp)
+        if reason:
+            rejected.add(reason, _example(tp, 1, space.gpus // tp or 1, 1), per_shape)
+            continue
+        for pp in divisors(space.gpus // tp):
+            dp = space.gpus // (tp * pp)
+            reason = pp_rule(space, pp)
+            if reason:
+                rejected.add(reason, _example(tp, pp, dp, 1), per_shape)
+                continue
+            for ep in divisors(space.experts):
+                if dp % ep:
+                    rejected.add(EP_NOT_DP, _example(tp, pp, dp, ep), per_shape)
+                    continue
+                yield tp, pp, dp, ep
+
+
+def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
+    """Every layout of the space: accepted with its score, or rejected with its reason."""
+    rejected = Rejections()
+    accepted: list[Accepted] = []
+    per_mb = len(space.zero_stages) * len(space.recompute)
+    for tp, pp, dp, ep in shapes(space, rejected):
+        for mb in space.micro_batches:
+            m = _microbatches(space, dp, mb)
+            if m is None:
+                rejected.add(BATCH_SPLIT, _example(tp, pp, dp, ep, mb=mb), per_mb)
+                continue
+            for zero in space.zero_stages:
+                for rc in space.recompute:
+                    layout = Layout(tp, pp, dp, ep, zero, mb, m, rc)
+                    gb, ok, detail = fits(layout)
+                    if not ok:
+                        rejected.add(NO_FIT, {**layout.as_dict(), "per_gpu_gb": round(gb, 2),
+                                              "detail": detail})
+                        continue
+                    accepted.append(Accepted(layout, gb, score(layout, gb)))
+    return SearchOutcome(accepted, rejected, len(accepted) + rejected.total)
+
+
+def _microbatches(space: SearchSpace, dp: int, mb: int) -> int | None:
+    if not space.check_batch:
+        return max(1, space.global_batch // (dp * mb))
+    if space.global_batch % (dp * mb):
+        return None
+    return space.global_batch // (dp * mb)
+
+
+def _example(tp: int, pp: int, dp: int, ep: int, mb: int | None = None) -> dict[str, Any]:
+    example: dict[str, Any] = {"tp": tp, "pp": pp, "dp": dp, "ep": ep}
+    if mb is not None:
+        example["micro_batch"] = mb
+    return example
