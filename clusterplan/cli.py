@@ -6,9 +6,12 @@ import click
 from click_default_group import DefaultGroup
 
 from clusterplan import __version__
+from clusterplan.commands.ask import ask
+from clusterplan.commands.batch import batch
 from clusterplan.commands.db import db_group
 from clusterplan.commands.mcp import mcp_command
 from clusterplan.commands.notes import notes_group
+from clusterplan.commands.report import report
 from clusterplan.commands.tool import tool
 
 
@@ -37,6 +40,9 @@ cli.add_command(tool)
 cli.add_command(db_group)
 cli.add_command(notes_group)
 cli.add_command(mcp_command)
+cli.add_command(ask)
+cli.add_command(batch)
+cli.add_command(report)
 
 
 def main() -> None:

@@ -1,0 +1,121 @@
+"""Conversations kept in SQLite: sessions, and every question with its Answer as JSON.
+
+Each exchange is written as one transaction (session row if new, question row, answer row,
+session state), so a reader never sees a question without its answer, and a crash never leaves
+half an exchange.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from sqlite_utils import Database
+
+from clusterplan.assistant.answer import Answer
+from clusterplan.db.store import history
+
+
+class SessionInfo(BaseModel):
+    """A stored conversation as a list of sessions shows it."""
+
+    id: str
+    name: str | None = None
+    updated_at: str
+    questions: int = 0
+    first_question: str = ""
+
+
+class HistoryStore:
+    """Reads and writes sessions and messages; applies the history migrations on open."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        history.apply(db)
+
+    def find_session(self, name_or_id: str) -> SessionInfo | None:
+        """The session with this id, else the latest one with this name, else None."""
+        found = self._infos("where s.id = ?", [name_or_id])
+        if not found:
+            found = self._infos("where s.name = ? order by s.updated_at desc limit 1",
+                                [name_or_id])
+        return found[0] if found else None
+
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, most recently used first."""
+        return self._infos("order by s.updated_at desc, s.rowid desc", [])
+
+    def latest_session(self) -> SessionInfo | None:
+        """The session used most recently, if any."""
+        found = self._infos("order by s.updated_at desc, s.rowid desc limit 1", [])
+        return found[0] if found else None
+
+    def record(self, session: SessionInfo, question: str, answer: Answer,
+               state: dict[str, Any]) -> None:
+        """Store one exchange, the session (if new) and its state in one transaction."""
+        now, session_id = _now(), session.id
+        with self.db.atomic():
+            self.db.execute(
+                "insert or ignore into sessions (id, name, created_at, updated_at, state_json) "
+                "values (?, ?, ?, ?, '{}')", [session_id, session.name, now, now])
+            self.db["messages"].insert_all([
+                {"session_id": session_id, "role": "user", "text": question,
+                 "answer_json": None, "created_at": now},
+                {"session_id": session_id, "role": "assistant", "text": answer.markdown,
+                 "answer_json": answer.model_dump_json(), "created_at": now},
+            ])
+            self.db.execute("update sessions set updated_at = ?, state_json = ? where id = ?",
+                            [now, _dump(state), session_id])
+
+    def save_state(self, session_id: str, state: dict[str, Any]) -> None:
+        """Replace the session's state (its follow-up context)."""
+        with self.db.atomic():
+            self.db.execute("update sessions set state_json = ? where id = ?",
+                            [_dump(state), session_id])
+
+    def state(self, session_id: str) -> dict[str, Any]:
+        """The session's saved state; an unreadable state is an empty one."""
+        row = self.db.execute("select state_json from sessions where id = ?",
+                              [session_id]).fetchone()
+        try:
+            loaded = json.loads(row[0]) if row and row[0] else {}
+        except json.JSONDecodeError:
+            return {}
+        return loaded if isinstance(loaded, dict) else {}
+
+    def answers(self, session_id: str) -> list[Answer]:
+        """The session's answers in the order they were given (unreadable rows skipped)."""
+        rows = self.db.execute(
+            "select answer_json from messages where session_id = ? and role = 'assistant' "
+            "order by id", [session_id]).fetchall()
+        found = []
+        for (text,) in rows:
+            try:
+                found.append(Answer.model_validate_json(text))
+            except (ValidationError, TypeError):
+                continue  # written by an older Answer shape; the rest still load
+        return found
+
+    def _infos(self, where: str, params: list[Any]) -> list[SessionInfo]:
+        sql = (
+            "select s.id, s.name, s.updated_at, "
+            "(select count(*) from messages m where m.session_id = s.id and m.role = 'user'), "
+            "(select m.text from messages m where m.session_id = s.id and m.role = 'user' "
+            " order by m.id limit 1) "
+            f"from sessions s {where}"
+        )
+        return [
+            SessionInfo(id=r[0], name=r[1], updated_at=r[2], questions=r[3],
+                        first_question=(r[4] or "")[:200])
+            for r in self.db.execute(sql, params).fetchall()
+        ]
+
+
+def _dump(state: dict[str, Any]) -> str:
+    return json.dumps(state, default=str)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds")

@@ -1,0 +1,32 @@
+"""`clusterplan ask`: one question, one answer (Markdown, or the Answer as JSON)."""
+
+from __future__ import annotations
+
+import click
+
+from clusterplan.commands.common import store
+
+
+@click.command("ask")
+@click.argument("words", nargs=-1, required=True, metavar="QUESTION")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole Answer object as JSON.")
+@click.option("--session", "session", metavar="NAME",
+              help="Continue the session NAME (made if new), so follow-ups work across runs.")
+@click.pass_context
+def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, session: str | None) -> None:
+    """Answer one planning question, e.g. clusterplan ask "can I serve llama 3 70b on 2 H100s?".
+
+    A slash command works too: clusterplan ask "/memory model=llama-3-8b workload=lora".
+    Exit status 1 when the question could not be answered.
+    """
+    from clusterplan.assistant.session import Assistant
+
+    answer = Assistant(store(ctx), session=session).ask(" ".join(words))
+    if as_json:
+        click.echo(answer.model_dump_json(indent=2))
+    elif answer.error:
+        click.echo(f"Error: {answer.error}", err=True)
+    else:
+        click.echo(answer.markdown)
+    if answer.error:
+        ctx.exit(1)

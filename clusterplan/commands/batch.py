@@ -1,0 +1,79 @@
+"""`clusterplan batch`: answer a file of questions in one session; write a report or JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from clusterplan.commands.common import store
+
+if TYPE_CHECKING:
+    from clusterplan.assistant.batch import BatchItem, BatchQuestion
+
+
+@click.command("batch")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the output to this file instead of standard output.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "jsonl"]),
+              default="markdown", show_default=True, help="The planning report, or the Answers.")
+@click.option("--title", help="The report's title (markdown format).")
+@click.pass_context
+def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str | None) -> None:
+    """Answer every question in FILE in order, follow-ups continuing the one before.
+
+    FILE is .txt (one question a line, # comments) or .jsonl ({"id": ..., "question": ...}).
+    A question that fails is reported in place and the rest go on; exit status 1 if any failed.
+    """
+    from clusterplan.assistant import batch as batching
+
+    store(ctx)  # the catalog the tools read
+    try:
+        questions = batching.read_questions(file)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {file}: {exc.strerror or exc}") from None
+    items = _answer_all(questions)
+    text = _render(items, fmt, title or f"Planning report: {file.name}")
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    failed = [item for item in items if item.failed]
+    if failed:
+        click.echo(f"{len(failed)} of {len(items)} questions failed: "
+                   + ", ".join(f"line {i.line}" for i in failed[:10]), err=True)
+        ctx.exit(1)
+
+
+def _answer_all(questions: list[BatchQuestion]) -> list[BatchItem]:
+    """Answer in a session kept in memory; progress bar only when stderr is a terminal."""
+    from sqlite_utils import Database
+
+    from clusterplan.assistant.batch import run_batch
+    from clusterplan.assistant.session import Assistant
+    from clusterplan.db.store import Store
+
+    assistant = Assistant(Store(Database(memory=True)))
+    if not sys.stderr.isatty():
+        return run_batch(questions, assistant)
+    with click.progressbar(length=len(questions), label="answering", file=sys.stderr) as bar:
+        return run_batch(questions, assistant, progress=lambda _: bar.update(1))
+
+
+def _render(items: list[BatchItem], fmt: str, title: str) -> str:
+    import datetime as dt
+
+    from clusterplan.assistant.batch import as_json, as_jsonl
+    from clusterplan.assistant.report import render_report
+
+    if fmt == "json":
+        return as_json(items)
+    if fmt == "jsonl":
+        return as_jsonl(items)
+    return render_report([item.answer for item in items], dt.date.today(), title)
