@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+import json
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 NoteId = str
 
@@ -82,8 +90,28 @@ class ModelRow(CatalogRow):
     max_context: int = Field(gt=0)
 
 
-class ProviderRow(CatalogRow):
-    """A cloud or GPU provider and what it charges for data leaving it."""
+class TextDefaultsRow(CatalogRow):
+    """A row whose optional text columns read an empty cell (or SQL NULL) as empty text."""
+
+    _TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object, info: ValidationInfo) -> object:
+        # Overrides the base rule: "" stays "" for text columns, so `region: str = ""` accepts it.
+        if value is None or value == "":
+            return "" if info.field_name in cls._TEXT_FIELDS else None
+        return value
+
+
+class ProviderRow(TextDefaultsRow):
+    """A cloud or GPU provider and what it charges for data leaving it.
+
+    `egress_tiers` is JSON text: a list of {"up_to_gb": number or null, "usd_per_gb": number},
+    bands over the month's total volume in decimal GB, the last one open-ended (null).
+    """
+
+    _TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"aliases", "egress_tiers"})
 
     id: str
     name: str
@@ -92,17 +120,64 @@ class ProviderRow(CatalogRow):
     egress_free_gb: float = Field(default=0, ge=0)
     egress_tiers: str = ""
 
+    @field_validator("egress_tiers")
+    @classmethod
+    def _tiers_are_bands(cls, text: str) -> str:
+        if text:
+            egress_bands(text)
+        return text
 
-class OfferRow(CatalogRow):
-    """A dated price point for renting one GPU product from one provider."""
 
-    provider: str
-    gpu: str
+def egress_bands(text: str) -> list[dict[str, Any]]:
+    """Parse egress tiers JSON; a malformed table is a ValueError naming what is wrong."""
+    try:
+        bands = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError("egress_tiers is not valid JSON") from None
+    if not isinstance(bands, list) or not bands:
+        raise ValueError("egress_tiers must be a non-empty JSON list of bands")
+    previous = 0.0
+    for i, band in enumerate(bands):
+        if not isinstance(band, dict) or set(band) != {"up_to_gb", "usd_per_gb"}:
+            raise ValueError("each egress tier is {\"up_to_gb\": ..., \"usd_per_gb\": ...}")
+        last = i == len(bands) - 1
+        top = band["up_to_gb"]
+        if (top is None) != last or (top is not None and top <= previous):
+            raise ValueError("egress tiers rise in up_to_gb and only the last is open (null)")
+        if not isinstance(band["usd_per_gb"], int | float) or band["usd_per_gb"] < 0:
+            raise ValueError("an egress tier's usd_per_gb must be a number >= 0")
+        previous = top or previous
+    return bands
+
+
+OfferKind = Literal[
+    "on_demand", "spot", "reserved_1m", "reserved_1y", "reserved_3y", "capacity_block"
+]
+
+
+class OfferRow(TextDefaultsRow):
+    """A dated price point for renting one GPU product from one provider.
+
+    Give $/GPU-hour, $/node-hour or both; `product` is the provider's own name for what is
+    rented (instance type, cloud tier), so two rows for the same GPU can be told apart.
+    """
+
+    _TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"region", "product"})
+
+    provider: str = Field(min_length=1, max_length=200)
+    gpu: str = Field(min_length=1)
     gpus_per_node: int = Field(ge=1, le=72)
-    kind: Literal["on_demand", "spot", "reserved_1m", "reserved_1y", "reserved_3y", "capacity_block"]
+    kind: OfferKind
     usd_per_gpu_hour: float | None = Field(default=None, gt=0, lt=1000)
     usd_per_node_hour: float | None = Field(default=None, gt=0, lt=100000)
     region: str = ""
     verified_on: dt.date
     status: Literal["available", "announced"] = "available"
     origin: Literal["catalog", "user"] = "catalog"
+    product: str = ""
+
+    @model_validator(mode="after")
+    def _has_a_price(self) -> OfferRow:
+        if self.usd_per_gpu_hour is None and self.usd_per_node_hour is None:
+            raise ValueError("give usd_per_gpu_hour or usd_per_node_hour (or both)")
+        return self
