@@ -30,10 +30,15 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 
 
 @cli.command("ui")
+@click.option("--session", default=None, help="Resume this saved session (name or id).")
 @click.pass_context
-def ui(ctx: click.Context) -> None:
+def ui(ctx: click.Context, session: str | None) -> None:
     """Start the terminal app (the default when no command is given)."""
-    click.echo(ctx.parent.get_help() if ctx.parent else "")
+    from clusterplan.assistant.session import Assistant
+    from clusterplan.commands.common import store
+    from clusterplan.tui.app import ClusterplanApp  # Textual loads only for the app
+
+    ClusterplanApp(Assistant(store(ctx), session=session)).run()
 
 
 cli.add_command(tool)

@@ -1,0 +1,1 @@
+"""The terminal app: chat, trace, sources and plan over the assistant (the only Textual user)."""

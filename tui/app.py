@@ -1,0 +1,227 @@
+"""The clusterplan app: a chat with the assistant beside the trace, sources and plan of each answer.
+
+Thin by design: it lays out the widgets, binds the keys, runs the assistant's work in thread
+workers and hands each result to the widget that shows it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from clusterplan import locations
+from clusterplan.assistant.answer import Answer
+from clusterplan.tools.contract import NoteRef
+from clusterplan.tui.chat import Chat
+from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
+from clusterplan.tui.palette import ToolsAndExamples
+from clusterplan.tui.plan_panel import PlanPanel
+from clusterplan.tui.screens import (
+    ExportScreen,
+    HelpScreen,
+    NoteScreen,
+    OpenSessionScreen,
+    default_report_path,
+)
+from clusterplan.tui.sources_panel import SourcesPanel, read_note
+from clusterplan.tui.theme import DARK, terminal_theme
+from clusterplan.tui.trace_panel import TracePanel
+
+APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help"}
+
+
+class ClusterplanApp(App[None]):
+    """Ask about a GPU cluster; see the answer, the steps behind it and the notes it cites."""
+
+    TITLE = "clusterplan"
+    CSS_PATH = ["app.tcss", "chat.tcss", "panels.tcss", "screens.tcss"]
+    COMMANDS = App.COMMANDS | {ToolsAndExamples}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    AUTO_FOCUS = "#question"
+    BINDINGS = [
+        # priority: the question box would otherwise take ctrl+e as "end of line"
+        Binding("ctrl+e", "export", "Export", priority=True),
+        Binding("ctrl+n", "new_session", "New"),
+        Binding("ctrl+o", "open_session", "Open"),
+        Binding("ctrl+t", "toggle_side", "Panel"),
+        Binding("f1", "help", "Help"),
+    ]
+
+    def __init__(self, assistant: Any, environ: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.assistant = assistant
+        self._one_at_a_time = threading.Lock()  # the assistant keeps one conversation state
+        wanted = terminal_theme(os.environ if environ is None else environ)
+        self.theme = wanted if wanted in self.available_themes else DARK
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield Chat(id="chat")
+            with TabbedContent(id="side"):
+                with TabPane("Trace", id="trace-tab"):
+                    yield TracePanel(id="trace")
+                with TabPane("Sources", id="sources-tab"):
+                    yield SourcesPanel(id="sources")
+                with TabPane("Plan", id="plan-tab"):
+                    yield PlanPanel(id="plan")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.assistant.session_name or "new session"
+        self.load_session(None)
+
+    @property
+    def chat(self) -> Chat:
+        return self.query_one(Chat)
+
+    async def ask(self, text: str) -> None:
+        """Ask `text` as if typed (help and the command palette use this)."""
+        await self.chat.ask(text)
+
+    def start_slash_command(self, tool: str) -> None:
+        """Put `/tool ` in the question box for the person to finish."""
+        box = self.chat.question_input
+        box.value = f"/{tool} "
+        box.cursor_position = len(box.value)
+        box.focus()
+
+    # Workers: they call the assistant, never a widget, and post what they found.
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="answer")
+    def answer(self, question: str) -> None:
+        with self._one_at_a_time:
+            self.post_message(Chat.AnswerReady(self.assistant.ask(question)))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="session")
+    def load_session(self, session_id: str | None, new: bool = False) -> None:
+        with self._one_at_a_time:
+            if new:
+                self.assistant.new_session()
+            elif session_id is not None:
+                self.assistant.open_session(session_id)
+            loaded = SessionLoaded(self.assistant.session_name or "new session",
+                                   self.assistant.history())
+        self.post_message(loaded)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="session")
+    def list_sessions(self) -> None:
+        with self._one_at_a_time:
+            self.post_message(SessionsListed(self.assistant.sessions()))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export")
+    def export_report(self, path: Path) -> None:
+        with self._one_at_a_time:
+            report = self.assistant.report()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report, encoding="utf-8")
+        self.post_message(ReportWritten(path))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="note")
+    def open_note(self, ref: NoteRef) -> None:
+        self.post_message(NoteLoaded(*read_note(ref)))
+
+    # Handlers: what each finished piece of work changes on screen.
+
+    @on(Chat.QuestionAsked)
+    def _question_asked(self, event: Chat.QuestionAsked) -> None:
+        self.answer(event.text)
+
+    @on(Chat.AnswerReady)
+    async def _answer_ready(self, event: Chat.AnswerReady) -> None:
+        await self.chat.show_answer(event.answer)
+        await self._show_side(event.answer)
+        if event.answer.error:
+            self.notify(event.answer.error, title="Could not answer", severity="warning",
+                        markup=False)
+
+    async def _show_side(self, answer: Answer | None) -> None:
+        self.query_one(TracePanel).show_steps(answer.trace if answer else [])
+        self.query_one(SourcesPanel).show_sources(answer.citations if answer else [])
+        await self.query_one(PlanPanel).show_plan(answer.data if answer else {})
+
+    @on(SessionLoaded)
+    async def _session_loaded(self, event: SessionLoaded) -> None:
+        self.sub_title = event.name
+        await self.chat.load(event.history)
+        await self._show_side(event.history[-1] if event.history else None)
+
+    @on(SessionsListed)
+    def _sessions_listed(self, event: SessionsListed) -> None:
+        def chosen(session_id: str | None) -> None:
+            if session_id:
+                self.load_session(session_id)
+
+        self.push_screen(OpenSessionScreen(event.sessions), chosen)
+
+    @on(ReportWritten)
+    def _report_written(self, event: ReportWritten) -> None:
+        self.notify(f"Wrote the report to {event.path}", title="Exported", markup=False)
+
+    @on(SourcesPanel.NoteChosen)
+    def _note_chosen(self, event: SourcesPanel.NoteChosen) -> None:
+        self.open_note(event.ref)
+
+    @on(NoteLoaded)
+    def _note_loaded(self, event: NoteLoaded) -> None:
+        self.push_screen(NoteScreen(event.title, event.markdown))
+
+    @on(Worker.StateChanged)
+    def _worker_failed(self, event: Worker.StateChanged) -> None:
+        error = event.worker.error
+        if event.state != WorkerState.ERROR or error is None:
+            return
+        self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name} failed",
+                    severity="error", markup=False)
+        if event.worker.name == "answer":  # free the reply that waits for it
+            failed = Answer(question="", markdown="", error=str(error))
+            self.post_message(Chat.AnswerReady(failed))
+
+    # Actions: the keys.
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The app's keys wait while a dialog is open (it has keys of its own)."""
+        if action in APP_KEYS and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
+    def action_export(self) -> None:
+        today = dt.date.today().isoformat()
+        default = default_report_path(locations.reports_dir(), self.assistant.session_name, today)
+
+        def chosen(path: Path | None) -> None:
+            if path is not None:
+                self.export_report(path)
+
+        self.push_screen(ExportScreen(default), chosen)
+
+    def action_new_session(self) -> None:
+        self.load_session(None, new=True)
+
+    def action_open_session(self) -> None:
+        self.list_sessions()
+
+    def action_help(self) -> None:
+        async def chosen(question: str | None) -> None:
+            if question:
+                await self.ask(question)
+
+        self.push_screen(HelpScreen(), chosen)
+
+    def action_toggle_side(self) -> None:
+        shown = self.query_one("#side").display
+        self.screen.set_class(not shown, "-side-shown")
+        self.screen.set_class(shown, "-side-hidden")
+        if shown:
+            self.chat.question_input.focus()

@@ -1,0 +1,180 @@
+"""The chat: questions and answers as Markdown, clarifying choices, and the question box."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, Markdown, OptionList
+from textual.widgets.option_list import Option
+
+from clusterplan.assistant.answer import Answer
+from clusterplan.tui.completion import CatalogSuggester
+
+WELCOME = (
+    "Ask how to size, lay out or pay for a GPU cluster, e.g. *Does a 70B model fit for full "
+    "fine-tuning on one 8xH100 node?* Every answer shows its steps (Trace) and the notes "
+    "behind it (Sources). **F1** help · **ctrl+p** commands."
+)
+WORKING = "_Working it out…_"
+SHOWN_QUESTION_CHARS = 2000  # a pasted essay is answered whole but echoed shortened
+
+
+class Question(Markdown):
+    """The person's question, as they typed it."""
+
+
+class Reply(Markdown):
+    """The assistant's answer: the direct reply first, then its tables."""
+
+    BORDER_TITLE = "clusterplan"
+
+
+class Choices(OptionList):
+    """The choices offered by a clarifying question; picking one answers it."""
+
+
+def reply_markdown(answer: Answer) -> str:
+    """What the chat shows for an answer: its Markdown, else its question back, else its error."""
+    if answer.markdown.strip():
+        return answer.markdown
+    if answer.clarification is not None:
+        return answer.clarification.question
+    return f"**Could not answer:** {answer.error or 'no answer'}"
+
+
+def shown_question(text: str) -> str:
+    """The question as echoed in the log, shortened when it is very long."""
+    if len(text) <= SHOWN_QUESTION_CHARS:
+        return text
+    return text[:SHOWN_QUESTION_CHARS] + f"… _({len(text):,} characters)_"
+
+
+class QuestionInput(Input):
+    """The question box: up and down walk through the questions asked before."""
+
+    BINDINGS = [
+        Binding("up", "older", "Older question", show=False),
+        Binding("down", "newer", "Newer question", show=False),
+    ]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.history: list[str] = []
+        self._position = 0  # len(history) means "the line being typed"
+
+    def remember(self, text: str) -> None:
+        """Add a question to the history (once, if repeated) and go back to a blank line."""
+        if not self.history or self.history[-1] != text:
+            self.history.append(text)
+        self._position = len(self.history)
+
+    def action_older(self) -> None:
+        if self._position > 0:
+            self._position -= 1
+            self._show(self.history[self._position])
+
+    def action_newer(self) -> None:
+        if self._position < len(self.history):
+            self._position += 1
+            self._show(self.history[self._position] if self._position < len(self.history) else "")
+
+    def _show(self, text: str) -> None:
+        self.value = text
+        self.cursor_position = len(text)
+
+
+class Chat(Vertical):
+    """The conversation log over the question box."""
+
+    @dataclass
+    class QuestionAsked(Message):
+        """The person asked something (typed, picked from choices, or chosen in help)."""
+
+        text: str
+
+    @dataclass
+    class AnswerReady(Message):
+        """The assistant answered a question."""
+
+        answer: Answer
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self._pending: deque[Reply] = deque()
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="chat-log"):
+            yield Reply(WELCOME, classes="welcome")
+        yield QuestionInput(
+            placeholder="Ask about memory, layouts, links or prices… (F1 help)",
+            suggester=CatalogSuggester(),
+            id="question",
+        )
+
+    @property
+    def log_view(self) -> VerticalScroll:
+        return self.query_one("#chat-log", VerticalScroll)
+
+    @property
+    def question_input(self) -> QuestionInput:
+        return self.query_one(QuestionInput)
+
+    async def ask(self, text: str) -> None:
+        """Show the question with a placeholder reply, and announce it to the app."""
+        self.question_input.remember(text)
+        reply = Reply(WORKING, classes="-pending")
+        self._pending.append(reply)
+        await self.log_view.mount_all([Question(shown_question(text)), reply])
+        self.log_view.anchor()
+        self.post_message(self.QuestionAsked(text))
+
+    async def show_answer(self, answer: Answer) -> None:
+        """Fill the oldest waiting reply with `answer`, with its choices if it asks back."""
+        reply = self._pending.popleft() if self._pending else None
+        if reply is None:
+            reply = Reply()
+            await self.log_view.mount(reply)
+        reply.remove_class("-pending")
+        reply.set_class(bool(answer.error), "-error")
+        await reply.update(reply_markdown(answer))
+        clarification = answer.clarification
+        if clarification is not None and clarification.choices:
+            options = [Option(Content(choice)) for choice in clarification.choices]
+            await self.log_view.mount(Choices(*options), after=reply)
+        self.log_view.anchor()
+
+    async def load(self, history: list[Answer]) -> None:
+        """Replace the log with a saved session's questions and answers."""
+        await self.clear()
+        widgets: list[Markdown] = []
+        for answer in history:
+            widgets += [Question(shown_question(answer.question)), Reply(reply_markdown(answer))]
+            self.question_input.remember(answer.question)
+        await self.log_view.mount_all(widgets)
+        self.log_view.anchor()
+
+    async def clear(self) -> None:
+        """Start an empty conversation: only the welcome stays."""
+        self._pending.clear()
+        await self.log_view.query("Question, Reply, Choices").exclude(".welcome").remove()
+
+    @on(Input.Submitted, "#question")
+    async def _submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.clear()
+        if text:
+            await self.ask(text)
+
+    @on(OptionList.OptionSelected, "Choices")
+    async def _choice_picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        event.option_list.disabled = True  # a clarification is answered once
+        self.question_input.focus()
+        await self.ask(str(event.option.prompt))

@@ -1,0 +1,60 @@
+"""Completing model and GPU names in the question box, from the catalog a person plans with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from textual.suggester import Suggester
+
+MIN_TYPED = 2  # one letter matches too much to be a useful suggestion
+
+
+def catalog_names() -> list[str]:
+    """Model and GPU ids, then names, from the active catalog (ids are what people type)."""
+    from clusterplan.db.active import catalog
+
+    found = catalog()
+    ids = [*found.models.ids(), *found.gpus.ids()]
+    names = [row.name for table in (found.models, found.gpus) for row in table.rows.values()]
+    return list(dict.fromkeys([*ids, *names]))
+
+
+def complete(value: str, names: Iterable[str]) -> str | None:
+    """`value` with its last words completed to a name, keeping what was typed as typed.
+
+    Tries the longest tail of the text first, so "serve Llama 3 7" completes the name
+    "Llama 3 70B" and "on h1" completes "h100-sxm".
+    """
+    candidates = list(names)
+    for start in _word_starts(value):
+        tail = value[start:].casefold()
+        if len(tail) < MIN_TYPED:
+            continue
+        for name in candidates:
+            if name.casefold().startswith(tail) and len(name) > len(tail):
+                return value + name[len(tail):]
+    return None
+
+
+def _word_starts(value: str) -> list[int]:
+    """Offsets where a word begins, first to last."""
+    return [i for i, ch in enumerate(value)
+            if not ch.isspace() and (i == 0 or value[i - 1].isspace())]
+
+
+class CatalogSuggester(Suggester):
+    """Suggests the rest of a model or GPU name; names are read once, when first needed."""
+
+    def __init__(self, load_names: Callable[[], list[str]] = catalog_names) -> None:
+        # case_sensitive: the suggestion keeps the person's own casing of what they typed
+        super().__init__(use_cache=True, case_sensitive=True)
+        self._load_names = load_names
+        self._names: list[str] | None = None
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if self._names is None:
+            try:
+                self._names = self._load_names()
+            except Exception:  # a catalog that cannot be read means no completion, not a crash
+                self._names = []
+        return complete(value, self._names)

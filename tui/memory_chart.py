@@ -1,0 +1,87 @@
+"""The memory a job needs on each GPU, term by term, as horizontal bars drawn with text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+from textual.widgets import Static
+
+EIGHTHS = " ▏▎▍▌▋▊▉"
+LABEL_WIDTH = 12
+VALUE_WIDTH = 10  # " 1,234.5 GB"
+# One theme colour a term, so the chart follows light and dark themes.
+COLOURS = ("$primary", "$secondary", "$accent", "$warning", "$success", "$error")
+
+
+def bar(fraction: float, width: int) -> str:
+    """A bar `fraction` of `width` cells long, to an eighth of a cell."""
+    eighths = round(max(0.0, min(1.0, fraction)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return "█" * full + (EIGHTHS[part] if part else "")
+
+
+def chart_lines(breakdown: dict[str, float], width: int, capacity_gb: float | None = None
+                ) -> list[tuple[str, str, str]]:
+    """(label, bar, value) rows: each term, then the total; bars share one scale.
+
+    The scale is the limit the fit was judged against when known, so the room left shows too.
+    """
+    terms = {k: float(v) for k, v in breakdown.items() if isinstance(v, int | float) and v > 0}
+    total = sum(terms.values())
+    scale = max(total, capacity_gb or 0.0) or 1.0
+    bar_width = max(4, width - LABEL_WIDTH - VALUE_WIDTH - 2)
+    rows = [(name.replace("_", " "), bar(gb / scale, bar_width), f"{gb:,.1f} GB")
+            for name, gb in terms.items()]
+    rows.append(("total", bar(total / scale, bar_width), f"{total:,.1f} GB"))
+    if capacity_gb:
+        rows.append(("limit", bar(capacity_gb / scale, bar_width), f"{capacity_gb:,.1f} GB"))
+    return rows
+
+
+def chart_title(tool: str, result: dict[str, Any]) -> str:
+    """What the chart is of: the tool, the GB per GPU, and whether it fits."""
+    title = f"{tool}: {result.get('per_gpu_gb', 0):,.1f} GB per GPU"
+    if result.get("fits") is not None:
+        headroom = result.get("headroom_gb")
+        verdict = "fits" if result["fits"] else "does not fit"
+        title += f", {verdict}"
+        if isinstance(headroom, int | float):
+            title += f" ({headroom:,.1f} GB headroom)"
+    return title
+
+
+def limit_gb(result: dict[str, Any]) -> float | None:
+    """The memory the fit was judged against: the job's GB per GPU plus its headroom."""
+    used, headroom = result.get("per_gpu_gb"), result.get("headroom_gb")
+    if isinstance(used, int | float) and isinstance(headroom, int | float):
+        return float(used) + float(headroom)
+    return None
+
+
+class MemoryChart(Static):
+    """One memory breakdown as bars, redrawn to the width it is given."""
+
+    def __init__(self, title: str, breakdown: dict[str, float],
+                 capacity_gb: float | None = None) -> None:
+        super().__init__(classes="memory-chart")
+        self.border_title = title
+        self.breakdown = breakdown
+        self.capacity_gb = capacity_gb
+
+    def on_resize(self) -> None:
+        self.update(self.render_chart(self.content_size.width))
+
+    def render_chart(self, width: int) -> Content:
+        """The chart as styled text, `width` cells wide."""
+        lines = []
+        for index, (label, drawn, value) in enumerate(
+                chart_lines(self.breakdown, width, self.capacity_gb)):
+            summary = label in ("total", "limit")
+            colour = "$foreground" if summary else COLOURS[index % len(COLOURS)]
+            lines.append(Content.assemble(
+                f"{label[:LABEL_WIDTH]:<{LABEL_WIDTH}} ",
+                (f"{drawn:<{max(4, width - LABEL_WIDTH - VALUE_WIDTH - 2)}}", colour),
+                f" {value:>{VALUE_WIDTH}}",
+            ))
+        return Content("\n").join(lines)

@@ -1,0 +1,41 @@
+"""What the app's workers report back, in the past tense; handlers turn them into widget changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from clusterplan.assistant.answer import Answer
+
+
+@dataclass
+class SessionLoaded(Message):
+    """A session was started or reopened: its name and the answers it already holds."""
+
+    name: str
+    history: list[Answer]
+
+
+@dataclass
+class SessionsListed(Message):
+    """The saved sessions were read, newest first, for the open-session dialog."""
+
+    sessions: list[Any]
+
+
+@dataclass
+class ReportWritten(Message):
+    """The session report was written to `path`."""
+
+    path: Path
+
+
+@dataclass
+class NoteLoaded(Message):
+    """A note was read for the note viewer, as Markdown."""
+
+    title: str
+    markdown: str

@@ -1,0 +1,64 @@
+"""The Trace tab: the last answer's steps as a tree; expand a step to see how it was computed."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from clusterplan.tools.contract import Step
+
+
+def step_label(number: int, step: Step) -> Text:
+    """A step's one-line label: its number, what it computed and the result with its unit."""
+    label = Text(f"{number}. ", style="dim")
+    label.append(step.label)
+    if step.result is not None:
+        label.append(" = ")
+        label.append(str(step.result), style="bold")
+    return label
+
+
+class TracePanel(Tree[Step]):
+    """Every step of the last answer: formula, inputs with units, result and notes underneath."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("Steps", **kwargs)  # type: ignore[arg-type]
+        self.show_root = False
+        self.guide_depth = 2
+
+    def on_mount(self) -> None:
+        self.root.add_leaf(Text("Ask a question to see the steps behind its answer.", "dim"))
+        self.root.expand()
+
+    def show_steps(self, steps: list[Step]) -> None:
+        """Replace the tree with `steps`, collapsed: one line each until expanded."""
+        self.clear()
+        if not steps:
+            self.root.add_leaf(Text("This answer needed no calculation.", "dim"))
+        for number, step in enumerate(steps, start=1):
+            node = self.root.add(step_label(number, step), data=step, expand=False)
+            _add_details(node, step)
+        self.root.expand()
+        self.cursor_line = 0
+
+
+def _add_details(node: TreeNode[Step], step: Step) -> None:
+    """The parts of a step a person checks: formula, each input, the result, the notes."""
+    if step.formula:
+        node.add_leaf(_field("formula", step.formula))
+    if step.inputs:
+        inputs = node.add(Text("inputs", style="italic"), expand=True)
+        for name, value in step.inputs.items():
+            inputs.add_leaf(_field(name, str(value)))
+    if step.result is not None:
+        node.add_leaf(_field("result", str(step.result)))
+    if step.notes:
+        node.add_leaf(_field("notes", ", ".join(step.notes)))
+
+
+def _field(name: str, value: str) -> Text:
+    # Text, never markup: formulas and inputs may hold brackets a person typed
+    text = Text(f"{name}: ", style="bold")
+    text.append(value)
+    return text
