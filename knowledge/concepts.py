@@ -15,6 +15,29 @@ from clusterplan.knowledge.search import ClaimHit, Hit, search, search_claims
 if TYPE_CHECKING:
     from clusterplan.tools.contract import NoteRef, Step
 
+# The note that explains each concept, by the words a question about it uses (all must appear).
+# A question naming a concept gets that note first, whatever else mentions the same words.
+GLOSSARY: dict[tuple[str, ...], str] = {
+    ("what", "gpu", "cluster"): "cluster-tiers",
+    ("cluster", "tiers"): "cluster-tiers",
+    ("cluster", "layers"): "cluster-layers",
+    ("cluster", "architecture"): "cluster-layers",
+    ("form", "factor"): "node-form-factors",
+    ("sxm", "pcie"): "node-form-factors",
+    ("nvlink", "infiniband"): "nvlink-vs-infiniband",
+    ("pipeline", "parallelism"): "parallelism-strategies",
+    ("tensor", "parallelism"): "parallelism-strategies",
+    ("data", "parallelism"): "parallelism-strategies",
+    ("node", "boundary"): "parallelism-strategies",
+    ("h100", "h200"): "gpu-generations",
+    ("h200", "b200"): "gpu-generations",
+    ("h100", "b200"): "gpu-generations",
+    ("how", "much", "gpu", "memory"): "memory-sizing",
+    ("checkpoint", "storage"): "cluster-storage",
+    ("parallel", "file", "system"): "cluster-storage",
+    ("multi", "node"): "multi-node-clusters",
+}
+
 # A note is quoted when it scores at least this share of the best note's score.
 _RELATIVE_SCORE = 0.6
 _MOST_NOTES = 2
@@ -57,10 +80,24 @@ def explain(question: str) -> Explanation:
 
 
 def _best_notes(question: str) -> list[Hit]:
+    """The glossary's notes for the concepts the question names, then the best search hits."""
     hits = search(question, limit=_MOST_NOTES)
-    if not hits:
-        return []
-    return [h for h in hits if h.score >= _RELATIVE_SCORE * hits[0].score]
+    found = [h for h in hits if h.score >= _RELATIVE_SCORE * hits[0].score] if hits else []
+    by_id = {h.id: h for h in found}
+    named = [by_id.get(n) or _hit(n) for n in concept_notes(question)]
+    rest = [h for h in found if h.id not in {n.id for n in named}]
+    return (named + rest)[:_MOST_NOTES]
+
+
+def concept_notes(question: str) -> list[str]:
+    """The notes that explain the concepts `question` names, in glossary order, no repeats."""
+    words = set("".join(ch.lower() if ch.isalnum() else " " for ch in question).split())
+    return list(dict.fromkeys(n for key, n in GLOSSARY.items() if words.issuperset(key)))
+
+
+def _hit(note_id: str) -> Hit:
+    note = shipped_notes().notes[note_id]
+    return Hit(id=note.id, title=note.title, address=note.address, snippet="", score=0.0)
 
 
 def _claims(question: str, hit: Hit, rank: int) -> list[ClaimHit]:

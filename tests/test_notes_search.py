@@ -89,3 +89,16 @@ def test_notes_tool_search_returns_cited_hits():
     result = run_tool("notes", {"query": "pipeline parallelism", "limit": 2})
     assert result["notes"][0]["id"] == "parallelism-strategies"
     assert result["citations"][0]["address"] == "https://packet.ai/blog/gpu-clusters"
+
+
+def test_explain_puts_the_note_that_defines_the_named_concept_first():
+    answer = explain("why keep tensor parallelism inside a node?")
+    assert answer.citations[0].id == "parallelism-strategies"
+    assert "parallelism-strategies#tp-inside-node" in [ref.key for ref in answer.citations]
+
+
+def test_every_glossary_entry_names_a_shipped_note():
+    from clusterplan.knowledge.concepts import GLOSSARY
+    from clusterplan.knowledge.notes import shipped_notes
+
+    assert set(GLOSSARY.values()) <= set(shipped_notes().notes)
