@@ -1,0 +1,170 @@
+"""Entities of a question: catalog names, counts and layouts, precisions, workloads, quantities."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
+from clusterplan.assistant.quantities import COUNT, count, read_params_b, read_quantities
+from clusterplan.db.catalog import Catalog
+
+_I = re.IGNORECASE
+PRECISIONS = (
+    (re.compile(r"\b(?:bf16|bfloat-?16)\b", _I), "bf16"),
+    (re.compile(r"\b(?:fp16|float-?16|half[\s-]precision)\b", _I), "fp16"),
+    (re.compile(r"\b(?:fp32|float-?32|full[\s-]precision)\b", _I), "fp32"),
+    (re.compile(r"\b(?:fp8|float-?8|e4m3)\b", _I), "fp8"),
+    (re.compile(r"\b(?:int8|8[\s-]?bit)\b(?![\s-]*adam)", _I), "int8"),
+    (re.compile(r"\b(?:nf4)\b", _I), "nf4"),
+    (re.compile(r"\b(?:int4|4[\s-]?bit|q4|awq|gptq)\b", _I), "int4"),
+)
+WORKLOADS = (
+    (re.compile(r"\bq-?lora\b", _I), "qlora"),
+    (re.compile(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
+    (re.compile(r"\bfull[\s-]*(?:parameter[\s-]*)?fine[\s-]*tun|\bfine[\s-]*tun|\bfinetun|"
+                r"\bsft\b", _I), "full_finetune"),
+    (re.compile(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch", _I),
+     "pretrain"),
+    (re.compile(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
+                r"\bdecod|\bkv[\s-]*cache\b", _I), "inference"),
+    (re.compile(r"\btrain(?:s|ing|ed)?\b", _I), "pretrain"),
+    (re.compile(r"\brun\b|\brunning\b|\bchat\b", _I), "inference"),
+)
+OPTIMIZERS = (
+    (re.compile(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
+    (re.compile(r"\badam(?:w)?\b", _I), "adamw"),
+    (re.compile(r"\bsgd\b", _I), "sgd_momentum"),
+    (re.compile(r"\badafactor\b", _I), "adafactor"),
+    (re.compile(r"\blion\b", _I), "lion"),
+)
+COLLECTIVES = (
+    (re.compile(r"\ball[\s-]*reduce", _I), "all_reduce"),
+    (re.compile(r"\ball[\s-]*gather", _I), "all_gather"),
+    (re.compile(r"\breduce[\s-]*scatter", _I), "reduce_scatter"),
+    (re.compile(r"\ball[\s-]*to[\s-]*all", _I), "all_to_all"),
+    (re.compile(r"\bbroadcast", _I), "broadcast"),
+)
+PRICE_KINDS = (
+    (re.compile(r"\bon[\s-]*demand\b", _I), "on_demand"),
+    (re.compile(r"\bspot\b|\bpreemptible\b", _I), "spot"),
+    (re.compile(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
+)
+G = r"<g(\d)>"
+NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
+NODE_OF = re.compile(rf"\b(?:{COUNT}\s+)?(\d+)\s*x\s*{G}\s*{NODE}\b", _I)
+TIMES_GPU = re.compile(rf"\b(\d[\d,]*)\s*x\s*{G}|{G}\s*x\s*(\d+)\b", _I)
+N_GPU = re.compile(rf"\b{COUNT}\s+{G}", _I)
+N_GPUS = re.compile(rf"\b{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I)
+N_NODES = re.compile(rf"\b{COUNT}\s+(?:\w+\s+)?{NODE}\b", _I)
+PER_NODE = re.compile(rf"\b(\d+)\s+(?:gpus?|<g\d>s?)\s+(?:per|each|a)\s+{NODE}", _I)
+MOE_NAME = re.compile(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
+
+
+@dataclass
+class Entities:
+    """What the question names, before an intent is chosen."""
+
+    slots: dict[str, Any] = field(default_factory=dict)
+    mentions: list[Mention] = field(default_factory=list)
+    masked: str = ""
+    readings: list[str] = field(default_factory=list)
+
+
+def extract(text: str, catalog: Catalog) -> Entities:
+    """Read every entity of `text` (already cut to a sane length)."""
+    spaced = re.sub(r"(\d)\s*[x×]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
+    mentions = find_mentions(spaced, catalog)
+    masked = mask(spaced, mentions)
+    found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
+    _catalog_slots(found, catalog)
+    _words(found)
+    _layout(found, catalog)
+    return found
+
+
+def _catalog_slots(found: Entities, catalog: Catalog) -> None:
+    slots = found.slots
+    for m in found.mentions:
+        if m.fuzzy:
+            found.readings.append(f"read '{m.text}' as {m.id}")
+    gpus = list(dict.fromkeys(m.id for m in by_kind(found.mentions, "gpus")))
+    if gpus:
+        slots["gpu"] = gpus[0]
+        if len(gpus) > 1:
+            slots["gpu_list"] = gpus
+    models = by_kind(found.mentions, "models")
+    if models:
+        slots["model"] = models[0].id
+    else:
+        _model_by_size(found, catalog)
+    links = list(dict.fromkeys(m.id for m in by_kind(found.mentions, "links")))
+    if links:
+        slots["links"] = links
+    providers = by_kind(found.mentions, "providers")
+    if providers:
+        slots["provider"] = providers[0].id
+
+
+def _model_by_size(found: Entities, catalog: Catalog) -> None:
+    """'a 70B model' is a size; '175B GPT' is the catalog model of that size and family."""
+    if MOE_NAME.search(found.masked):
+        return
+    size = read_params_b(found.masked)
+    if size is None:
+        return
+    params_b, said = size
+    words = set(re.findall(r"[a-z]+", found.masked.lower()))
+    for row in catalog.models.rows.values():
+        family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
+        if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"}:
+            found.slots["model"] = row.id
+            found.readings.append(f"read '{said}' with '{', '.join(sorted(words & family))}' "
+                                  f"as {row.id}")
+            return
+    found.slots["params_b"] = params_b
+
+
+def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:
+    for pattern, value in pairs:
+        if pattern.search(text):
+            return value
+    return None
+
+
+def _words(found: Entities) -> None:
+    text, slots = found.masked, found.slots
+    for name, pairs in (("precision", PRECISIONS), ("workload", WORKLOADS),
+                        ("optimizer", OPTIMIZERS), ("op", COLLECTIVES), ("kind", PRICE_KINDS)):
+        value = _first(pairs, text)
+        if value:
+            slots[name] = value
+    if slots.get("workload") == "qlora" and slots.get("precision") == "int4":
+        slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
+    if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":
+        del slots["precision"]
+
+
+def _layout(found: Entities, catalog: Catalog) -> None:
+    """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
+    text, slots = found.masked, found.slots
+    node = NODE_OF.search(text)
+    if node:
+        nodes = count(node[1]) if node[1] else 1
+        per_node = int(node[2])
+        slots.update(nodes=nodes, gpus_per_node=per_node, gpus=nodes * per_node)
+        return
+    gpus = TIMES_GPU.search(text)
+    if gpus:
+        slots["gpus"] = count(gpus[1] or gpus[4])
+    else:
+        gpus = N_GPU.search(text) or N_GPUS.search(text)
+        if gpus:
+            slots["gpus"] = count(gpus[1])
+    nodes = N_NODES.search(text)
+    if nodes:
+        slots["nodes"] = count(nodes[1])
+    per_node = PER_NODE.search(text)
+    if per_node:
+        slots["gpus_per_node"] = int(per_node[1])

@@ -1,0 +1,98 @@
+"""Which question was asked: intent rules over the masked question and the slots found in it.
+
+Rules are tried in order; the first that matches names the intent. A rule match is a *strong*
+signal (the words ask for that thing); an intent guessed only from the entities present is
+*weak*, so a short follow-up ("and on H200?") keeps the previous question's intent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+_I = re.IGNORECASE
+KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
+         "pricing", "training", "gpu_compare", "serving", "checkpoint", "concept", "plan")
+
+PLAN = re.compile(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
+                  r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
+CONVERT = re.compile(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)\b|\bin\s+[kKMGT]i?[bB]"
+                     r"(?:/s|ps)\s*\?*\s*$", _I)
+CHECKPOINT = re.compile(r"\bcheckpoints?\b", _I)
+EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
+TRANSFER = re.compile(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
+COMPARE = re.compile(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
+                     r"better|than|which)\b", _I)
+LINK_WORDS = re.compile(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
+TIME_TO_TRAIN = re.compile(r"\bhow\s+long\b.*\btrain|\btrain.*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+                           r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train",
+                           _I)
+COST = re.compile(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:al|ing)?\b|"
+                  r"\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
+                  r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
+                  r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b", _I)
+LAYOUT = re.compile(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?:plan|"
+                    r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
+                    r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)", _I)
+CONCEPT = re.compile(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
+                     r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
+                     r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
+HOW_MANY = re.compile(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
+                      r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b", _I)
+SERVING = re.compile(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b|\bqps\b|"
+                     r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b",
+                     _I)
+FIT = re.compile(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
+                 r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b", _I)
+FITS = re.compile(r"\bfits?\b", _I)
+MEMORY = re.compile(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
+                    r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b",
+                    _I)
+
+Slots = dict[str, Any]
+
+
+def _has_model(s: Slots) -> bool:
+    return "model" in s or "params_b" in s
+
+
+def _links(s: Slots, t: str) -> int:
+    return len(s.get("links", [])) + len(LINK_WORDS.findall(re.sub(r"<l\d>", "", t)))
+
+
+RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
+    ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s)),
+    ("pricing", lambda t, s: bool(EGRESS.search(t))),
+    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
+    ("interconnect", lambda t, s: "op" in s),
+    ("interconnect", lambda t, s: bool(TRANSFER.search(t)) and "size" in s
+     and ("bandwidth" in s or _links(s, t) > 0)),
+    ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
+    ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
+    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2),
+    ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
+     and not COST.search(t)),
+    ("pricing", lambda t, s: bool(COST.search(t))),
+    ("layout", lambda t, s: bool(LAYOUT.search(t))),
+    ("cluster_size", lambda t, s: bool(HOW_MANY.search(t)) and _has_model(s)),
+    ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)),
+    ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
+                                                  or bool(FITS.search(t)))),
+    ("memory", lambda t, s: bool(MEMORY.search(t))),
+)
+
+
+def classify(masked: str, slots: Slots) -> tuple[str, bool]:
+    """The intent of a question and whether its words asked for it (strong) or not (weak)."""
+    for kind, rule in RULES:
+        if rule(masked, slots):
+            return kind, True
+    if _has_model(slots):
+        return ("fit" if "gpu" in slots else "memory"), False
+    if "bandwidth" in slots and "to_unit" in slots:
+        return "convert", False
+    if CONCEPT.search(masked) or _links(slots, masked):
+        return "concept", False
+    return "unknown", False

@@ -1,0 +1,57 @@
+"""Small Markdown pieces for answers: numbers as people read them, escaped text, tables."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#$&])")
+
+
+def escape(text: Any) -> str:
+    """Text shown literally: Markdown and HTML punctuation escaped, one line."""
+    cleaned = _CONTROL.sub("", str(text))
+    return re.sub(r"\s*\n\s*", " ", _SPECIAL.sub(r"\\\1", cleaned)).strip()
+
+
+def code(text: Any) -> str:
+    """Text as an inline code span (nothing inside a code span needs escaping but backticks)."""
+    return "`" + _CONTROL.sub("", str(text)).replace("`", "'").replace("\n", " ") + "`"
+
+
+def num(value: Any, digits: int = 3) -> str:
+    """1234.5 -> '1,234.5' ; 0.54444 -> '0.544'; about `digits` significant figures."""
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "-"}[value]
+    if not isinstance(value, int | float):
+        return str(value)
+    if not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) or (abs(value) >= 1000 and float(value).is_integer()):
+        return f"{int(value):,}"
+    if abs(value) >= 10 ** digits:
+        return f"{value:,.0f}"
+    if value == 0:
+        return "0"
+    places = max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))
+    return f"{value:,.{places}f}"
+
+
+def usd(value: Any) -> str:
+    """Dollars with cents below $1,000, whole dollars above."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "-"
+    return f"${value:,.2f}" if abs(value) < 1000 else f"${value:,.0f}"
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> str:
+    """A GitHub table; cells formatted with `num` and escaped so none can break the table."""
+    def cell(v: Any) -> str:
+        return escape(num(v) if isinstance(v, int | float | bool) or v is None else v)
+
+    lines = ["| " + " | ".join(escape(h) for h in headers) + " |",
+             "|" + "|".join(" --- " for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""Catalog names in free text: GPUs, models, links and providers, exact or read as the nearest.
+
+The index of every id, name and alias is built once per catalog; a question is cut into
+words and the longest run of words (up to five) whose folded spelling is a known name wins.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from clusterplan.db.catalog import Catalog, normalise
+
+WORD = re.compile(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*", re.IGNORECASE)
+KINDS = ("gpus", "models", "links", "providers")
+MARK = {"gpus": "g", "models": "m", "links": "l", "providers": "p"}
+# Tokens that look like a product code but are units, sizes or precisions, never a GPU typo.
+NOT_A_GPU = re.compile(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gpt\d*|x\d+|"
+                       r"\d+(gb|tb|gib|gbps|ms|us|s|h|k|b|t)|zero\d|tp\d+|pp\d+|dp\d+|llama\d*)$")
+PRODUCT_CODE = re.compile(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
+LONE = {"a", "an", "i", "on", "in", "of", "to", "at", "for", "and", "the", "with", "x"}
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One catalog name found in the question: which row, where, and how it was read."""
+
+    kind: str
+    id: str
+    start: int
+    end: int
+    text: str
+    fuzzy: bool = False
+
+
+_built: list[tuple[Catalog, dict[str, dict[str, str]]]] = []
+
+
+def _index(catalog: Catalog) -> dict[str, dict[str, str]]:
+    """The folded-name index of `catalog`, rebuilt only when the catalog object changes."""
+    if _built and _built[0][0] is catalog:
+        return _built[0][1]
+    index: dict[str, dict[str, str]] = {}
+    for kind in KINDS:
+        table = getattr(catalog, kind)
+        names: dict[str, str] = {}
+        for row_id, row in table.rows.items():
+            aliases = (getattr(row, "aliases", "") or "").split(";")
+            for name in (row_id, getattr(row, "name", row_id), *aliases):
+                key = normalise(name)
+                if key:
+                    names.setdefault(key, row_id)
+        index[kind] = names
+    _built[:] = [(catalog, index)]
+    return index
+
+
+def find_mentions(text: str, catalog: Catalog) -> list[Mention]:
+    """Every catalog name in `text`, longest match first, left to right, without overlaps."""
+    index = _index(catalog)
+    words = list(WORD.finditer(text))
+    found: list[Mention] = []
+    i = 0
+    while i < len(words):
+        hit = _longest_at(words, i, index)
+        if hit is None:
+            hit = _fuzzy_gpu(words[i], index["gpus"])
+            i += 1
+        else:
+            i += hit[1]
+            hit = hit[0]
+        if hit is not None:
+            found.append(hit)
+    return found
+
+
+def _longest_at(words: list[re.Match[str]], i: int, index: dict[str, dict[str, str]]
+                ) -> tuple[Mention, int] | None:
+    for n in range(min(5, len(words) - i), 0, -1):
+        if n > 1 and words[i][0].lower() in LONE:
+            continue
+        run = words[i:i + n]
+        if n > 1 and any(run[k + 1].start() - run[k].end() > 2 for k in range(n - 1)):
+            continue
+        key = normalise("".join(w[0] for w in run))
+        for kind in KINDS:
+            names = index[kind]
+            row_id = names.get(key) or (names.get(key[:-1]) if key.endswith("s") else None)
+            if row_id:
+                start, end = run[0].start(), run[-1].end()
+                return Mention(kind, row_id, start, end, _text(run)), n
+    return None
+
+
+def _text(run: list[re.Match[str]]) -> str:
+    return " ".join(w[0] for w in run)
+
+
+def _fuzzy_gpu(word: re.Match[str], names: dict[str, str]) -> Mention | None:
+    """A product-code-like word one typo away from a GPU name ('H10O' -> h100-sxm)."""
+    token = word[0].lower().rstrip("s") if len(word[0]) > 4 else word[0].lower()
+    if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token):
+        return None
+    close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
+    if not close:
+        return None
+    return Mention("gpus", names[close[0]], word.start(), word.end(), word[0], fuzzy=True)
+
+
+def mask(text: str, mentions: list[Mention]) -> str:
+    """The question with each mention replaced by a marker such as `<g0>` (kind and order)."""
+    out, last, seen = [], 0, {k: 0 for k in MARK}
+    for m in mentions:
+        out.append(text[last:m.start])
+        out.append(f" <{MARK[m.kind]}{seen[m.kind]}> ")
+        seen[m.kind] += 1
+        last = m.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def by_kind(mentions: list[Mention], kind: str) -> list[Mention]:
+    return [m for m in mentions if m.kind == kind]
+
+
+def nearest(catalog: Catalog, kind: str, n: int = 4) -> list[str]:
+    """A few catalog ids to offer as choices."""
+    table: Any = getattr(catalog, kind)
+    return table.ids()[:n]

@@ -1,0 +1,120 @@
+"""What each intent needs: the slots it cannot do without, and the defaults it may assume.
+
+A default is only taken where a planner would take it without asking (BF16, a 4,096-token
+sequence, AdamW, one GPU when one is named); every default is listed as an assumption. What
+changes the answer by a factor (which model, how many GPUs, which GPU to price) is asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.db.catalog import Catalog
+
+Slots = dict[str, Any]
+
+TRAINING = ("pretrain", "full_finetune", "lora", "qlora")
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "memory": ("model",),
+    "fit": ("model", "gpu"),
+    "cluster_size": ("model",),
+    "layout": ("model", "gpu", "gpus"),
+    "serving": ("model", "gpu", "gpus"),
+    "training": ("model", "gpu", "gpus", "tokens"),
+    "plan": ("model", "workload"),
+    "checkpoint": ("model",),
+    "interconnect": ("size", "gpus"),
+    "convert": ("bandwidth", "to_unit"),
+    "link_compare": ("links",),
+    "gpu_compare": ("gpu_list",),
+    "pricing": ("gpu",),
+    "concept": (),
+    "unknown": ("question",),
+}
+WHY = {
+    "model": "which model (a catalog name such as llama-3-70b, or a size such as 70B)",
+    "gpu": "which GPU",
+    "gpus": "how many GPUs",
+    "tokens": "how many training tokens (for example 15T tokens)",
+    "workload": "which workload (pretrain, full fine-tune, LoRA, QLoRA or inference)",
+    "size": "how much data (for example 140 GB)",
+    "bandwidth": "which quantity to convert (for example 400 Gb/s)",
+    "to_unit": "which unit to convert to (for example GB/s)",
+    "links": "which two links to compare (for example NVLink 4 and InfiniBand NDR)",
+    "gpu_list": "which two GPUs to compare",
+    "provider": "which provider",
+    "question": "what you would like to know: memory, fit, a parallel layout, interconnect "
+                "time, prices or a concept",
+}
+
+
+def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str]]:
+    """The defaults assumed for `kind` and the slots still missing."""
+    assumed: Slots = {}
+    _workload(kind, slots, assumed)
+    _model_defaults(kind, slots, assumed)
+    _cluster_defaults(kind, slots, assumed, catalog)
+    _pricing_defaults(kind, slots, assumed)
+    filled = {**slots, **assumed}
+    required = REQUIRED.get(kind, ())
+    if kind == "pricing" and slots.get("egress"):
+        required = ("size", "provider")
+    missing = [name for name in required if not _present(name, filled)]
+    return assumed, missing
+
+
+def _present(name: str, slots: Slots) -> bool:
+    if name == "model":
+        return "model" in slots or "params_b" in slots
+    if name == "gpus":
+        return "gpus" in slots or "nodes" in slots
+    if name == "gpu_list":
+        return len(slots.get("gpu_list", [])) >= 2
+    if name == "bandwidth":
+        return "bandwidth" in slots or "size" in slots
+    return name in slots
+
+
+def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
+    if "workload" in slots or kind in ("plan",):
+        return
+    if kind in ("memory", "fit", "cluster_size", "serving", "gpu_compare"):
+        assumed["workload"] = "inference"
+    elif kind in ("layout", "training", "checkpoint"):
+        assumed["workload"] = "pretrain"
+
+
+def _model_defaults(kind: str, slots: Slots, assumed: Slots) -> None:
+    workload = slots.get("workload") or assumed.get("workload")
+    if workload is None:
+        return
+    if "precision" not in slots:
+        assumed["precision"] = "bf16"
+    if workload == "inference":
+        assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
+    else:
+        defaults = (("seq_len", 4096), ("micro_batch", 1), ("optimizer", "adamw"))
+        assumed.update({k: v for k, v in defaults if k not in slots})
+
+
+def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
+    if kind in ("cluster_size", "plan", "checkpoint") and "gpu" not in slots:
+        if kind != "checkpoint":
+            assumed["gpu"] = "h100-sxm"
+    gpu_id = slots.get("gpu") or assumed.get("gpu")
+    counted = "gpus" in slots or "nodes" in slots
+    if kind in ("fit", "pricing", "memory") and gpu_id and not counted:
+        assumed["gpus"] = 1
+    if gpu_id and "gpus_per_node" not in slots and gpu_id in catalog.gpus.rows:
+        per_node = catalog.gpus.rows[gpu_id].gpus_per_node
+        if "nodes" in slots or kind in ("layout", "training", "interconnect"):
+            assumed["gpus_per_node"] = per_node
+    if "nodes" in slots and "gpus" not in slots:
+        per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
+        if per_node:
+            assumed["gpus"] = slots["nodes"] * per_node
+
+
+def _pricing_defaults(kind: str, slots: Slots, assumed: Slots) -> None:
+    if kind == "pricing" and "kind" not in slots:
+        assumed["kind"] = "any"

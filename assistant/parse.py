@@ -1,0 +1,109 @@
+"""Question -> Intent: entities, intent rules, follow-ups and the slots still missing."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.entities import extract
+from clusterplan.assistant.intents import classify
+from clusterplan.assistant.needs import complete
+from clusterplan.db.catalog import Catalog
+
+MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
+FOLLOW_UP = re.compile(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
+                       r"at|for|using|but|if|what\s+if|ok|okay|that|it)\b", re.IGNORECASE)
+REFERS_BACK = re.compile(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
+                         re.IGNORECASE)
+BARE_NUMBER = re.compile(r"^\W*(\d[\d,]*)\W*$")
+EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+BREAK_EVEN = re.compile(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
+                        r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
+# Slots that describe the cluster size together: a new one replaces the old set.
+COUNT_SLOTS = ("gpus", "nodes")
+MODEL_SLOTS = ("model", "params_b")
+# A short question naming none of these is about the previous question's subject.
+SUBJECTS = ("gpu", "size", "bandwidth", "links", "provider", "tokens")
+
+
+def clean(question: str) -> str:
+    """The question as one line of printable text, cut to MAX_CHARS."""
+    text = unicodedata.normalize("NFKC", question or "")
+    text = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_CHARS * 2])
+    return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> Intent:
+    """Read `question` (continuing `previous` when it is a follow-up or an answer to it)."""
+    text = clean(question)
+    found = extract(text, catalog)
+    slots = dict(found.slots)
+    _flags(text, slots)
+    kind, strong = classify(found.masked, slots)
+    if previous is not None and _continues(text, kind, strong, slots, previous):
+        _bare_answer(text, slots, previous)
+        if not strong or kind == "unknown":
+            kind = previous.kind
+        kept = {k: v for k, v in previous.slots.items() if k not in slots}
+        if kept:
+            found.readings.append("kept from the previous question: "
+                                  + ", ".join(f"{k}={v}" for k, v in kept.items()))
+        slots = merge(previous.slots, slots)
+    if kind == "concept":
+        slots["question"] = text
+    assumed, missing = complete(kind, slots, catalog)
+    return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
+                  readings=found.readings)
+
+
+def _flags(text: str, slots: dict[str, Any]) -> None:
+    if EGRESS.search(text):
+        slots["egress"] = True
+    if BREAK_EVEN.search(text):
+        slots["break_even"] = True
+
+
+def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
+               previous: Intent) -> bool:
+    """A follow-up changes a slot of the last question; a reply fills a slot it asked for."""
+    if previous.kind in ("unknown", "concept") and not previous.missing:
+        return False
+    if previous.missing and (not strong or kind == previous.kind):
+        return True
+    if previous.missing and BARE_NUMBER.match(text):
+        return True
+    if len(text.split()) > 12 or (strong and not _same_subject(kind, previous)):
+        return False
+    if FOLLOW_UP.search(text):
+        return True
+    new_model = "model" in slots or "params_b" in slots
+    own_subject = new_model or any(k in slots for k in SUBJECTS)
+    return not own_subject or (bool(REFERS_BACK.search(text)) and not new_model)
+
+
+def _same_subject(kind: str, previous: Intent) -> bool:
+    # "how much per month?" after a fit question keeps its GPUs; a new model means a new question.
+    return kind in ("pricing", "interconnect", "training", "fit", "memory", "layout", "serving",
+                    "cluster_size", "checkpoint")
+
+
+def _bare_answer(text: str, slots: dict[str, Any], previous: Intent) -> None:
+    """'16' in reply to "how many GPUs?" is the GPU count."""
+    m = BARE_NUMBER.match(text)
+    if m and previous.missing and previous.missing[0] in ("gpus", "nodes", "batch", "context_len"):
+        slots[previous.missing[0]] = int(m[1].replace(",", ""))
+
+
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The previous slots with the new ones laid over, keeping related slots consistent."""
+    merged = dict(old)
+    for group in (COUNT_SLOTS, MODEL_SLOTS):
+        if any(k in new for k in group):
+            for k in group:
+                merged.pop(k, None)
+    if "gpu" in new and "gpu_list" not in new:
+        merged.pop("gpu_list", None)
+    merged.update(new)
+    return merged

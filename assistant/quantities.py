@@ -1,0 +1,158 @@
+"""Numbers a person types with their units: sizes, bandwidths, money, durations, tokens, counts.
+
+Every pattern is compiled once at import; each reader takes the masked question (catalog
+names already replaced by markers such as `<g0>`) and returns the slots it found.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+WORD_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16,
+    "thirty-two": 32, "sixty-four": 64,
+}
+COUNT = r"(\d{1,3}(?:,\d{3})+|\d+|a|an|one|single|two|three|four|five|six|seven|eight|nine|ten" \
+        r"|twelve|sixteen|thirty-two|sixty-four)"
+SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
+         "t": 1e12, "trillion": 1e12}
+
+_I = re.IGNORECASE
+SIZE = re.compile(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*s|ps)")
+BANDWIDTH = re.compile(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+TO_UNIT = re.compile(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
+MONEY = re.compile(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
+DURATION = re.compile(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
+PERIOD = re.compile(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
+                    r"weekly|monthly|yearly|annually)\b", _I)
+TOKENS = re.compile(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
+CONTEXT_AFTER = re.compile(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
+CONTEXT_BEFORE = re.compile(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
+                            + NUM + r"\s*(k)?\b", _I)
+BARE_K = re.compile(r"(?<![\w.])(\d+)k\b", _I)
+SEQ_LEN = re.compile(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
+                     + NUM + r"\s*(k)?\b", _I)
+MICRO_BATCH = re.compile(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
+CONCURRENCY = re.compile(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
+                         r"users|sequences|streams|sessions|queries)\b", _I)
+BATCH = re.compile(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
+UTILISATION = re.compile(NUM + r"\s*%", _I)
+ZERO = re.compile(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
+DEGREES = re.compile(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
+LORA_RANK = re.compile(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
+# A model size: "70B", "7b", "405-billion", "1.8 trillion"; not "8x7B" (an MoE name).
+PARAMS = re.compile(r"(?<![x\w.])" + NUM + r"\s*-?\s*(b|bn|billion|t|trillion)\b"
+                    r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
+
+
+def number(text: str) -> float:
+    """'1,024' -> 1024.0; a count word -> its value."""
+    low = text.lower()
+    if low in WORD_NUMBERS:
+        return float(WORD_NUMBERS[low])
+    return float(low.replace(",", ""))
+
+
+def count(text: str) -> int:
+    return int(number(text))
+
+
+def read_quantities(text: str) -> dict[str, Any]:
+    """Every numeric slot found in the (masked) question."""
+    slots: dict[str, Any] = {}
+    for reader in _READERS:
+        reader(text, slots)
+    return slots
+
+
+def _sizes(text: str, slots: dict[str, Any]) -> None:
+    sizes = [f"{m[1].replace(',', '')} {_byte_unit(m[2])}" for m in SIZE.finditer(text)]
+    if sizes:
+        slots["size"] = sizes[0]
+        slots["sizes"] = sizes
+    rates = []
+    for m in BANDWIDTH.finditer(text):
+        unit = f"{m[2]}/s" if m[2] else f"{m[3]}{'b' if m[4] == 'bps' else 'B'}/s"
+        rates.append(f"{m[1].replace(',', '')} {unit}")
+    if rates:
+        slots["bandwidth"] = rates[0]
+    to = TO_UNIT.search(text)
+    if to:
+        slots["to_unit"] = re.sub(r"\s+", "", to[1]).replace("ps", "/s")
+
+
+def _byte_unit(unit: str) -> str:
+    return "B" if unit.lower().startswith("byte") else unit
+
+
+def _money_and_time(text: str, slots: dict[str, Any]) -> None:
+    money = MONEY.search(text)
+    if money:
+        slots["usd"] = number(money[1]) * SCALE.get((money[2] or "").lower()[:1], 1)
+    duration = DURATION.search(text)
+    if duration:
+        unit = duration[2].lower().rstrip("s")
+        hours = {"hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+        slots["hours"] = number(duration[1]) * hours[unit]
+    period = PERIOD.search(text)
+    if period:
+        word = (period[1] or period[2]).lower()
+        slots["period"] = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month",
+                           "yearly": "year", "annually": "year"}.get(word, word)
+
+
+def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
+    tokens = TOKENS.search(text)
+    if tokens and tokens[2]:
+        slots["tokens"] = number(tokens[1]) * SCALE[tokens[2].lower()[:1]]
+    for pattern in (SEQ_LEN,):
+        m = pattern.search(text)
+        if m:
+            slots["seq_len"] = _k(m[1], m[2])
+    m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text)
+    if m:
+        slots["context_len"] = _k(m[1], m[2])
+    elif "seq_len" not in slots:
+        bare = BARE_K.search(text)
+        if bare and not (tokens and bare.start() == tokens.start()):
+            slots["context_len"] = _k(bare[1], "k")
+
+
+def _k(value: str, k: str | None) -> int:
+    # "32k" context means 32 x 1024 tokens, as model cards count them (32k = 32,768).
+    return int(number(value) * (1024 if k else 1))
+
+
+def _batches(text: str, slots: dict[str, Any]) -> None:
+    m = MICRO_BATCH.search(text)
+    if m:
+        slots["micro_batch"] = int(m[1])
+    m = CONCURRENCY.search(text) or BATCH.search(text)
+    if m:
+        slots["batch"] = count(m[1])
+    m = UTILISATION.search(text)
+    if m:
+        slots["utilization"] = number(m[1]) / 100
+    m = ZERO.search(text)
+    if m:
+        slots["zero_stage"] = int(m[1])
+    for name, value in DEGREES.findall(text):
+        slots[name.lower()] = int(value)
+    m = LORA_RANK.search(text)
+    if m:
+        slots["lora_rank"] = int(m[1])
+
+
+def read_params_b(text: str) -> tuple[float, str] | None:
+    """A bare model size ('70B', '405-billion', '1.8 trillion') in billions, with its text."""
+    m = PARAMS.search(text)
+    if not m:
+        return None
+    scale = 1000.0 if m[2].lower().startswith("t") else 1.0
+    return number(m[1]) * scale, m[0].strip()
+
+
+_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches)

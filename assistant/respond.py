@@ -1,0 +1,41 @@
+"""One question in, one Answer out: parse, clarify or route, compose. Never raises."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.clarify import clarification
+from clusterplan.assistant.compose import answer, clarifying, failure
+from clusterplan.assistant.parse import MAX_CHARS, parse
+from clusterplan.assistant.route import Calls, route
+from clusterplan.tools.contract import ToolError
+
+
+def respond(question: str, previous: Intent | None = None) -> Answer:
+    """Answer `question`, continuing `previous` (the session's last intent) when it follows on."""
+    text = question if isinstance(question, str) else str(question)
+    intent: Intent | None = None
+    calls = Calls()
+    try:
+        from clusterplan.db.active import catalog
+
+        cat = catalog()
+        intent = parse(text, cat, previous)
+        if intent.missing:
+            return clarifying(text, intent, clarification(intent, cat))
+        reply = route(intent, calls)
+        result = answer(text, intent, reply, calls)
+    except (ToolError, ValidationError, LookupError, ValueError) as exc:
+        return failure(text, intent, _one_line(exc), calls)
+    except Exception as exc:  # an answer, never a traceback: the error names what went wrong
+        return failure(text, intent, f"internal error ({type(exc).__name__}): {_one_line(exc)}",
+                       calls)
+    if len(text) > MAX_CHARS:
+        result.warnings.append(f"only the first {MAX_CHARS:,} characters of the question were read")
+    return result
+
+
+def _one_line(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return text[:500] or type(exc).__name__

@@ -1,0 +1,99 @@
+"""Intent -> tool calls: each intent kind has a route that calls the tools it needs, in order.
+
+A route calls tools through the registry (so every input is validated exactly as for any other
+caller), records each call with its input and result, and returns a Reply: the direct answer
+in one or two sentences, the tables, and any steps or assumptions of its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.tools.contract import Step, ToolResult
+
+
+@dataclass
+class Call:
+    """One tool call made for an answer: why, with what, and what came back."""
+
+    name: str
+    why: str
+    payload: dict[str, Any]
+    result: ToolResult
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.result.model_dump(mode="json")
+
+
+@dataclass
+class Reply:
+    """What a route says: the direct answer first, then tables, plus its own steps."""
+
+    headline: str
+    tables: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    citations: list[Any] = field(default_factory=list)
+
+
+class Calls:
+    """The tool calls of one answer, in the order they were made."""
+
+    def __init__(self) -> None:
+        self.made: list[Call] = []
+
+    def run(self, name: str, payload: dict[str, Any], why: str) -> dict[str, Any]:
+        """Invoke tool `name` and keep the call; returns the result as JSON-ready data."""
+        from clusterplan.tools.registry import invoke
+
+        clean = {k: v for k, v in payload.items() if v is not None}
+        call = Call(name=name, why=why, payload=clean, result=invoke(name, clean))
+        self.made.append(call)
+        return call.data
+
+
+Route = Callable[[Intent, Calls], Reply]
+# Each kind's route lives in a module of its family; imported when first asked.
+ROUTES: dict[str, tuple[str, str]] = {
+    "memory": ("clusterplan.assistant.route_memory", "memory"),
+    "fit": ("clusterplan.assistant.route_memory", "fit"),
+    "cluster_size": ("clusterplan.assistant.route_memory", "cluster_size"),
+    "checkpoint": ("clusterplan.assistant.route_memory", "checkpoint"),
+    "gpu_compare": ("clusterplan.assistant.route_compare", "gpu_compare"),
+    "layout": ("clusterplan.assistant.route_cluster", "layout"),
+    "training": ("clusterplan.assistant.route_cluster", "training"),
+    "serving": ("clusterplan.assistant.route_cluster", "serving"),
+    "plan": ("clusterplan.assistant.route_cluster", "plan"),
+    "interconnect": ("clusterplan.assistant.route_network", "collective"),
+    "convert": ("clusterplan.assistant.route_network", "convert"),
+    "link_compare": ("clusterplan.assistant.route_network", "link_compare"),
+    "pricing": ("clusterplan.assistant.route_pricing", "pricing"),
+    "concept": ("clusterplan.assistant.route_concept", "concept"),
+    "parallelism": ("clusterplan.assistant.route_cluster", "layout"),
+    "notes": ("clusterplan.assistant.route_concept", "concept"),
+}
+
+
+def route(intent: Intent, calls: Calls) -> Reply:
+    """Run the route of `intent.kind`."""
+    module_name, function = ROUTES[intent.kind]
+    handler: Route = getattr(importlib.import_module(module_name), function)
+    return handler(intent, calls)
+
+
+def slot(intent: Intent, name: str, default: Any = None) -> Any:
+    """A slot the user gave, else the assumed default."""
+    return intent.slots.get(name, intent.assumed.get(name, default))
+
+
+def model_fields(intent: Intent) -> dict[str, Any]:
+    """The model as a tool takes it: a catalog id, or a size in billions of parameters."""
+    if "model" in intent.slots:
+        return {"model": intent.slots["model"]}
+    return {"params_b": intent.slots.get("params_b")}

@@ -1,0 +1,191 @@
+"""The parser: entities, intents, defaults, follow-ups and what is missing, as a user types them."""
+
+from __future__ import annotations
+
+import pytest
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.parse import parse
+from clusterplan.db.active import catalog
+
+
+@pytest.fixture
+def read(memory_store):
+    """parse() against the shipped catalog."""
+    def _read(text: str, previous: Intent | None = None) -> Intent:
+        return parse(text, catalog(), previous)
+    return _read
+
+
+@pytest.mark.parametrize("text, model", [
+    ("serve Llama 3 70B", "llama-3-70b"),
+    ("llama3 70b please", "llama-3-70b"),
+    ("fine-tune llama-3-70b", "llama-3-70b"),
+    ("Llama 3.1 405B on H200", "llama-3.1-405b"),
+    ("Mixtral 8x7B on 2 GPUs", "mixtral-8x7b"),
+    ("Can an 8xH100 node serve Maverick?", "llama-4-maverick"),
+    ("train a 175B GPT", "gpt-3-175b"),
+])
+def test_catalog_models_by_name_alias_or_size_and_family(read, text, model):
+    assert read(text).slots["model"] == model
+
+
+@pytest.mark.parametrize("text, params_b", [
+    ("a 70B model", 70.0), ("a 7b model", 7.0), ("a 405-billion parameter model", 405.0),
+    ("a 1.8 trillion parameter model", 1800.0),
+])
+def test_bare_sizes_are_billions_of_parameters(read, text, params_b):
+    slots = read(f"memory for {text}").slots
+    assert "model" not in slots
+    assert slots["params_b"] == pytest.approx(params_b)
+
+
+@pytest.mark.parametrize("text, gpu, gpus", [
+    ("on 8x H100", "h100-sxm", 8),
+    ("on 2x4090", "rtx-4090", 2),
+    ("on a single H100 80GB", "h100-sxm", 1),
+    ("with 1024 A100s", "a100-sxm-80gb", 1024),
+    ("with 64 B200s", "b200-sxm", 64),
+    ("on 4 MI300X", "mi300x", 4),
+    ("on h100 sxm x 4", "h100-sxm", 4),
+])
+def test_gpus_and_counts(read, text, gpu, gpus):
+    slots = read(f"does llama 3 8b fit {text}?").slots
+    assert (slots["gpu"], slots["gpus"]) == (gpu, gpus)
+
+
+def test_node_layouts_multiply_out(read):
+    slots = read("Can two 8xH100 nodes train llama 3 70b?").slots
+    assert (slots["nodes"], slots["gpus_per_node"], slots["gpus"]) == (2, 8, 16)
+    one = read("Does a 70B model fit on one 8xH100 node?").slots
+    assert (one["nodes"], one["gpus"]) == (1, 8)
+    split = read("split a 70B model across 16 H100s in 2 nodes").slots
+    assert (split["gpus"], split["nodes"]) == (16, 2)
+
+
+def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
+    intent = read("price of an H10O")
+    assert intent.slots["gpu"] == "h100-sxm"
+    assert "read 'H10O' as h100-sxm" in intent.readings
+
+
+def test_a_lone_a_before_a_number_is_not_an_a100(read):
+    assert "gpu" not in read("I have a 100 GB dataset to copy at 10 GB/s").slots
+
+
+@pytest.mark.parametrize("text, precision", [
+    ("in BF16", "bf16"), ("at FP8", "fp8"), ("in 4-bit", "int4"), ("int4 weights", "int4"),
+    ("nf4", "nf4"), ("int8", "int8"), ("fp16", "fp16"),
+])
+def test_precisions(read, text, precision):
+    assert read(f"serve llama 3 70b {text}").slots["precision"] == precision
+
+
+@pytest.mark.parametrize("text, workload", [
+    ("pre-train", "pretrain"), ("pretrain", "pretrain"), ("train", "pretrain"),
+    ("fine-tune", "full_finetune"), ("do full fine-tuning of", "full_finetune"),
+    ("LoRA fine-tune", "lora"), ("QLoRA fine-tune", "qlora"), ("serve", "inference"),
+    ("run inference on", "inference"),
+])
+def test_workloads(read, text, workload):
+    assert read(f"how much memory to {text} llama 3 8b").slots["workload"] == workload
+
+
+def test_qlora_four_bit_is_nf4_and_eight_bit_adam_is_an_optimizer(read):
+    assert read("QLoRA llama 3 70b in 4-bit").slots["precision"] == "nf4"
+    slots = read("train llama 3 8b with 8-bit Adam").slots
+    assert slots["optimizer"] == "adamw_8bit" and "precision" not in slots
+
+
+def test_quantities_with_units(read):
+    slots = read("all-reduce 140 GB over 8 H100s at 400 Gb/s").slots
+    assert slots["size"] == "140 GB" and slots["bandwidth"] == "400 Gb/s"
+    assert read("Convert 400 Gb/s to GB/s").slots["to_unit"] == "GB/s"
+    assert read("write 10 TB at 10 GB/s").slots["size"] == "10 TB"
+
+
+def test_context_tokens_concurrency_and_batches(read):
+    slots = read("KV cache for llama 3 70b at 32k context and 16 concurrent requests").slots
+    # 32k context = 32 x 1024 = 32,768 tokens (model cards count k as 1024 here)
+    assert (slots["context_len"], slots["batch"]) == (32768, 16)
+    slots = read("train an 8B model on 15T tokens, seq len 4096, micro batch 4").slots
+    assert slots["tokens"] == 15e12
+    assert (slots["seq_len"], slots["micro_batch"]) == (4096, 4)
+
+
+def test_money_durations_utilisation_providers(read):
+    slots = read("8 H100s for 3 months at 60% utilization with a $50k budget").slots
+    assert slots["hours"] == 3 * 730  # 730 hours a month, as the pricing tool counts
+    assert slots["utilization"] == pytest.approx(0.6)
+    assert slots["usd"] == 50_000
+    assert read("what does an H100 cost per month").slots["period"] == "month"
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("How much GPU memory do I need to serve Llama 3 70B in BF16?", "memory"),
+    ("Does a 70B model fit for full fine-tuning on one 8xH100 node?", "fit"),
+    ("How many H100s do I need to pre-train a 405B model?", "cluster_size"),
+    ("How should I split a 70B model across 16 H100s in 2 nodes?", "layout"),
+    ("Why shouldn't tensor parallelism cross the node boundary?", "concept"),
+    ("How long does an all-reduce of 140 GB take over NVLink on 8 H100s?", "interconnect"),
+    ("Convert 400 Gb/s to GB/s", "convert"),
+    ("What does an 8xH200 node cost per month on-demand?", "pricing"),
+    ("How long and how much to train an 8B model on 15T tokens with 256 H100s?", "training"),
+    ("H100 vs B200 for training a 70B model", "gpu_compare"),
+    ("How many tokens per second can 8 H100s serve llama 3 70b at?", "serving"),
+    ("How big is a full checkpoint of a 70B model with Adam?", "checkpoint"),
+    ("Plan a cluster to fine-tune Mixtral 8x7B", "plan"),
+])
+def test_intents(read, text, kind):
+    assert read(text).kind == kind
+
+
+def test_defaults_are_assumed_not_filled_in_silently(read):
+    intent = read("How much GPU memory do I need to serve Llama 3 70B?")
+    assert intent.assumed == {"precision": "bf16", "context_len": 4096, "batch": 1}
+    assert "precision" not in intent.slots
+    training = read("memory to pretrain llama 3 8b").assumed
+    assert training == {"precision": "bf16", "seq_len": 4096, "micro_batch": 1,
+                        "optimizer": "adamw"}
+
+
+@pytest.mark.parametrize("text, missing", [
+    ("How much GPU memory do I need?", ["model"]),
+    ("Does llama 3 70b fit?", ["gpu"]),
+    ("How should I split llama 3 70b?", ["gpu", "gpus"]),
+    ("How long to train llama 3 8b on H100s?", ["gpus", "tokens"]),
+    ("How much does it cost per month?", ["gpu"]),
+    ("asdf qwerty", ["question"]),
+])
+def test_what_cannot_be_assumed_is_missing(read, text, missing):
+    assert read(text).missing == missing
+
+
+def test_follow_ups_change_one_slot(read):
+    first = read("How much memory to serve llama 3 70b on one H100?")
+    h200 = read("and on H200?", first)
+    assert (h200.kind, h200.slots["gpu"], h200.slots["model"]) == ("memory", "h200-sxm",
+                                                                    "llama-3-70b")
+    fp8 = read("what about FP8?", h200)
+    assert (fp8.slots["precision"], fp8.slots["gpu"]) == ("fp8", "h200-sxm")
+    nodes = read("with 4 nodes?", fp8)
+    assert (nodes.slots["nodes"], nodes.assumed["gpus"]) == (4, 32)
+    assert "gpus" not in nodes.slots
+    monthly = read("how much per month?", nodes)
+    assert monthly.kind == "pricing" and monthly.slots["gpu"] == "h200-sxm"
+
+
+def test_a_reply_to_a_clarifying_question_continues_it(read):
+    asked = read("Does it fit on 8 H100s for inference?")
+    assert asked.missing == ["model"]
+    answered = read("the 70B", asked)
+    assert (answered.kind, answered.slots["params_b"], answered.slots["gpus"]) == ("fit", 70, 8)
+    assert answered.missing == []
+    count = read("How should I split llama 3 70b on H100s?")
+    assert read("16", count).slots["gpus"] == 16
+
+
+def test_a_new_question_is_not_merged_into_the_last(read):
+    first = read("How much memory to serve llama 3 70b on 8 H100s at 32k context?")
+    second = read("How much would egress cost for 10 TB of checkpoints on AWS?", first)
+    assert second.kind == "pricing" and "model" not in second.slots
