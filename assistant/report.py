@@ -16,6 +16,7 @@ from clusterplan.tools.contract import NoteRef, Step
 
 DEFAULT_TITLE = "Cluster planning report"
 _URL = re.compile(r"https?://[^\s<>`]+")
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")
 
 
 def render_report(answers: list[Answer], date: dt.date, title: str | None = None,
@@ -43,24 +44,36 @@ def direct_answer(answer: Answer) -> str:
         return f"**Could not answer:** {escape(answer.error)}"
     if answer.clarification:
         return f"**Needs more:** {escape(answer.clarification.question)}"
-    return first_paragraph(answer.markdown) or "(no answer text)"
+    lines = lead(answer.markdown).splitlines()
+    prose = []
+    for line in lines:
+        if _LIST_ITEM.match(line):
+            break
+        prose.append(line.strip())
+    if not prose and lines:  # the reply is a list: its first item stands for it
+        prose = [_LIST_ITEM.sub("", lines[0], count=1).strip()]
+    return " ".join(prose) or "(no answer text)"
 
 
-def first_paragraph(markdown: str) -> str:
-    """The first prose paragraph of an answer, joined into one line (tables, headings skipped)."""
-    paragraph: list[str] = []
+def lead(markdown: str) -> str:
+    """The answer's first block (its direct reply, with a list that follows it at once).
+
+    Headings and tables before it are skipped; the block ends at a blank line, a table or a
+    code fence, so the tables the report draws itself are not repeated.
+    """
+    block: list[str] = []
     for line in markdown.splitlines():
         text = line.strip()
         if not text:
-            if paragraph:
+            if block:
                 break
             continue
-        if text.startswith(("#", "|", "```", "<", ">", "- ", "* ")) and not paragraph:
+        if text.startswith(("#", "|", "<")) and not block:
             continue
-        if text.startswith(("|", "```")):
+        if text.startswith(("|", "```", "<")):
             break
-        paragraph.append(text)
-    return " ".join(paragraph)
+        block.append(line.rstrip())
+    return "\n".join(block)
 
 
 class SourceList:
@@ -109,8 +122,9 @@ class SourceList:
 
 
 def _answer_section(number: int, answer: Answer, sources: SourceList) -> list[str]:
+    reply = direct_answer(answer) if answer.error or answer.clarification else None
     parts = [f"## {number}. {escape(answer.question) or '(empty question)'}",
-             direct_answer(answer)]
+             reply or lead(answer.markdown) or "(no answer text)"]
     if answer.clarification and answer.clarification.choices:
         parts.append("Choices: " + ", ".join(escape(c) for c in answer.clarification.choices))
     parts += result_sections(answer.data)

@@ -25,6 +25,8 @@ SESSION_COMMANDS = {
     "reset": "forget the follow-up context; the next question starts afresh",
     "session": "switch to the session NAME (made if new); without NAME, list sessions",
 }
+# The question a tool answers, so that a follow-up ("and on H200?") continues a direct call.
+INTENT_OF_TOOL = {"parallelism": "layout", "notes": "concept"}
 # The figures a direct tool call leads with, when its result has them.
 HEADLINE = ("per_gpu_gb", "fits", "headroom_gb", "time_s", "value", "unit", "ratio",
             "monthly_usd", "break_even_utilization", "egress_usd", "run_usd",
@@ -103,7 +105,7 @@ def tool_answer(text: str, name: str, payload: dict[str, Any], result: ToolResul
                 inputs={k: q(v if isinstance(v, str | int | float | bool) or v is None
                              else json.dumps(v)) for k, v in payload.items()})
     return Answer(
-        question=text, intent=Intent(kind=name, slots=payload),
+        question=text, intent=Intent(kind=INTENT_OF_TOOL.get(name, name), slots=payload),
         markdown="\n\n".join([_headline(name, payload, data), *result_sections({name: data})]),
         data={name: data}, trace=[call, *result.steps], citations=list(result.citations),
         assumptions=list(result.assumptions), warnings=list(result.warnings))
