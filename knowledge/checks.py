@@ -8,13 +8,22 @@ the calculators when it is merely loaded.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from clusterplan.knowledge.notes import Check, Note, NoteSet, shipped_notes
 
 Verdict = Literal["agrees", "disagrees", "not checkable"]
+
+
+class Citation(Protocol):
+    id: str
+    claim: str | None
+    dispute: str | None
+
+
+R = TypeVar("R", bound=Citation)
 
 
 class CheckOutcome(BaseModel):
@@ -65,19 +74,34 @@ def check_all(notes: NoteSet | None = None) -> list[CheckOutcome]:
     return [check_claim(n, c.id) for n in loaded.notes.values() for c in n.claims if c.check]
 
 
+_running: list[bool] = []
+
+
 @cache
 def _shipped_outcomes() -> dict[str, CheckOutcome]:
-    return {o.key: o for o in check_all()}
+    _running.append(True)
+    try:
+        return {o.key: o for o in check_all()}
+    finally:
+        _running.pop()
 
 
 def dispute_for(note_id: str, claim_id: str | None) -> str | None:
     """The one-sentence dispute of a cited claim, or None when the tools agree or cannot tell."""
-    if not claim_id:
+    # A tool run by a check may cite claims too; while checks run there is nothing to say yet.
+    if not claim_id or _running:
         return None
     outcome = _shipped_outcomes().get(f"{note_id}#{claim_id}")
     if outcome is None or outcome.verdict != "disagrees":
         return None
     return outcome.reason
+
+
+def mark_disputes(citations: list[R]) -> list[R]:
+    """Set `dispute` on each citation (a NoteRef) whose claim the calculators dispute."""
+    for ref in citations:
+        ref.dispute = dispute_for(ref.id, ref.claim) or ref.dispute
+    return citations
 
 
 def read_path(data: dict[str, Any], path: str) -> Any:
