@@ -22,6 +22,7 @@ from clusterplan.validation import describe
 # Each module defines TOOL; imported only when the registry is first used.
 TOOL_MODULES = (
     "clusterplan.tools.notes_tool",
+    "clusterplan.tools.interconnect",
 )
 
 
