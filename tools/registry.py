@@ -22,7 +22,9 @@ from clusterplan.validation import describe
 # Each module defines TOOL; imported only when the registry is first used.
 TOOL_MODULES = (
     "clusterplan.tools.notes_tool",
+    "clusterplan.tools.memory",
     "clusterplan.tools.interconnect",
+    "clusterplan.tools.pricing",
 )
 
 

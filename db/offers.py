@@ -1,0 +1,157 @@
+"""Queries on the offers table: filtered lookups, all-or-nothing CSV import, CSV export.
+
+Every filter is a bound SQL parameter, never text pasted into the statement, so a provider
+named `x'; DROP TABLE offers; --` is only a name.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from clusterplan.db.catalog import UnknownName, load_catalog
+from clusterplan.db.rows import OfferRow
+from clusterplan.db.store import Store
+from clusterplan.validation import describe
+
+# The order of columns in an exported file (and the columns an imported file may have).
+COLUMNS = ("provider", "gpu", "gpus_per_node", "kind", "usd_per_gpu_hour", "usd_per_node_hour",
+           "region", "verified_on", "status", "source_note", "product", "origin")
+REQUIRED = ("provider", "gpu", "gpus_per_node", "kind", "verified_on", "source_note")
+
+
+def find_offers(store: Store, gpu: str | None = None, provider: str | None = None,
+                kinds: tuple[str, ...] = ()) -> list[OfferRow]:
+    """Offers matching every filter given, cheapest stated figure first."""
+    clauses, params = [], []
+    for column, value in (("gpu", gpu), ("provider", provider)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if kinds:
+        clauses.append(f"kind in ({', '.join('?' for _ in kinds)})")
+        params.extend(kinds)
+    where = f"where {' and '.join(clauses)}" if clauses else ""
+    sql = (f"select * from offers {where} "
+           "order by provider, gpu, kind, gpus_per_node, verified_on desc, id")
+    return [_row(r) for r in store.db.execute_returning_dicts(sql, params)]
+
+
+def offer_providers(store: Store) -> list[str]:
+    """Every provider name that has an offer, catalog or imported."""
+    rows = store.db.execute("select distinct provider from offers order by provider").fetchall()
+    return [r[0] for r in rows]
+
+
+def _row(record: dict[str, Any]) -> OfferRow:
+    fields = OfferRow.model_fields
+    return OfferRow.model_validate({k: v for k, v in record.items() if k in fields})
+
+
+@dataclass
+class ImportReport:
+    """What an import did or would do: rows added, duplicates skipped, or why it was refused."""
+
+    added: list[OfferRow] = field(default_factory=list)
+    duplicates: int = 0
+    problems: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+
+def import_offers(store: Store, text: str, dry_run: bool = False,
+                  today: dt.date | None = None) -> ImportReport:
+    """Validate every row, then add the new ones in one transaction, or none if any is bad."""
+    report = ImportReport(dry_run=dry_run)
+    rows = _read_file(store, text, today or dt.date.today(), report.problems)
+    if report.problems:
+        return report
+    seen = {_key(r) for r in find_offers(store)}
+    for row in rows:
+        if _key(row) in seen:
+            report.duplicates += 1
+            continue
+        seen.add(_key(row))
+        report.added.append(row)
+    if report.added and not dry_run:
+        records = [r.model_dump(mode="json") for r in report.added]
+        with store.db.atomic():
+            store.db["offers"].insert_all(records)
+    return report
+
+
+def _read_file(store: Store, text: str, today: dt.date, problems: list[str]) -> list[OfferRow]:
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+    header = [h.strip() for h in reader.fieldnames or []]
+    unknown = [h for h in header if h not in COLUMNS]
+    missing = [h for h in REQUIRED if h not in header]
+    if unknown or missing or not header:
+        problems.append(_header_problem(unknown, missing))
+        return []
+    rows = []
+    for raw in reader:
+        line = reader.line_num
+        try:
+            rows.append(_read_row(store, raw, today))
+        except ValueError as exc:
+            problems.append(f"line {line}: {exc}")
+    if not rows and not problems:
+        problems.append("the file has a header but no rows")
+    return rows
+
+
+def _header_problem(unknown: list[str], missing: list[str]) -> str:
+    parts = []
+    if missing:
+        parts.append(f"missing column(s) {', '.join(missing)}")
+    if unknown:
+        parts.append(f"unknown column(s) {', '.join(unknown)}")
+    return f"line 1: {'; '.join(parts) or 'no header'}; columns are {', '.join(COLUMNS)}"
+
+
+def _read_row(store: Store, raw: dict[str | None, Any], today: dt.date) -> OfferRow:
+    """One CSV row as a user offer; ValueError names the column and the reason."""
+    if None in raw:
+        raise ValueError("more cells than columns")
+    values = {k.strip(): v for k, v in raw.items() if k is not None}
+    values["origin"] = "user"  # whatever the file says, an imported row is the user's
+    try:
+        row = OfferRow.model_validate(values)
+    except ValidationError as exc:
+        raise ValueError(describe(exc)) from None
+    catalog = load_catalog(store)
+    try:
+        gpu = catalog.gpus.find(row.gpu).id
+    except UnknownName as exc:
+        raise ValueError(f"gpu: {exc}") from None
+    try:
+        provider = catalog.providers.find(row.provider).id
+    except UnknownName:
+        provider = row.provider  # a provider the catalog does not know is still a provider
+    if row.verified_on > today:
+        raise ValueError(f"verified_on: {row.verified_on} is after today ({today})")
+    return row.model_copy(update={"gpu": gpu, "provider": provider})
+
+
+def _key(row: OfferRow) -> tuple[Any, ...]:
+    """What makes two rows the same offer: every column but where it came from."""
+    dumped = row.model_dump(mode="json")
+    return tuple(dumped[c] for c in COLUMNS if c != "origin")
+
+
+def export_offers(store: Store, origin: str = "all") -> str:
+    """The offers as CSV text in the import format (origin 'all', 'user' or 'catalog')."""
+    rows = find_offers(store)
+    if origin != "all":
+        rows = [r for r in rows if r.origin == origin]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        dumped = row.model_dump(mode="json")
+        writer.writerow({c: "" if dumped[c] is None else dumped[c] for c in COLUMNS})
+    return out.getvalue()

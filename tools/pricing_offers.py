@@ -1,0 +1,113 @@
+"""Offers as the pricing tool shows them: both prices, age, staleness, and what looks wrong."""
+
+from __future__ import annotations
+
+import datetime as dt
+from itertools import combinations
+
+from pydantic import BaseModel
+
+from clusterplan.db.rows import OfferRow
+
+STALE_AFTER_DAYS = 90
+# Per-GPU prices are quoted to the cent, so a node price may differ from per-GPU x GPUs by up
+# to half a cent per GPU-hour through rounding alone; more than that is a real disagreement.
+ROUNDING_USD = 0.005
+_EPS = 1e-9
+
+
+class Offer(BaseModel):
+    """One dated price point, with both prices shown and the one the tool uses."""
+
+    provider: str
+    gpu: str
+    kind: str
+    usd_per_gpu_hour: float
+    usd_per_node_hour: float
+    gpus_per_node: int
+    region: str
+    verified_on: dt.date
+    age_days: int
+    stale: bool
+    status: str
+    source_note: str
+    product: str = ""
+    origin: str = "catalog"
+    effective_usd_per_gpu_hour: float
+    usd_per_node_hour_from_gpu_price: float | None = None
+    prices_disagree: bool = False
+
+    def label(self) -> str:
+        extra = ", ".join(x for x in (self.product, self.region) if x)
+        return f"{self.provider} {self.gpu} {self.kind}" + (f" ({extra})" if extra else "")
+
+
+def offer_view(row: OfferRow, as_of: dt.date) -> Offer:
+    """An offer row seen on `as_of`: missing price derived, disagreement and staleness marked."""
+    n = row.gpus_per_node
+    stated_gpu, stated_node = row.usd_per_gpu_hour, row.usd_per_node_hour
+    per_gpu = stated_gpu if stated_gpu is not None else stated_node / n  # type: ignore[operator]
+    per_node = stated_node if stated_node is not None else per_gpu * n
+    disagree = abs(per_node / n - per_gpu) > ROUNDING_USD + _EPS
+    age = (as_of - row.verified_on).days
+    return Offer(
+        provider=row.provider, gpu=row.gpu, kind=row.kind, usd_per_gpu_hour=round(per_gpu, 6),
+        usd_per_node_hour=round(per_node, 6), gpus_per_node=n, region=row.region,
+        verified_on=row.verified_on, age_days=age, stale=age > STALE_AFTER_DAYS,
+        status=row.status, source_note=row.source_note, product=row.product, origin=row.origin,
+        # When the two figures disagree the row cannot say which is right: price the dearer.
+        effective_usd_per_gpu_hour=round(max(per_gpu, per_node / n), 6),
+        usd_per_node_hour_from_gpu_price=round(stated_gpu * n, 6) if stated_gpu else None,
+        prices_disagree=disagree,
+    )
+
+
+def by_price(offers: list[Offer]) -> list[Offer]:
+    """Cheapest effective $/GPU-hour first; among equal prices the newest reading first."""
+    return sorted(offers, key=lambda o: (o.effective_usd_per_gpu_hour, -o.verified_on.toordinal(),
+                                         o.provider, o.gpus_per_node))
+
+
+def offer_warnings(offers: list[Offer], as_of: dt.date) -> list[str]:
+    """Stale rows, announced rows, per-GPU vs per-node disagreements and conflicting rows."""
+    warnings = []
+    for o in offers:
+        if o.stale:
+            warnings.append(f"{o.label()} at ${o.effective_usd_per_gpu_hour:g}/GPU-h was verified "
+                            f"on {o.verified_on}, {o.age_days} days before {as_of} (over "
+                            f"{STALE_AFTER_DAYS}): it may no longer be the price")
+        if o.status == "announced":
+            warnings.append(f"{o.label()} at ${o.effective_usd_per_gpu_hour:g}/GPU-h is announced, "
+                            "not available yet; it is not taken as the cheapest while an "
+                            "available offer exists")
+        if o.prices_disagree:
+            warnings.append(
+                f"{o.label()}: the node price ${o.usd_per_node_hour:g}/node-h is not "
+                f"{o.gpus_per_node} x ${o.usd_per_gpu_hour:g}/GPU-h = "
+                f"${o.usd_per_node_hour_from_gpu_price:g}/node-h; it is priced at the dearer "
+                f"${o.effective_usd_per_gpu_hour:g}/GPU-h until one figure is confirmed "
+                f"(note {o.source_note})")
+    warnings.extend(_conflicts(offers))
+    return warnings
+
+
+def _conflicts(offers: list[Offer]) -> list[str]:
+    """Two rows for the same product whose prices differ beyond rounding."""
+    found = []
+    for a, b in combinations(offers, 2):
+        if _same_product(a, b) and abs(a.effective_usd_per_gpu_hour
+                                       - b.effective_usd_per_gpu_hour) > ROUNDING_USD + _EPS:
+            found.append(
+                f"conflicting prices for {a.provider} {a.gpu} {a.kind} ({a.gpus_per_node} GPUs "
+                f"a node): ${a.effective_usd_per_gpu_hour:g}/GPU-h (verified {a.verified_on}, "
+                f"note {a.source_note}) vs ${b.effective_usd_per_gpu_hour:g}/GPU-h (verified "
+                f"{b.verified_on}, note {b.source_note})")
+    return found
+
+
+def _same_product(a: Offer, b: Offer) -> bool:
+    """Same provider, GPU, kind and node size; region and product agree or one is unstated."""
+    if (a.provider, a.gpu, a.kind, a.gpus_per_node) != (b.provider, b.gpu, b.kind, b.gpus_per_node):
+        return False
+    return all(x == y or not x or not y for x, y in ((a.region, b.region),
+                                                    (a.product, b.product)))
