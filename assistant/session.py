@@ -8,6 +8,7 @@ anything leaves no empty session behind.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 
 from pydantic import ValidationError
@@ -15,6 +16,8 @@ from pydantic import ValidationError
 from clusterplan.assistant.answer import Answer, Intent
 from clusterplan.assistant.history_store import HistoryStore, SessionInfo
 from clusterplan.db.store import Store
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Assistant:
@@ -125,4 +128,4 @@ def _intent(value: object) -> Intent | None:
 
 def _readable(text: object) -> str:
     """The question as storable text: lone surrogates (undecodable bytes) become U+FFFD."""
-    return str(text).encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return _SURROGATE.sub("\ufffd", str(text))

@@ -171,14 +171,18 @@ def _reset(assistant: Assistant, text: str, rest: str) -> Answer:
 
 def _session(assistant: Assistant, text: str, rest: str) -> Answer:
     if not rest:
-        listed = [f"- {escape(s.name or s.id)} — {s.questions} questions, last used "
+        listed = [f"- {escape(s.name or s.id)} — {_questions(s.questions)}, last used "
                   f"{s.updated_at[:16]}" for s in assistant.sessions()]
         body = "\n".join(listed) or "No saved sessions yet."
         return Answer(question=text, markdown="Sessions:\n\n" + body, data={"command": "session"})
     info = assistant.open_session(rest)
     return Answer(question=text, markdown=f"Now in session {escape(rest)} "
-                  f"({info.questions} questions so far).",
+                  f"({_questions(info.questions)} so far).",
                   data={"command": "session", "session": info.id})
+
+
+def _questions(n: int) -> str:
+    return f"{n} question" + ("" if n == 1 else "s")
 
 
 _SESSION_HANDLERS = {"help": _help, "report": _report, "sources": _sources, "reset": _reset,

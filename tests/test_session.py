@@ -1,0 +1,144 @@
+"""Sessions: every exchange stored in SQLite, resumable, atomic; ask never raises."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.session import Assistant
+
+NOTES_CALL = "/notes query=nvlink infiniband limit=2"
+
+
+def rows(store, sql, params=()):
+    return store.db.execute(sql, list(params)).fetchall()
+
+
+def test_opening_an_assistant_writes_nothing_until_the_first_question(memory_store):
+    Assistant(memory_store)
+    Assistant(memory_store, session="later")
+    assert rows(memory_store, "select count(*) from sessions") == [(0,)]
+
+
+def test_each_question_and_its_answer_json_are_stored(memory_store):
+    assistant = Assistant(memory_store, session="planning")
+    answer = assistant.ask(NOTES_CALL)
+    stored = rows(memory_store, "select role, text, answer_json from messages "
+                                "where session_id = ? order by id", [assistant.session_id])
+    assert [(r[0], r[1]) for r in stored] == [("user", NOTES_CALL),
+                                              ("assistant", answer.markdown)]
+    assert stored[0][2] is None
+    assert Answer.model_validate_json(stored[1][2]) == answer
+    [info] = assistant.sessions()
+    assert (info.id, info.name, info.questions, info.first_question) == (
+        assistant.session_id, "planning", 1, NOTES_CALL)
+
+
+def test_a_named_session_resumes_with_its_history_and_last_intent(memory_store):
+    first = Assistant(memory_store, session="cluster a")
+    answer = first.ask(NOTES_CALL)
+    assert first.last_intent == Intent(kind="concept",
+                                       slots={"query": "nvlink infiniband", "limit": 2})
+    again = Assistant(memory_store, session="cluster a")
+    assert again.session_id == first.session_id
+    assert again.last_intent == first.last_intent
+    assert again.history() == [answer]
+    by_id = Assistant(memory_store, session=first.session_id)
+    assert by_id.session_name == "cluster a"
+
+
+def test_new_session_starts_without_context_or_history(memory_store):
+    assistant = Assistant(memory_store, session="one")
+    assistant.ask(NOTES_CALL)
+    old = assistant.session_id
+    assistant.new_session("two")
+    assert (assistant.last_intent, assistant.history(), assistant.session_name) == (
+        None, [], "two")
+    assert assistant.session_id != old
+    assistant.ask("/help")
+    assert [s.name for s in assistant.sessions()] == ["two", "one"]
+
+
+def test_open_session_switches_between_saved_sessions(memory_store):
+    assistant = Assistant(memory_store, session="one")
+    assistant.ask(NOTES_CALL)
+    assistant.new_session("two")
+    assistant.ask("/help")
+    info = assistant.open_session("one")
+    assert (info.name, info.questions) == ("one", 1)
+    assert [a.question for a in assistant.history()] == [NOTES_CALL]
+    assert assistant.last_intent is not None and assistant.last_intent.kind == "concept"
+
+
+def test_reset_forgets_the_follow_up_context_across_processes(memory_store):
+    assistant = Assistant(memory_store, session="s")
+    assistant.ask(NOTES_CALL)
+    assistant.ask("/reset")
+    assert assistant.last_intent is None
+    assert Assistant(memory_store, session="s").last_intent is None
+    state = rows(memory_store, "select state_json from sessions")[0][0]
+    assert json.loads(state) == {"last_intent": None}
+
+
+def test_an_exchange_is_stored_whole_or_not_at_all(memory_store):
+    # the answer row cannot be written: neither the question nor the new session may remain
+    memory_store.db.execute(
+        "create trigger refuse before insert on messages when new.role = 'assistant' "
+        "begin select raise(abort, 'disk full'); end")
+    assistant = Assistant(memory_store, session="s")
+    answer = assistant.ask(NOTES_CALL)
+    assert answer.error is None and answer.data["notes"]["notes"]
+    assert any("not saved" in w and "disk full" in w for w in answer.warnings)
+    assert rows(memory_store, "select count(*) from messages") == [(0,)]
+    assert rows(memory_store, "select count(*) from sessions") == [(0,)]
+
+
+def test_report_leaves_out_session_commands(memory_store):
+    assistant = Assistant(memory_store, session="s")
+    assistant.ask(NOTES_CALL)
+    assistant.ask("/help")
+    assistant.ask("/sources")
+    report = assistant.report(title="Notes")
+    assert report.startswith("# Notes\n\nPrepared ")
+    assert "1 question · session s" in report
+    assert "/help" not in report.split("## Sources")[0]
+
+
+def test_a_question_that_breaks_inside_still_gets_an_answer(memory_store, monkeypatch):
+    def broken(question, previous=None):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("clusterplan.assistant.respond.respond", broken)
+    answer = Assistant(memory_store).ask("how much memory for llama 3 70b?")
+    assert answer.error == "RuntimeError: boom"
+    assert answer.markdown == "Could not answer: RuntimeError: boom"
+
+
+def test_undecodable_text_is_stored_readably(memory_store):
+    assistant = Assistant(memory_store)
+    answer = assistant.ask("/notes query=\udcff\ud800 nvlink")
+    assert answer.question == "/notes query=\ufffd\ufffd nvlink"
+    assert assistant.history()[0].question == answer.question
+
+
+HOSTILE = st.one_of(
+    st.text(max_size=300),
+    st.sampled_from([
+        "", " ", "/", "//", "/ ", "/notes", "/notes =", "/notes query=", "/notes limit=1e999",
+        "/notes 'unbalanced", "/session", "/reset extra words", "/report /no/such/dir/x.md",
+        "'; DROP TABLE messages; --", "# heading\n| a | b |\n<details>", "🚀" * 500,
+        "x" * 100_000, "\x00\x1b[31m\x7f", "1e308 PB of 9999999999999 GPUs at -5 Gb/s",
+    ]),
+)
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=HOSTILE)
+def test_ask_never_raises_and_always_answers(memory_store, text):
+    answer = Assistant(memory_store, session="fuzz").ask(text)
+    assert isinstance(answer, Answer)
+    assert answer.error or answer.clarification or answer.markdown.strip()

@@ -1,0 +1,118 @@
+"""Slash commands: direct tool calls with key=value, and the session commands."""
+
+from __future__ import annotations
+
+import pytest
+
+from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.slash import parse_arguments
+from clusterplan.tools.registry import invoke, tools
+
+
+@pytest.fixture
+def assistant(memory_store):
+    return Assistant(memory_store, session="slash")
+
+
+def test_values_are_read_as_json_where_they_are_json():
+    assert parse_arguments('model=llama-3-8b gpus=8 fits=true zero_stages=[1,2] '
+                           'note="two words" dp=null') == {
+        "model": "llama-3-8b", "gpus": 8, "fits": True, "zero_stages": [1, 2],
+        "note": "two words", "dp": None}
+
+
+def test_words_without_a_key_continue_the_value_before_them():
+    assert parse_arguments("model=llama 3 70b workload=lora") == {
+        "model": "llama 3 70b", "workload": "lora"}
+    with pytest.raises(ValueError, match="expected key=value, got 'llama'"):
+        parse_arguments("llama model=x")
+
+
+def test_a_direct_tool_call_becomes_an_answer_with_the_tools_steps_and_citations(assistant):
+    answer = assistant.ask("/notes query=nvlink infiniband limit=2")
+    direct = invoke("notes", {"query": "nvlink infiniband", "limit": 2})
+    assert answer.error is None
+    assert answer.data == {"notes": direct.model_dump(mode="json")}
+    assert answer.trace[0].label == "call tool notes"
+    assert {k: v.value for k, v in answer.trace[0].inputs.items()} == {
+        "query": "nvlink infiniband", "limit": 2}
+    assert answer.trace[1:] == direct.steps
+    assert answer.citations == direct.citations and len(direct.citations) == 2
+    assert answer.markdown.startswith("**notes** (query = nvlink infiniband, limit = 2)")
+    assert "| id | title | address | snippet |" in answer.markdown
+
+
+def test_an_unknown_key_is_one_line_naming_the_valid_keys(assistant):
+    answer = assistant.ask("/notes colour=blue")
+    assert answer.error == "/notes: unknown key 'colour'; valid keys: query, id, limit"
+    assert "\n" not in answer.markdown
+
+
+def test_a_bad_value_names_the_field_and_the_reason(assistant):
+    answer = assistant.ask("/notes query=nvlink limit=0")
+    assert answer.error is not None and "\n" not in answer.error
+    assert answer.error.startswith("/notes: invalid input for tool 'notes': limit:")
+    assert "greater than or equal to 1" in answer.error
+
+
+def test_an_unknown_command_names_the_valid_ones(assistant):
+    answer = assistant.ask("/nots query=x")
+    assert answer.error is not None and "\n" not in answer.error
+    assert answer.error.startswith("unknown command /nots; did you mean /notes? commands: ")
+    for name in ["help", "report", "sources", "reset", "session", *tools()]:
+        assert f"/{name}" in answer.error
+
+
+def test_help_lists_the_session_commands_and_every_tool_with_its_keys(assistant):
+    answer = assistant.ask("/help")
+    for name in ["help", "report", "sources", "reset", "session"]:
+        assert f"`/{name}`" in answer.markdown
+    for tool in tools().values():
+        keys = " ".join(f"{k}=" for k in tool.input_model.model_fields)
+        assert f"`/{tool.name} {keys}`" in answer.markdown
+    assert answer.intent is None and answer.error is None
+
+
+def test_sources_numbers_the_notes_cited_in_the_session(assistant):
+    first = assistant.ask("/notes query=nvlink infiniband limit=2")
+    assistant.ask("/notes id=parallelism-strategies")
+    answer = assistant.ask("/sources")
+    cited = [*dict.fromkeys([r.id for r in first.citations] + ["parallelism-strategies"])]
+    lines = [line for line in answer.markdown.splitlines() if line[:1].isdigit()]
+    assert [line.split("(note ")[1].split(")")[0].split(";")[0] for line in lines] == cited
+    assert lines[0].startswith("1. **") and "— <https://" in lines[0]
+
+
+def test_report_writes_the_session_report_to_the_path(assistant, tmp_path):
+    assistant.ask("/notes query=nvlink infiniband limit=2")
+    target = tmp_path / "plan.md"
+    answer = assistant.ask(f"/report {target}")
+    assert answer.error is None and answer.data["path"] == str(target)
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Cluster planning report\n")
+    assert "1. /notes query=nvlink infiniband limit=2" in text
+
+
+def test_report_to_a_missing_directory_is_one_line(assistant, tmp_path):
+    answer = assistant.ask(f"/report {tmp_path / 'no' / 'such' / 'x.md'}")
+    assert answer.error is not None and answer.error.startswith("cannot write the report to ")
+    assert "\n" not in answer.error
+
+
+def test_reset_clears_the_follow_up_context(assistant):
+    assistant.ask("/notes query=nvlink")
+    assert assistant.last_intent is not None
+    answer = assistant.ask("/reset")
+    assert assistant.last_intent is None and answer.error is None
+
+
+def test_session_switches_and_lists(assistant):
+    assistant.ask("/notes query=nvlink")
+    answer = assistant.ask("/session other plans")
+    assert assistant.session_name == "other plans"
+    assert answer.markdown == "Now in session other plans (0 questions so far)."
+    listing = assistant.ask("/session").markdown
+    # the listing is made before "/session" itself is stored
+    assert "- other plans — 1 question, last used " in listing
+    assert "- slash — 1 question, last used " in listing
+    assert listing.index("other plans") < listing.index("slash")
