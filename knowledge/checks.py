@@ -148,18 +148,31 @@ def _close(check: Check, computed: float | bool) -> bool:
 
 def _dispute(check: Check, computed: float | bool, result: dict[str, Any]) -> str:
     """Source value against computed value, and the steps and assumptions behind the latter."""
-    unit = f" {check.unit}" if check.unit else ""
-    said = f"the source says {_show(check.value)}{unit}"
-    found = f"the {check.tool} tool computes {_show(computed)}{unit} ({check.output})"
-    basis = _basis(result, computed)
+    if isinstance(check.value, bool):
+        unit = f" ({check.unit})" if check.unit else ""
+        said = f"the source says {_show(check.value)}{unit}"
+        found = f"the {check.tool} tool computes {_show(computed)} ({check.output})"
+    else:
+        unit = f" {check.unit}" if check.unit else ""
+        said = f"the source says {_show(check.value)}{unit}"
+        found = f"the {check.tool} tool computes {_show(computed)}{unit} ({check.output})"
+    basis = _basis(result, computed, check.output)
     return f"{said}, but {found}{'; ' + basis if basis else ''}."
 
 
-def _basis(result: dict[str, Any], computed: float | bool) -> str:
+def _basis(result: dict[str, Any], computed: float | bool, output: str) -> str:
     """The steps that produced the computed value (else the last ones) and the assumptions."""
     steps = [s for s in result.get("steps", []) if s.get("label")]
-    behind = [s for s in steps if _same((s.get("result") or {}).get("value"), computed)]
-    shown = [s["label"] for s in (behind or steps)[-3:]]
+    parts_of_path = output.split(".")
+    if parts_of_path[0] == "steps" and len(parts_of_path) > 3:
+        # The value is a step's own input: show that step, that input first.
+        step = read_path(result, ".".join(parts_of_path[:2]))
+        shown = [_step_text(step, first=parts_of_path[3])]
+    else:
+        behind = [s for s in steps if _same((s.get("result") or {}).get("value"), computed)]
+        using = [s for s in steps
+                 if any(_same(v.get("value"), computed) for v in (s.get("inputs") or {}).values())]
+        shown = [_step_text(s) for s in (behind[-2:] or using[-2:] or steps[-3:])]
     parts = []
     if shown:
         parts.append("steps: " + ", ".join(shown))
@@ -167,6 +180,19 @@ def _basis(result: dict[str, Any], computed: float | bool) -> str:
     if assumptions:
         parts.append("assuming " + "; ".join(a.rstrip(".") for a in assumptions))
     return "; ".join(parts)
+
+
+def _step_text(step: dict[str, Any], first: str = "") -> str:
+    """A step as `label (input = value unit, ...)`, the figures a reader checks first."""
+    inputs = step.get("inputs") or {}
+    names = sorted(inputs, key=lambda k: k != first)[:4]
+    shown = ", ".join(f"{k} = {_show_any(inputs[k].get('value'))} {inputs[k].get('unit', '')}"
+                      .rstrip() for k in names)
+    return f"{step['label']} ({shown})" if shown else step["label"]
+
+
+def _show_any(value: Any) -> str:
+    return _show(value) if isinstance(value, bool | int | float) else str(value)
 
 
 def _same(value: Any, computed: float | bool) -> bool:
