@@ -111,3 +111,106 @@ def test_cli_unknown_note_is_a_one_line_error():
     assert result.exit_code == 2
     assert result.output.strip() == (
         "Error: unknown note 'no-such-note'; `clusterplan notes list` shows them")
+
+
+# --- The shipped notes: disputes the calculators must raise, each with independent arithmetic.
+
+def _shipped(key: str):
+    from clusterplan.knowledge.notes import shipped_notes
+
+    note_id, _, claim_id = key.partition("#")
+    return check_claim(shipped_notes().notes[note_id], claim_id)
+
+
+def _llama_params(layers: int, hidden: int, kv_dim: int, ffn: int, vocab: int) -> float:
+    """Parameters from a Llama config.json: q,o + k,v + gated MLP per layer, untied embeddings."""
+    per_layer = 2 * hidden * hidden + 2 * hidden * kv_dim + 3 * hidden * ffn
+    return layers * per_layer + 2 * vocab * hidden
+
+
+# Llama 3 70B config: 80 layers, hidden 8192, 8 KV heads x 128, FFN 28672, vocab 128256.
+LLAMA_3_70B = _llama_params(80, 8192, 1024, 28672, 128256)
+# Llama 3.1 405B config: 126 layers, hidden 16384, 8 KV heads x 128, FFN 53248, vocab 128256.
+LLAMA_31_405B = _llama_params(126, 16384, 1024, 53248, 128256)
+
+
+def test_full_finetune_of_70b_does_not_fit_one_8xh100_node(memory_store):
+    # Mixed-precision AdamW holds 16 bytes per parameter (ZeRO paper, Rajbhandari et al. 2020,
+    # section 3.1: 2 + 2 + 12 bytes for BF16 weights, gradients and FP32 master/momentum/
+    # variance). Llama 3 70B has 70.55e9 parameters (its config.json), so
+    # 70.55e9 x 16 B = 1,128.8 GB of model states against 8 x 80 GB = 640 GB.
+    states_gb = LLAMA_3_70B * 16 / 1e9
+    assert states_gb == pytest.approx(1128.8, abs=0.5)
+    assert states_gb > 8 * 80
+    outcome = _shipped("memory-sizing#70b-training-fits")
+    assert (outcome.verdict, outcome.source_value, outcome.computed_value) == (
+        "disagrees", True, False)
+    assert "gpu_memory = 80 GB" in outcome.reason
+
+
+def test_nvlink_to_infiniband_is_9_to_1_per_direction_not_18(memory_store):
+    # H100 NVLink 4: 900 GB/s counts both directions, so 450 GB/s one way (H100 datasheet);
+    # NDR InfiniBand: 400 Gb/s one way = 400 / 8 = 50 GB/s. 450 / 50 = 9.
+    assert (900 / 2) / (400 / 8) == 9
+    outcome = _shipped("nvlink-vs-infiniband#ratio-18-to-1")
+    assert outcome.verdict == "disagrees"
+    assert outcome.source_value == 18 and outcome.computed_value == pytest.approx(9, rel=1e-9)
+    assert "a = 450 GB/s, b = 50 GB/s" in outcome.reason
+
+
+def test_b200_node_price_is_not_eight_times_the_gpu_price(memory_store):
+    # The post: $3.75 per B200 GPU-hour and $47.2 for an 8-GPU node; 8 x 3.75 = $30.
+    assert 8 * 3.75 == 30.0
+    outcome = _shipped("gpu-prices-2026#packet-b200-node")
+    assert (outcome.verdict, outcome.source_value) == ("disagrees", 47.2)
+    assert outcome.computed_value == pytest.approx(30.0, abs=0.005)
+
+
+def test_b200_memory_is_180_gb_as_shipped_not_192(memory_store):
+    # DGX B200 datasheet: 1,440 GB of GPU memory over 8 GPUs = 180 GB each.
+    outcome = _shipped("gpu-generations#b200-memory")
+    assert (outcome.verdict, outcome.computed_value) == ("disagrees", 1440 / 8)
+
+
+def test_maverick_has_17b_active_parameters_not_400b(memory_store):
+    # Meta's Llama 4 Maverick model card: 17B active parameters, 400B in all, 128 experts.
+    outcome = _shipped("memory-sizing#maverick-400b-active")
+    assert (outcome.verdict, outcome.computed_value) == ("disagrees", 17)
+
+
+@pytest.mark.parametrize(("key", "independent"), [
+    # 70.55e9 parameters x 2 bytes (BF16) = 141.1 GB, within 2% of the post's 140.
+    ("memory-sizing#70b-bf16-weights", LLAMA_3_70B * 2 / 1e9),
+    # 405.85e9 parameters x 2 bytes = 811.7 GB, within 2% of the post's 810.
+    ("memory-sizing#405b-bf16-weights", LLAMA_31_405B * 2 / 1e9),
+    # 400 Gb/s / 8 bits per byte = 50 GB/s.
+    ("nvlink-vs-infiniband#ndr-50", 400 / 8),
+])
+def test_figures_the_tools_confirm_agree(memory_store, key, independent):
+    outcome = _shipped(key)
+    assert outcome.verdict == "agrees"
+    assert outcome.computed_value == pytest.approx(independent, rel=2e-3)
+
+
+def test_dispute_for_gives_the_reason_of_a_disputed_claim_only(memory_store):
+    from clusterplan.knowledge.checks import dispute_for
+
+    reason = dispute_for("nvlink-vs-infiniband", "ratio-18-to-1")
+    assert reason and reason.startswith("the source says 18")
+    assert dispute_for("nvlink-vs-infiniband", "ndr-50") is None
+    assert dispute_for("nvlink-vs-infiniband", None) is None
+    assert dispute_for("no-such-note", "x") is None
+
+
+def test_a_concept_answer_quoting_a_disputed_claim_shows_the_dispute(memory_store):
+    from clusterplan.knowledge.concepts import explain
+
+    answer = explain("How big is the bandwidth gap between NVLink and InfiniBand, 18 to 1?")
+    ref = next(r for r in answer.citations if r.key == "nvlink-vs-infiniband#ratio-18-to-1")
+    assert ref.dispute and "computes 9" in ref.dispute
+    assert f"disputed: {ref.dispute}" in answer.markdown
+
+
+def test_every_shipped_check_runs(memory_store):
+    broken = [f"{o.key}: {o.reason}" for o in check_all() if o.verdict == "not checkable"]
+    assert not broken, "\n".join(broken)
