@@ -1,0 +1,109 @@
+"""`clusterplan ask` and `clusterplan report`: answers, JSON, sessions across processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import run_cli
+
+
+def clusterplan(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run clusterplan in its own process, as a shell would (the data dir comes from the env)."""
+    return subprocess.run([sys.executable, "-m", "clusterplan", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_ask_prints_the_answer_markdown():
+    result = run_cli("ask", "/notes query=nvlink infiniband limit=2")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("**notes** (query = nvlink infiniband, limit = 2)")
+
+
+def test_ask_json_prints_the_whole_answer():
+    result = run_cli("ask", "--json", "/notes id=parallelism-strategies")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert answer["question"] == "/notes id=parallelism-strategies"
+    assert answer["intent"]["kind"] == "concept"
+    assert answer["data"]["notes"]["note"]["id"] == "parallelism-strategies"
+    assert answer["citations"][0]["id"] == "parallelism-strategies"
+    assert set(answer) >= {"markdown", "trace", "assumptions", "warnings", "clarification"}
+
+
+def test_ask_that_cannot_answer_exits_1_with_one_line_on_stderr():
+    result = run_cli("ask", "/zzzz")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert result.stderr.startswith("Error: unknown command /zzzz; commands: /help")
+    assert result.stderr.count("\n") == 1
+
+
+def test_questions_are_stored_and_exported_by_report(tmp_path):
+    run_cli("ask", "--session", "rack", "/notes query=nvlink infiniband limit=2")
+    run_cli("ask", "--session", "rack", "/notes id=parallelism-strategies")
+    out = tmp_path / "rack.md"
+    result = run_cli("report", "--session", "rack", "--out", str(out), "--title", "Rack plan")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == f"wrote the report of 2 questions to {out}\n"
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# Rack plan\n\nPrepared ")
+    assert "2 questions · session rack" in text
+    assert "1. /notes query=nvlink infiniband limit=2\n2. /notes id=parallelism-strategies" in text
+
+
+def test_report_without_a_session_exports_the_latest_one():
+    run_cli("ask", "--session", "old", "/notes query=nvlink")
+    run_cli("ask", "/notes id=parallelism-strategies")
+    result = run_cli("report")
+    assert result.exit_code == 0
+    assert "1. /notes id=parallelism-strategies" in result.stdout
+    assert "session old" not in result.stdout
+
+
+def test_report_of_an_unknown_session_names_the_sessions():
+    assert run_cli("report").stderr == (
+        'Error: no sessions yet; ask a question first (clusterplan ask "...")\n')
+    run_cli("ask", "--session", "alpha", "/help")
+    result = run_cli("report", "--session", "beta")
+    assert result.exit_code == 2
+    assert result.stderr == "Error: no session named 'beta'; sessions: alpha\n"
+
+
+HOSTILE = [
+    "", " ", "/", "'; DROP TABLE sessions; --", "x" * 100_000, "\x1b[2J\x07", "🚀🔥" * 100,
+    "# h\n| a |\n<script>", "how much memory for 1e999 PB at -3 Gb/s on 0 GPUs?", "/report /",
+    "/session", "/notes limit=-1", "/memory model=", "\udcff\udcfe",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_input_never_raises(text):
+    # run_cli does not catch exceptions: a traceback here fails the test
+    result = run_cli("ask", "--json", "--", text)
+    assert result.exit_code in (0, 1)
+    assert "question" in json.loads(result.stdout)
+
+
+@pytest.mark.slow
+def test_a_named_session_carries_a_follow_up_to_the_next_process():
+    first = clusterplan("ask", "--session", "p", "How much memory to serve Llama 3 70B?")
+    assert first.returncode in (0, 1) and "Traceback" not in first.stderr
+    second = clusterplan("ask", "--session", "p", "--json", "what about FP8?")
+    assert "Traceback" not in second.stderr
+    intent = json.loads(second.stdout)["intent"]
+    assert intent["slots"]["model"] == "llama-3-70b"  # kept from the first process's question
+    assert intent["slots"]["precision"] == "fp8"
+    alone = json.loads(clusterplan("ask", "--json", "what about FP8?").stdout)
+    assert "model" not in (alone["intent"] or {}).get("slots", {})
+
+
+@pytest.mark.slow
+def test_hostile_arguments_in_a_real_process_print_no_traceback():
+    for text in ["\udcff", "-", "--", "%s%n", "$(echo hi)", "x" * 50_000]:
+        result = clusterplan("ask", "--", text)
+        assert "Traceback" not in result.stderr, text
+        assert result.returncode in (0, 1), (text, result.stderr)
