@@ -118,9 +118,24 @@ def failure(text: str, message: str) -> Answer:
 
 def _headline(name: str, payload: dict[str, Any], data: dict[str, Any]) -> str:
     given = ", ".join(f"{k} = {fmt(v)}" for k, v in payload.items())
-    figures = ", ".join(f"{k} {fmt(data[k])}" for k in HEADLINE if data.get(k) is not None)
+    figures = ", ".join(_figure(k, data[k]) for k in HEADLINE if data.get(k) is not None)
     line = f"**{name}**" + (f" ({escape(given)})" if given else "")
     return line + (f": {escape(figures)}." if figures else ": the result is below.")
+
+
+def _figure(key: str, value: Any) -> str:
+    """`per_gpu_gb` 37.2 as "per GPU 37.2 GB": the unit moves from the name to the number."""
+    for suffix, unit in _UNITS.items():
+        if key.endswith(suffix):
+            return f"{_words(key.removesuffix(suffix))} {fmt(value)} {unit}"
+    return f"{_words(key)} {fmt(value)}"
+
+
+def _words(key: str) -> str:
+    return key.replace("_", " ").replace("gpu", "GPU")
+
+
+_UNITS = {"_gb_s": "GB/s", "_gbps": "Gb/s", "_gb": "GB", "_usd": "USD", "_s": "s"}
 
 
 def _value(text: str) -> Any:

@@ -116,3 +116,41 @@ def test_session_switches_and_lists(assistant):
     assert "- other plans — 1 question, last used " in listing
     assert "- slash — 1 question, last used " in listing
     assert listing.index("other plans") < listing.index("slash")
+
+
+# Llama 3 8B: 8,030,261,248 parameters (Meta's model card rounds to 8.03 B). LoRA rank 16 on all
+# seven linear layers of its 32 layers (hidden 4096, KV 1024, FFN 14336), parameters per layer:
+# q, o: (4096+4096)x16 each; k, v: (4096+1024)x16 each; gate, up, down: (4096+14336)x16 each
+# = 262,144 + 163,840 + 884,736 = 1,310,720; x 32 layers = 41,943,040 adapter parameters.
+BASE, ADAPTERS = 8_030_261_248, 41_943_040
+
+
+def test_memory_call_passes_every_key_to_the_tool(assistant):
+    answer = assistant.ask("/memory model=llama-3-8b workload=lora precision=bf16")
+    assert answer.error is None, answer.error
+    breakdown = answer.data["memory"]["breakdown_gb"]
+    # BF16 frozen base and BF16 adapters: 2 bytes each
+    assert breakdown["weights"] == pytest.approx((BASE + ADAPTERS) * 2 / 1e9, abs=0.005)
+    # only the adapters train: BF16 gradients, 12 bytes of AdamW state (FP32 master, m, v)
+    assert breakdown["gradients"] == pytest.approx(ADAPTERS * 2 / 1e9, abs=0.0005)
+    assert breakdown["optimizer"] == pytest.approx(ADAPTERS * 12 / 1e9, abs=0.0005)
+    per_gpu = answer.data["memory"]["per_gpu_gb"]
+    assert answer.markdown.startswith("**memory** (model = llama-3-8b, workload = lora, "
+                                      f"precision = bf16): per GPU {per_gpu:.4g} GB")
+    assert '"weights" : 16.14' in answer.markdown  # the Mermaid pie of the breakdown
+    assert answer.intent.kind == "memory"
+
+
+def test_a_follow_up_continues_a_direct_tool_call(assistant):
+    first = assistant.ask("/memory model=llama-3-8b workload=lora precision=bf16")
+    answer = assistant.ask("and what about on H200?")
+    assert answer.error is None and answer.clarification is None, answer.markdown
+    slots = answer.intent.slots
+    assert (slots["model"], slots["workload"], slots["precision"]) == (
+        "llama-3-8b", "lora", "bf16")
+    assert slots["gpu"].startswith("h200")
+    memory = next(v for k, v in answer.data.items() if k.startswith("memory"))
+    # the same job on a bigger GPU: same bytes per GPU; an H200 holds 141 GB (NVIDIA datasheet)
+    assert memory["per_gpu_gb"] == pytest.approx(first.data["memory"]["per_gpu_gb"], rel=1e-9)
+    assert memory["fits"] is True
+    assert memory["headroom_gb"] == pytest.approx(141 - memory["per_gpu_gb"], abs=0.05)
