@@ -122,7 +122,9 @@ def _read_row(store: Store, raw: dict[str | None, Any], today: dt.date) -> Offer
     try:
         row = OfferRow.model_validate(values)
     except ValidationError as exc:
-        raise ValueError(describe(exc)) from None
+        # A rule across columns has no one field to name: drop describe()'s "input: " label.
+        parts = describe(exc).split("; ")
+        raise ValueError("; ".join(p.removeprefix("input: ") for p in parts)) from None
     catalog = load_catalog(store)
     try:
         gpu = catalog.gpus.find(row.gpu).id
