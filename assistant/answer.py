@@ -10,7 +10,7 @@ from clusterplan.tools.contract import NoteRef, Step
 
 
 class Intent(BaseModel):
-    """A question understood: its kind, the slots read from it, what was assumed, what is missing."""
+    """A question understood: its kind, the slots read, what was assumed, what is missing."""
 
     kind: str
     slots: dict[str, Any] = Field(default_factory=dict)

@@ -35,7 +35,7 @@ def _plain(value: Any) -> float | int | str | bool | None:
 
 def assumptions(intent: Intent) -> list[str]:
     """What the parser read or assumed, each said as an assumption."""
-    said = [f"{r} (a reading of what was typed)" for r in intent.readings]
+    said = list(intent.readings)
     for name, value in intent.assumed.items():
         said.append(f"assumed {SLOT_WORDS.get(name, name)}: {_plain(value)} (not given in the "
                     f"question)")
@@ -59,7 +59,8 @@ def answer(question: str, intent: Intent, reply: Reply, calls: Calls) -> Answer:
         warnings.extend(call.result.warnings)
     trace.extend(reply.steps)
     trace.append(Step(label="conclusion", result=q(reply.headline)))
-    citations = with_disputes(_unique(citations + reply.citations + _step_refs(reply.steps)))
+    citations = with_disputes(_unique(citations + reply.citations + _step_refs(reply.steps)
+                                      + _related(calls)))
     said = list(dict.fromkeys(said + reply.assumptions))
     warnings = list(dict.fromkeys(warnings + reply.warnings))
     return Answer(question=question, intent=intent, data=data, trace=trace,
@@ -83,6 +84,24 @@ def _step_refs(steps: list[Step]) -> list[NoteRef]:
     from clusterplan.tools.citing import note_ref
 
     return [note_ref(key) for s in steps for key in s.notes]
+
+
+def _related(calls: Calls) -> list[NoteRef]:
+    """Checked claims about the calculations made (a source's figure for the same question)."""
+    from clusterplan.assistant.claims import claims_about
+
+    try:
+        return claims_about([(c.name, c.payload) for c in calls.made])
+    except Exception:  # a broken note must not break the answer; the note tests report it
+        return []
+
+
+def _claim_text(ref: NoteRef) -> str:
+    from clusterplan.knowledge.notes import shipped_notes
+
+    note = shipped_notes().notes.get(ref.id)
+    claim = note.claim(ref.claim) if note and ref.claim else None
+    return f" says “{escape(claim.text)}”" if claim else ""
 
 
 def _unique(refs: list[NoteRef]) -> list[NoteRef]:
@@ -117,7 +136,8 @@ def render(reply: Reply, said: list[str], warnings: list[str], refs: list[NoteRe
     disputed = [r for r in refs if r.dispute]
     if disputed:
         parts.append("**Disputed sources**\n" + "\n".join(
-            f"- {code(r.key)}: {escape(r.dispute)}" for r in disputed))
+            f"- {code(r.key)}{_claim_text(r)}: disputed, {escape(r.dispute)}"
+            for r in disputed))
     if refs:
         parts.append("**Sources**\n" + "\n".join(
             f"{i}. {code(r.key)} {escape(r.title)}" for i, r in enumerate(refs, 1)))

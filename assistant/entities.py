@@ -59,6 +59,8 @@ N_GPU = re.compile(rf"\b{COUNT}\s+{G}", _I)
 N_GPUS = re.compile(rf"\b{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I)
 N_NODES = re.compile(rf"\b{COUNT}\s+(?:\w+\s+)?{NODE}\b", _I)
 PER_NODE = re.compile(rf"\b(\d+)\s+(?:gpus?|<g\d>s?)\s+(?:per|each|a)\s+{NODE}", _I)
+GENERIC_LINK = re.compile(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
+                          r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
 MOE_NAME = re.compile(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
 
@@ -99,9 +101,10 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["model"] = models[0].id
     else:
         _model_by_size(found, catalog)
-    links = list(dict.fromkeys(m.id for m in by_kind(found.mentions, "links")))
+    links = [(m.start, m.id) for m in by_kind(found.mentions, "links")]
+    links += _generic_links(found, catalog, slots.get("gpu"))
     if links:
-        slots["links"] = links
+        slots["links"] = list(dict.fromkeys(link for _, link in sorted(links)))
     providers = by_kind(found.mentions, "providers")
     if providers:
         slots["provider"] = providers[0].id
@@ -124,6 +127,24 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
                                   f"as {row.id}")
             return
     found.slots["params_b"] = params_b
+
+
+def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
+    """'NVLink' is the NVLink of the GPU named (else NVLink 4); 'InfiniBand' alone is NDR."""
+    links: list[tuple[int, str]] = []
+    for m in GENERIC_LINK.finditer(found.masked):
+        word = m[0]
+        if word.lower() == "nvlink":
+            row = catalog.gpus.rows.get(gpu or "")
+            link = row.intra_link if row and row.intra_link in catalog.links.rows else "nvlink-4"
+            named = row is not None and row.intra_link == link
+            whose = f"the link of {gpu}" if named else "the H100 generation"
+        else:
+            link, whose = "ib-ndr", "400 Gb/s per port, the common HGX fabric"
+        if link in catalog.links.rows:
+            links.append((m.start(), link))
+            found.readings.append(f"read '{word}' as {link} ({whose})")
+    return links
 
 
 def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:

@@ -39,6 +39,11 @@ def num(value: Any, digits: int = 3) -> str:
     return f"{value:,.{places}f}"
 
 
+def pct(fraction: float) -> str:
+    """0.6 -> '60%'; 0.3524 -> '35.2%'."""
+    return f"{fraction * 100:.3g}%"
+
+
 def usd(value: Any) -> str:
     """Dollars with cents below $1,000, whole dollars above."""
     if not isinstance(value, int | float) or isinstance(value, bool):

@@ -20,6 +20,8 @@ MARK = {"gpus": "g", "models": "m", "links": "l", "providers": "p"}
 NOT_A_GPU = re.compile(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gpt\d*|x\d+|"
                        r"\d+(gb|tb|gib|gbps|ms|us|s|h|k|b|t)|zero\d|tp\d+|pp\d+|dp\d+|llama\d*)$")
 PRODUCT_CODE = re.compile(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
+# Link aliases that are everyday words in a question ("egress cost"), never read as a link.
+COMMON_WORDS = {"egress", "internet", "wan", "bucket", "google", "microsoft", "amazon"}
 LONE = {"a", "an", "i", "on", "in", "of", "to", "at", "for", "and", "the", "with", "x"}
 
 
@@ -50,7 +52,7 @@ def _index(catalog: Catalog) -> dict[str, dict[str, str]]:
             aliases = (getattr(row, "aliases", "") or "").split(";")
             for name in (row_id, getattr(row, "name", row_id), *aliases):
                 key = normalise(name)
-                if key:
+                if key and key not in COMMON_WORDS:
                     names.setdefault(key, row_id)
         index[kind] = names
     _built[:] = [(catalog, index)]

@@ -54,7 +54,6 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
     _workload(kind, slots, assumed)
     _model_defaults(kind, slots, assumed)
     _cluster_defaults(kind, slots, assumed, catalog)
-    _pricing_defaults(kind, slots, assumed)
     filled = {**slots, **assumed}
     required = REQUIRED.get(kind, ())
     if kind == "pricing" and slots.get("egress"):
@@ -89,7 +88,8 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots) -> None:
     if workload is None:
         return
     if "precision" not in slots:
-        assumed["precision"] = "bf16"
+        # QLoRA's base is 4-bit NF4 by definition (the QLoRA paper); everything else BF16.
+        assumed["precision"] = "nf4" if workload == "qlora" else "bf16"
     if workload == "inference":
         assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
     else:
@@ -113,8 +113,3 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
         per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
         if per_node:
             assumed["gpus"] = slots["nodes"] * per_node
-
-
-def _pricing_defaults(kind: str, slots: Slots, assumed: Slots) -> None:
-    if kind == "pricing" and "kind" not in slots:
-        assumed["kind"] = "any"

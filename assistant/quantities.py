@@ -69,10 +69,9 @@ def read_quantities(text: str) -> dict[str, Any]:
 
 
 def _sizes(text: str, slots: dict[str, Any]) -> None:
-    sizes = [f"{m[1].replace(',', '')} {_byte_unit(m[2])}" for m in SIZE.finditer(text)]
-    if sizes:
-        slots["size"] = sizes[0]
-        slots["sizes"] = sizes
+    size = SIZE.search(text)
+    if size:
+        slots["size"] = f"{size[1].replace(',', '')} {_byte_unit(size[2])}"
     rates = []
     for m in BANDWIDTH.finditer(text):
         unit = f"{m[2]}/s" if m[2] else f"{m[3]}{'b' if m[4] == 'bps' else 'B'}/s"
