@@ -13,6 +13,7 @@ from typing import Any
 
 TP_CROSSES_NODE = "tp crosses the node boundary (tp > gpus per node)"
 TP_NOT_GPUS = "tp does not divide the GPU count"
+TP_STRADDLES = "tp does not divide the GPUs per node (its groups would straddle two nodes)"
 TP_NOT_HEADS = "tp does not divide the attention heads"
 TP_NOT_KV_HEADS = "tp does not divide the KV heads"
 PP_NOT_LAYERS = "pp does not divide the layers"
@@ -112,6 +113,8 @@ def tp_rule(space: SearchSpace, tp: int) -> str | None:
         return TP_NOT_GPUS
     if tp > space.gpus_per_node:
         return TP_CROSSES_NODE
+    if space.gpus_per_node % tp:
+        return TP_STRADDLES
     if space.heads % tp:
         return TP_NOT_HEADS
     if space.kv_heads % tp:

@@ -24,6 +24,7 @@ TOOL_MODULES = (
     "clusterplan.tools.notes_tool",
     "clusterplan.tools.memory",
     "clusterplan.tools.interconnect",
+    "clusterplan.tools.parallelism",
     "clusterplan.tools.pricing",
 )
 

@@ -159,24 +159,33 @@ def _pipeline_s(x: StepShape, comm: Collective, activation: float) -> float:
 
 
 def _data_parallel_s(x: StepShape, comm: Collective, compute: float) -> float:
-    """Exposed DP traffic: gradient reduction after the overlap window, ZeRO-3 gathers."""
+    """Exposed DP traffic of one step under the ZeRO stage, after what compute hides.
+
+    ZeRO 0/1 reduce the gradients once per step (an all-reduce, or reduce-scatter plus
+    all-gather: the same volume), overlapping the last micro-batch's backward. ZeRO 2 keeps only
+    its gradient shard, so it reduce-scatters after every micro-batch, then all-gathers the
+    updated parameters once. ZeRO 3 also gathers the parameters before each micro-batch's
+    forward and backward (1.5x the DP volume per micro-batch); prefetch hides what fits under
+    that micro-batch's compute.
+    """
     if x.dp == 1:
         return 0.0
     per_node = max(1, min(x.dp, x.ranks_per_node // x.tp))
-    dense = x.dense_params / (x.tp * x.pp) * x.grad_bytes
-    op = "reduce_scatter" if x.zero_stage == 3 else "all_reduce"
-    grads = comm(op, dense, x.dp, per_node)
+    shard = x.dense_params / (x.tp * x.pp) * x.grad_bytes
     ep_dp = x.dp // x.ep
-    if x.expert_params and ep_dp > 1:
-        experts = x.expert_params / (x.tp * x.pp * x.ep) * x.grad_bytes
-        grads += comm(op, experts, ep_dp, max(1, min(ep_dp, per_node // x.ep or 1)))
-    # Buckets reduce while the last micro-batch's backward (2/3 of its compute) still runs.
-    window = compute / x.microbatches * 2 / 3 if x.dp_overlap else 0.0
-    exposed = max(0.0, grads - window)
-    if x.zero_stage == 3:
-        # Parameters are gathered before each micro-batch's forward and backward; prefetch hides
-        # a gather behind that micro-batch's compute, the excess is exposed.
-        gather = comm("all_gather", dense, x.dp, per_node)
-        per_mb = compute / x.microbatches
-        exposed += 2 * x.microbatches * max(0.0, gather - per_mb / 2)
-    return exposed
+    experts = x.expert_params / (x.tp * x.pp * x.ep) * x.grad_bytes if ep_dp > 1 else 0.0
+    ep_node = max(1, per_node // x.ep)
+
+    def both(op: str) -> float:
+        return comm(op, shard, x.dp, per_node) + (comm(op, experts, ep_dp, ep_node)
+                                                  if experts else 0.0)
+
+    per_mb = compute / x.microbatches
+    window = per_mb * 2 / 3 if x.dp_overlap else 0.0  # a micro-batch's backward
+    if x.zero_stage <= 1:
+        return max(0.0, both("all_reduce") - window)
+    if x.zero_stage == 2:
+        hidden = max(0.0, both("reduce_scatter") - window)
+        return x.microbatches * hidden + both("all_gather")
+    per_mb_comm = 2 * both("all_gather") + both("reduce_scatter")
+    return x.microbatches * max(0.0, per_mb_comm - (per_mb if x.dp_overlap else 0.0))
