@@ -209,6 +209,8 @@ def collective_time(op: str, size_bytes: float, ranks: int, gpus_per_node: int,
     """Seconds for `op` on `size_bytes` over `ranks` GPUs, g per node; `auto` takes the fastest."""
     if op not in ALGORITHMS:
         raise ToolError(f"op: {op!r} is not a collective; choose one of {', '.join(OPS)}")
+    if ranks < 2:
+        raise ToolError(f"ranks: a collective needs at least 2 ranks, got {ranks}")
     g = max(1, min(gpus_per_node, ranks))
     nodes = math.ceil(ranks / g)
     if nodes > 1 and inter is None:
