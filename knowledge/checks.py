@@ -173,13 +173,33 @@ def _basis(result: dict[str, Any], computed: float | bool, output: str) -> str:
         using = [s for s in steps
                  if any(_same(v.get("value"), computed) for v in (s.get("inputs") or {}).values())]
         shown = [_step_text(s) for s in (behind[-2:] or using[-2:] or steps[-3:])]
-    parts = []
+    parts = _explained_by(result, output)
     if shown:
         parts.append("steps: " + ", ".join(shown))
     assumptions = result.get("assumptions", [])[:3]
     if assumptions:
         parts.append("assuming " + "; ".join(a.rstrip(".") for a in assumptions))
     return "; ".join(parts)
+
+
+def _explained_by(result: dict[str, Any], output: str) -> list[str]:
+    """Text the result gives beside the value itself (`rejected_because`, `explanation`)."""
+    parent_path, _, _ = output.rpartition(".")
+    try:
+        parent = read_path(result, parent_path) if parent_path else result
+    except NotCheckable:
+        return []
+    if not isinstance(parent, dict):
+        return []
+    return [_lower_first(str(v).rstrip(".")) for k, v in parent.items()
+            if isinstance(v, str) and v and any(w in k for w in ("because", "reason", "explan"))]
+
+
+def _lower_first(text: str) -> str:
+    # Mid-sentence, "The marketed..." reads "the marketed..."; acronyms ("NVLink") stay.
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        return text[0].lower() + text[1:]
+    return text
 
 
 def _step_text(step: dict[str, Any], first: str = "") -> str:
