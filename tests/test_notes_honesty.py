@@ -92,8 +92,8 @@ def test_every_note_id_written_in_the_tools_exists():
 
 
 @cache
-def checked_results() -> list[dict]:
-    """The result of every claim's check: a representative call of each tool, as notes use it."""
+def checked_results() -> list[tuple[str, dict]]:
+    """Every claim check's result, a representative call of each tool, with the call's name."""
     from clusterplan.tools.registry import invoke, tools
 
     results = []
@@ -101,17 +101,26 @@ def checked_results() -> list[dict]:
         for claim in note.claims:
             if claim.check and claim.check.tool in tools():
                 try:
-                    results.append(invoke(claim.check.tool, claim.check.input).model_dump())
+                    result = invoke(claim.check.tool, claim.check.input).model_dump()
                 except (ValueError, LookupError):
                     continue  # `notes check` reports these as not checkable
+                results.append((f"{claim.check.tool} tool, check of {note.id}#{claim.id}", result))
     return results
 
 
+def _key(ref: dict) -> str:
+    return f"{ref['id']}#{ref['claim']}" if ref["claim"] else ref["id"]
+
+
+def _citing_steps(result: dict, key: str) -> list[str]:
+    return [s["label"] for s in result["steps"] if key in s["notes"]]
+
+
 def test_every_citation_of_a_tool_result_resolves(memory_store):
-    bad = sorted({f"{ref['id']}#{ref['claim']}" if ref["claim"] else ref["id"]
-                  for result in checked_results() for ref in result["citations"]
-                  if _missing(f"{ref['id']}#{ref['claim']}" if ref["claim"] else ref["id"])})
-    assert not bad, "\n".join(bad)
+    bad = {f"{_key(ref)!r} in steps {_citing_steps(result, _key(ref))} ({call}): {why}"
+           for call, result in checked_results() for ref in result["citations"]
+           if (why := _missing(_key(ref)))}
+    assert not bad, "\n".join(sorted(bad))
 
 
 def _cited_by_other_notes() -> set[str]:
@@ -129,7 +138,7 @@ def test_every_note_is_cited_by_something(memory_store):
 
     cited = {row["source_note"].partition("#")[0] for t in CATALOG for row in seed_rows(t)}
     cited |= {key.partition("#")[0] for key in tool_note_refs()}
-    cited |= {ref["id"] for result in checked_results() for ref in result["citations"]}
+    cited |= {ref["id"] for _, result in checked_results() for ref in result["citations"]}
     cited |= set(GLOSSARY.values()) | _cited_by_other_notes()
     uncited = sorted(set(shipped_notes().notes) - cited)
     assert not uncited, ("notes nothing cites (no catalog row, tool step, glossary or note):\n"
