@@ -157,9 +157,9 @@ def failure(question: str, intent: Intent | None, message: str, calls: Calls | N
             ) -> Answer:
     """An answer that says, in one line, why the question could not be answered."""
     trace = [parse_step(intent)] if intent else []
-    for call in calls.made if calls else []:
-        trace.append(Step(label=f"call tool {call.name}: {call.why}",
-                          inputs={k: q(_plain(v)) for k, v in call.payload.items()}))
+    for name, why, payload in calls.tried if calls else []:
+        trace.append(Step(label=f"call tool {name}: {why}",
+                          inputs={k: q(_plain(v)) for k, v in payload.items()}))
     return Answer(question=question, intent=intent, error=message, trace=trace,
                   assumptions=assumptions(intent) if intent else [],
                   markdown=f"I could not answer this: {escape(message)}")

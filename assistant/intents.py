@@ -63,7 +63,8 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
-    ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s)),
+    ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
+                                                          or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
     ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
     ("interconnect", lambda t, s: "op" in s),

@@ -24,7 +24,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "plan": ("model", "workload"),
     "checkpoint": ("model",),
     "interconnect": ("size", "gpus"),
-    "convert": ("bandwidth", "to_unit"),
+    "convert": ("value", "to_unit"),
     "link_compare": ("links",),
     "gpu_compare": ("gpu_list",),
     "pricing": ("gpu",),
@@ -38,7 +38,7 @@ WHY = {
     "tokens": "how many training tokens (for example 15T tokens)",
     "workload": "which workload (pretrain, full fine-tune, LoRA, QLoRA or inference)",
     "size": "how much data (for example 140 GB)",
-    "bandwidth": "which quantity to convert (for example 400 Gb/s)",
+    "value": "which quantity to convert (for example 400 Gb/s)",
     "to_unit": "which unit to convert to (for example GB/s)",
     "links": "which two links to compare (for example NVLink 4 and InfiniBand NDR)",
     "gpu_list": "which two GPUs to compare",
@@ -69,8 +69,8 @@ def _present(name: str, slots: Slots) -> bool:
         return "gpus" in slots or "nodes" in slots
     if name == "gpu_list":
         return len(slots.get("gpu_list", [])) >= 2
-    if name == "bandwidth":
-        return "bandwidth" in slots or "size" in slots
+    if name == "value":
+        return any(k in slots for k in ("value", "bandwidth", "size"))
     return name in slots
 
 

@@ -23,6 +23,7 @@ SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion
 _I = re.IGNORECASE
 SIZE = re.compile(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*s|ps)")
 BANDWIDTH = re.compile(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+CONVERT = re.compile(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = re.compile(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = re.compile(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
 DURATION = re.compile(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
@@ -81,6 +82,10 @@ def _sizes(text: str, slots: dict[str, Any]) -> None:
     to = TO_UNIT.search(text)
     if to:
         slots["to_unit"] = re.sub(r"\s+", "", to[1]).replace("ps", "/s")
+    asked = CONVERT.match(text)
+    if asked:  # whatever is asked to convert goes to the tool, which names a bad unit
+        slots["value"] = slots.get("bandwidth") or slots.get("size") or asked[1]
+        slots.setdefault("to_unit", asked[2])
 
 
 def _byte_unit(unit: str) -> str:

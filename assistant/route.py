@@ -47,12 +47,14 @@ class Calls:
 
     def __init__(self) -> None:
         self.made: list[Call] = []
+        self.tried: list[tuple[str, str, dict[str, Any]]] = []  # every call, even one refused
 
     def run(self, name: str, payload: dict[str, Any], why: str) -> dict[str, Any]:
         """Invoke tool `name` and keep the call; returns the result as JSON-ready data."""
         from clusterplan.tools.registry import invoke
 
         clean = {k: v for k, v in payload.items() if v is not None}
+        self.tried.append((name, why, clean))
         call = Call(name=name, why=why, payload=clean, result=invoke(name, clean))
         self.made.append(call)
         return call.data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
@@ -27,7 +28,11 @@ def memory_payload(intent: Intent, with_gpu: bool = True, least: bool = False
     for "does it fit at all" and "how few GPUs" questions.
     """
     workload = slot(intent, "workload", "inference")
-    payload = {**model_fields(intent), "workload": workload, "precision": slot(intent, "precision")}
+    # Fields a direct /memory call gave (kv_precision, recompute...) carry into its follow-ups.
+    other = TRAINING_SLOTS if workload == "inference" else INFERENCE_SLOTS
+    payload = {k: v for k, v in intent.slots.items() if k in _memory_fields() and k not in other}
+    payload |= {**model_fields(intent), "workload": workload,
+                "precision": slot(intent, "precision")}
     names = INFERENCE_SLOTS if workload == "inference" else TRAINING_SLOTS
     payload.update({k: slot(intent, k) for k in (*names, *LAYOUT_SLOTS)})
     if least and workload != "inference":
@@ -41,6 +46,13 @@ def memory_payload(intent: Intent, with_gpu: bool = True, least: bool = False
 
 LEAST = ("training with the least memory a layout allows: ZeRO stage 3 and full activation "
          "recompute (if it does not fit so, no setting makes it fit)")
+
+
+@cache
+def _memory_fields() -> frozenset[str]:
+    from clusterplan.tools.registry import get
+
+    return frozenset(get("memory").input_model.model_fields)
 
 
 def subject(intent: Intent, result: dict[str, Any]) -> str:
@@ -84,7 +96,7 @@ def min_gpus_table(result: dict[str, Any]) -> str:
 def memory(intent: Intent, calls: Calls) -> Reply:
     """How much memory a job needs; the KV cache first when the question is about it."""
     if slot(intent, "gpu"):
-        return fit(intent, calls)
+        return fit(intent, calls, least=False)
     result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
     parts = result["breakdown_gb"]
     lead = (f"{cap(subject(intent, result))} needs about **{num(result['per_gpu_gb'])} GB** of "
@@ -115,9 +127,9 @@ def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
             f"sequences).")
 
 
-def fit(intent: Intent, calls: Calls) -> Reply:
+def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     """Whether the job fits the GPUs named, with the headroom or the shortfall."""
-    result = calls.run("memory", memory_payload(intent, least=True),
+    result = calls.run("memory", memory_payload(intent, least=least),
                        "bytes per GPU on the GPUs named")
     gpus, gpu = result["layout"]["gpus"], gpu_name(result["gpu"])
     per_gpu, memory_gb, spare = result["per_gpu_gb"], result["gpu_memory_gb"], result["headroom_gb"]
@@ -137,7 +149,7 @@ def fit(intent: Intent, calls: Calls) -> Reply:
             f" No number of {gpu} holds it."
         lead += f", {num(-spare)} GB more than it has.{more}"
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)],
-                 steps=steps, assumptions=_least(result))
+                 steps=steps, assumptions=_least(result) if least else [])
 
 
 def _least(result: dict[str, Any]) -> list[str]:

@@ -70,7 +70,7 @@ def write_time(calls: Calls, size_gb: float, rate: str) -> tuple[float, list[str
 
 
 def convert(intent: Intent, calls: Calls) -> Reply:
-    value = slot(intent, "bandwidth") or slot(intent, "size")
+    value = slot(intent, "value") or slot(intent, "bandwidth") or slot(intent, "size")
     to = slot(intent, "to_unit")
     result = calls.run("interconnect", {"op": "convert", "value": value, "to": to},
                        "unit conversion")

@@ -1,0 +1,154 @@
+"""respond(): the Answer a user sees - direct answer first, trace, sources, clarifications,
+follow-ups - and never an exception, whatever is typed."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from clusterplan.assistant.answer import Answer
+from clusterplan.assistant.respond import respond
+
+
+@pytest.fixture(autouse=True)
+def _store(memory_store):
+    """Every test here answers from a fresh in-memory catalog."""
+
+
+def test_an_answer_leads_with_the_figure_then_tables_and_sources():
+    answer = respond("How much GPU memory do I need to serve Llama 3 70B in BF16?")
+    first = answer.markdown.split("\n\n")[0]
+    # Llama 3 70B has 70.55e9 parameters (its config); at 2 bytes each the weights are 141.1 GB.
+    assert "weights 141 GB" in first
+    assert answer.markdown.index("| term |") > len(first)
+    assert "**Sources**" in answer.markdown
+    assert answer.data["memory"]["breakdown_gb"]["weights"] == pytest.approx(141.1, rel=0.002)
+
+
+def test_the_trace_reads_parse_then_each_call_then_its_steps_then_a_conclusion():
+    answer = respond("Convert 400 Gb/s to GB/s")
+    labels = [s.label for s in answer.trace]
+    assert labels[0].startswith("read the question as a convert question")
+    assert labels[1] == "call tool interconnect: unit conversion"
+    assert answer.trace[1].inputs["value"].value == "400 Gb/s"
+    assert labels[-1] == "conclusion"
+    assert len(labels) > 3  # the tool's own steps sit between the call and the conclusion
+
+
+def test_citations_are_the_union_of_the_tools_without_repeats():
+    answer = respond("What's the difference between the H100 and the H200 for 70B inference?")
+    keys = [c.key for c in answer.citations]
+    assert len(keys) == len(set(keys))
+    # both datasheets back the bandwidth ratio step
+    assert {"nvidia-h100-datasheet", "nvidia-h200-datasheet"} <= set(keys)
+
+
+def test_defaults_are_listed_as_assumptions():
+    answer = respond("How much memory to serve llama 3 8b?")
+    assert "assumed precision of weights and compute: bf16 (not given in the question)" \
+        in answer.assumptions
+    assert any(a.startswith("assumed context length") and "4096" in a
+               for a in answer.assumptions)
+
+
+def test_a_disputed_source_is_shown_with_its_dispute():
+    answer = respond("How much faster is NVLink than InfiniBand NDR, per direction?")
+    disputed = [c for c in answer.citations if c.dispute]
+    assert [c.key for c in disputed] == ["nvlink-vs-infiniband#ratio-18-to-1"]
+    assert "**Disputed sources**" in answer.markdown and "18" in answer.markdown
+
+
+def test_a_missing_model_gets_a_clarifying_question_with_catalog_choices():
+    answer = respond("How much GPU memory do I need to serve it in FP8?")
+    assert answer.clarification is not None
+    assert answer.clarification.missing == ["model"]
+    assert "which model" in answer.clarification.question
+    assert "llama-3-70b" in answer.clarification.choices
+    assert answer.markdown.startswith("To answer the memory question, tell me which model")
+    # the reply continues the same question
+    follow = respond("llama 3 70b", previous=answer.intent)
+    assert follow.clarification is None
+    assert follow.intent.slots["precision"] == "fp8"
+
+
+def test_a_missing_gpu_count_is_asked_and_a_bare_number_answers_it():
+    asked = respond("How should I split llama 3 70b over H100s?")
+    assert asked.clarification.missing == ["gpus"]
+    assert asked.clarification.choices == ["1", "8", "16", "64"]
+    assert respond("16", previous=asked.intent).intent.slots["gpus"] == 16
+
+
+def test_follow_ups_re_answer_with_one_slot_changed():
+    first = respond("How much GPU memory do I need to serve Llama 3 70B in BF16?")
+    h200 = respond("and on H200?", previous=first.intent)
+    assert h200.data["memory"]["gpu"] == "h200-sxm"
+    # 70.55e9 x 2 B = 141.1 GB of weights does not fit one 141 GB H200 with anything else
+    assert h200.data["memory"]["fits"] is False
+    fp8 = respond("what about FP8?", previous=h200.intent)
+    # FP8: one byte a parameter, 70.55 GB of weights: fits on one H200
+    assert fp8.data["memory"]["breakdown_gb"]["weights"] == pytest.approx(70.55, rel=0.002)
+    assert fp8.data["memory"]["fits"] is True
+
+
+def test_a_tool_refusal_is_a_one_line_error_answer():
+    answer = respond("all-reduce of 140 GB on 1 H100")
+    assert answer.error is not None and "ranks" in answer.error and "\n" not in answer.error
+    assert answer.markdown.startswith("I could not answer this: invalid input for tool")
+    unit = respond("Convert 400 kg/s to GB/s")
+    assert unit.intent.kind == "convert" and "kg" in unit.error
+    assert [s.label for s in unit.trace][:2] == ["read the question as a convert question",
+                                                "call tool interconnect: unit conversion"]
+
+
+HOSTILE = [
+    "", " ", "\x00\x01\x02", "?" * 10, "A" * 100_000, "70B " * 20_000,
+    "'; DROP TABLE offers; --", "egress for 10 TB on x'; DROP TABLE providers; --",
+    "<script>alert(1)</script> | # heading | [link](javascript:alert(1))",
+    "🚀🔥 can i run 🦙 70b on 🟩 H100?", "70 trillion B", "how much memory for a 70 trillion "
+    "parameter model", "all-reduce of -5 GB on 8 H100s", "all-reduce of 1e309 GB on 8 H100s",
+    "convert 400 kg to GB/s", "serve llama 3 70b on 0 H100s", "serve llama 3 70b on 99999999 H100s",
+    "train a 0B model", "what is \u202e\u200b pipeline parallelism", "\ud800 broken surrogate",
+    "fit llama 3 70b at 999999999k context on one H100", "price of 1,000,000,000 B200s",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_questions_get_an_answer_never_an_exception(text):
+    answer = respond(text)
+    assert isinstance(answer, Answer)
+    assert answer.markdown
+    assert "<script>" not in answer.markdown
+    assert "Traceback" not in answer.markdown
+    if answer.error:
+        assert "internal error" not in answer.error, answer.error
+
+
+QUESTION_WORDS = st.sampled_from([
+    "how much", "memory", "fit", "serve", "train", "fine-tune", "qlora", "llama 3 70b", "70B",
+    "8x H100", "H200", "2 nodes", "all-reduce", "140 GB", "400 Gb/s", "to GB/s", "cost",
+    "per month", "egress", "AWS", "NVLink", "InfiniBand NDR", "32k context", "15T tokens",
+    "vs", "B200", "?", "and", "what about", "fp8", "4-bit", "$5k", "60%", "checkpoint",
+    "10 GB/s", "split", "how many", "plan a cluster", "pipeline parallelism", "0", "-1",
+    "1e400", "μ", "'", "|", "\n", "\x00",
+])
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=300), st.lists(QUESTION_WORDS, max_size=12).map(" ".join)))
+def test_random_and_plausible_strings_never_raise(text):
+    answer = respond(text)
+    assert isinstance(answer, Answer)
+    assert answer.markdown
+    if answer.error:
+        assert "internal error" not in answer.error, (text, answer.error)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(QUESTION_WORDS, min_size=1, max_size=8).map(" ".join),
+       st.lists(QUESTION_WORDS, min_size=1, max_size=5).map(" ".join))
+def test_random_follow_ups_never_raise(first, second):
+    answer = respond(second, previous=respond(first).intent)
+    assert isinstance(answer, Answer)
+    if answer.error:
+        assert "internal error" not in answer.error, (first, second, answer.error)
