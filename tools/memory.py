@@ -1,0 +1,173 @@
+"""Tool `memory`: the bytes a training or inference job needs on each GPU, term by term.
+
+Contract: `MemoryInput`, `MemoryResult`, `run`. The parallelism solver reuses the pieces:
+`prepare(inp)` gives the Job and Layout, `memory_terms.per_gpu(job, layout)` the bytes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from pydantic import Field
+
+from clusterplan.db.active import active_store
+from clusterplan.tools.citing import note_ref
+from clusterplan.tools.contract import NoteRef, ToolError, ToolResult
+from clusterplan.tools.memory_input import MemoryInput
+from clusterplan.tools.memory_job import Job, Layout, check_layout, resolve_job, resolve_shape
+from clusterplan.tools.memory_kv import bytes_per_token
+from clusterplan.tools.memory_layouts import DEFAULT_NODE_GPUS, min_gpus_by_kind, resolve_layout
+from clusterplan.tools.memory_precision import BYTES
+from clusterplan.tools.memory_steps import (
+    activation_step,
+    gb,
+    kv_steps,
+    model_step,
+    overhead_step,
+    q,
+    step,
+    trusted,
+    weight_steps,
+)
+from clusterplan.tools.memory_terms import checkpoint_bytes, per_gpu
+from clusterplan.tools.memory_warnings import warnings_for
+from clusterplan.tools.registry import Tool
+
+__all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
+
+
+class MemoryResult(ToolResult):
+    """Bytes per GPU by kind (decimal GB), whether it fits, and the fewest GPUs of each kind."""
+
+    model: str = Field(description="catalog id, or custom-<N>b for a params_b model")
+    workload: str
+    params_b: float
+    layout: dict[str, int] = Field(description="dp, tp, pp, ep and gpus used")
+    per_gpu_gb: float = Field(description="the busiest GPU (first pipeline stage), GB")
+    total_gb: float = Field(description="per_gpu_gb × gpus, GB")
+    breakdown_gb: dict[str, float] = Field(
+        description="per GPU: weights, gradients, optimizer, activations, kv_cache, overhead")
+    model_states_gb: float = Field(
+        description="per GPU: weights + gradients + optimizer states (the ZeRO paper's sum), GB")
+    kv_cache_bytes_per_token: float = Field(description="whole model, all layers, bytes")
+    checkpoint_gb: float = Field(
+        description="training: weights + optimizer states written by a full checkpoint "
+        "(adapters only for LoRA/QLoRA); inference: the weights loaded")
+    gpu: str | None = None
+    gpu_memory_gb: float | None = None
+    fits: bool | None = Field(default=None, description="per_gpu_gb <= the GPU's memory")
+    headroom_gb: float | None = Field(default=None, description="GPU memory - per_gpu_gb")
+    min_gpus: dict[str, int | None] = Field(
+        default_factory=dict, description="per catalog GPU: fewest GPUs that hold the job "
+        "(powers of two of tp within a node, pp and dp; null when none fits)")
+
+
+def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], object | None]:
+    """Resolve model, defaults, GPU and layout: (job, layout, assumptions, gpu row)."""
+    said: list[str] = []
+    shape = resolve_shape(inp)
+    if shape.assumed:
+        said.append(f"architecture: not given, so a Llama 3-like shape for {shape.params_b:g}B "
+                    f"parameters: layers={shape.layers}, hidden={shape.hidden}, heads="
+                    f"{shape.heads}, kv_heads={shape.kv_heads}, ffn_hidden={shape.ffn_hidden} "
+                    f"(assumed: {', '.join(shape.assumed)})")
+    job = resolve_job(inp, shape, said)
+    gpu_row = _find_gpu(inp.gpu) if inp.gpu else None
+    node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
+    layout = resolve_layout(inp, job, node, said)
+    check_layout(shape, layout, job.training)
+    return job, layout, said, gpu_row
+
+
+def run(inp: MemoryInput) -> MemoryResult:
+    """Account for every byte on the busiest GPU; say whether it fits and on how many GPUs."""
+    store = active_store()
+    if _answers_owner[0] is not store:  # another store may hold another catalog
+        _answers.clear()
+        _answers_owner[0] = store
+    key = tuple(tuple(v) if type(v) is list else v for v in inp.__dict__.values())
+    fields = _answers.get(key)
+    if fields is None:
+        if len(_answers) >= ANSWERS_KEPT:
+            _answers.clear()
+        fields = _answers[key] = _answer(inp)
+    # Fresh containers per call, so a caller that edits its result edits only its own.
+    fresh = {k: (v.copy() if type(v) in (list, dict) else v) for k, v in fields.items()}
+    return trusted(MemoryResult, fresh)
+
+
+# The same question gets the same answer: a small memo of computed fields by input.
+ANSWERS_KEPT = 4096
+_answers: dict[tuple, dict[str, Any]] = {}
+_answers_owner: list[Any] = [None]
+
+
+def _answer(inp: MemoryInput) -> dict[str, Any]:
+    """Every field of the result, computed."""
+    job, layout, said, gpu_row = prepare(inp)
+    parts = per_gpu(job, layout)
+    per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
+    steps = [model_step(job), *weight_steps(job, layout, parts)]
+    steps.append(activation_step(job, layout, parts.activations))
+    steps += kv_steps(job, layout, per_token, parts.kv_cache)
+    steps.append(overhead_step(parts))
+    per_gpu_gb = gb(parts.total)
+    steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache + "
+                      "overhead", {}, q(per_gpu_gb, "GB"), []))
+    fits = headroom = memory = None
+    if gpu_row is not None:
+        memory = float(gpu_row.memory_gb)
+        fits, headroom = per_gpu_gb <= memory, round(memory - per_gpu_gb, 3)
+        steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
+                          "gpu_memory": q(memory, "GB")}, q(fits), [gpu_row.source_note]))
+    min_gpus = min_gpus_by_kind(job, layout.ep)
+    steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp within "
+                      "a node) whose busiest GPU holds the job", {}, q(len(min_gpus), "kinds"),
+                      ["zero-paper#model-parallel-split"]))
+    return dict(
+        steps=steps,
+        citations=list(_citations(tuple(dict.fromkeys(n for s in steps for n in s.notes)))),
+        assumptions=said + _fixed(),
+        warnings=warnings_for(inp, job, layout, per_gpu_gb, memory),
+        model=job.shape.id, workload=job.workload, params_b=job.shape.params_b,
+        layout={"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
+                "gpus": layout.gpus},
+        per_gpu_gb=per_gpu_gb, total_gb=round(per_gpu_gb * layout.gpus, 3),
+        breakdown_gb={k: gb(v) for k, v in parts._asdict().items()},
+        model_states_gb=gb(parts.weights + parts.gradients + parts.optimizer),
+        kv_cache_bytes_per_token=per_token, checkpoint_gb=gb(checkpoint_bytes(job)),
+        gpu=gpu_row.id if gpu_row else None, gpu_memory_gb=memory, fits=fits,
+        headroom_gb=headroom, min_gpus=min_gpus,
+    )
+
+
+def _find_gpu(name: str):  # type: ignore[no-untyped-def]
+    from clusterplan.db.active import catalog
+    from clusterplan.db.catalog import UnknownName
+
+    try:
+        return catalog().gpus.find(name)
+    except UnknownName as exc:
+        raise ToolError(f"gpu: unknown GPU {name!r}; nearest: {', '.join(exc.nearest)}") from None
+
+
+def _fixed() -> list[str]:
+    return ["overhead: 0.5 GB CUDA context and 5% of allocated bytes for allocator "
+            "fragmentation per GPU", "GB means 1e9 bytes"]
+
+
+@lru_cache(maxsize=1024)
+def _citations(keys: tuple[str, ...]) -> tuple[NoteRef, ...]:
+    return tuple(note_ref(k) for k in keys)
+
+
+TOOL = Tool(
+    name="memory",
+    description="Bytes per GPU for training (pretrain, full fine-tune, LoRA, QLoRA) or "
+    "inference: weights, gradients, optimizer states, activations, KV cache, overhead; "
+    "whether it fits a GPU and the fewest GPUs of each kind.",
+    input_model=MemoryInput,
+    output_model=MemoryResult,
+    run=run,
+)

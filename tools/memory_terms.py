@@ -1,0 +1,145 @@
+"""The bytes one GPU holds for a Job under a Layout: plain arithmetic, no validation, so the
+layout search can call it many times."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from clusterplan.tools import activations, memory_kv
+from clusterplan.tools.memory_job import Job, Layout
+from clusterplan.tools.memory_precision import BYTES
+
+CUDA_CONTEXT_BYTES = 0.5e9  # gpu-memory-overhead#cuda-context
+FRAGMENTATION = 0.05        # gpu-memory-overhead#fragmentation: share of the allocated bytes
+
+
+class Breakdown(NamedTuple):
+    """Bytes per GPU, by kind (the busiest GPU: the first pipeline stage)."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    kv_cache: float
+    overhead: float
+
+    @property
+    def total(self) -> float:
+        return sum(self)
+
+
+class Sharded(NamedTuple):
+    """A model-state term on one GPU: `fixed` bytes plus `spread` bytes divided by dp."""
+
+    fixed: float
+    spread: float
+
+    def over(self, dp: int) -> float:
+        return self.fixed + self.spread / dp
+
+
+def adapter_params(job: Job) -> float:
+    """LoRA parameters: r·(inputs + outputs) of every targeted matrix, in every layer."""
+    s, r = job.shape, job.lora_rank
+    q_out, kv_out = s.heads * s.head_dim, s.kv_heads * s.head_dim
+    sizes = {"q": s.hidden + q_out, "k": s.hidden + kv_out, "v": s.hidden + kv_out,
+             "o": q_out + s.hidden, "gate": s.hidden + s.ffn_hidden,
+             "up": s.hidden + s.ffn_hidden, "down": s.ffn_hidden + s.hidden}
+    ffn_copies = s.experts if s.is_moe else 1  # adapters on every expert's FFN
+    per_layer = sum(sizes[t] * (ffn_copies if t in ("gate", "up", "down") else 1)
+                    for t in job.lora_targets)
+    return float(r * per_layer * s.layers)
+
+
+def stage_share(job: Job, pp: int) -> float:
+    """The busiest stage's share of the layers (ceil(L/pp)/L), and so of the parameters."""
+    layers = job.shape.layers
+    return math.ceil(layers / pp) / layers
+
+
+def model_states(job: Job, layout: Layout) -> tuple[Sharded, Sharded, Sharded]:
+    """Weights, gradients and optimizer states on one GPU, before and after ZeRO sharding.
+
+    TP and PP split every parameter; EP splits expert parameters further. A ZeRO-sharded term
+    is divided by dp (experts by dp/ep, their own data-parallel group): (dense + ep·expert)/dp.
+    """
+    s, tp, ep = job.shape, layout.tp, layout.ep
+    share = stage_share(job, layout.pp) / tp
+    dense, expert = s.dense_params * share, s.expert_params * share / ep
+    base = dense + expert
+    if not job.training:
+        return Sharded(base * job.weight_bytes, 0.0), Sharded(0.0, 0.0), Sharded(0.0, 0.0)
+    spread = dense + expert * ep
+    z, k = job.zero_stage, job.optimizer.per_param if job.optimizer else 0.0
+    if job.adapters:
+        lora = adapter_params(job) * share
+        lora_w = 4.0 if job.precision == "fp32" else 2.0
+        weights = _shard(base * job.weight_bytes, spread * job.weight_bytes, z >= 3)
+        weights = Sharded(weights.fixed + (0 if z >= 3 else lora * lora_w),
+                          weights.spread + (lora * lora_w if z >= 3 else 0))
+        return (weights, _shard(lora * job.grad_bytes, lora * job.grad_bytes, z >= 2),
+                _shard(lora * k, lora * k, z >= 1))
+    return (_shard(base * job.weight_bytes, spread * job.weight_bytes, z >= 3),
+            _shard(base * job.grad_bytes, spread * job.grad_bytes, z >= 2),
+            _shard(base * k, spread * k, z >= 1))
+
+
+def _shard(whole: float, spread: float, sharded: bool) -> Sharded:
+    return Sharded(0.0, spread) if sharded else Sharded(whole, 0.0)
+
+
+def activation_bytes(job: Job, layout: Layout) -> float:
+    """Activations on the busiest GPU (training: kept for backward; inference: transient)."""
+    return activations_at(job, layout.tp, layout.pp, layout.dp)
+
+
+def activations_at(job: Job, tp: int, pp: int, dp: int) -> float:
+    """`activation_bytes` from the degrees alone (the layout search calls it often)."""
+    s = job.shape
+    if job.training:
+        return activations.training_bytes(
+            job.seq_len, job.micro_batch, s.hidden, s.heads, tp, job.sequence_parallel,
+            job.recompute, job.flash, s.layers, pp, job.in_flight or pp, job.activation_scale)
+    tokens = -(-job.batch // dp) * job.context_len
+    return activations.inference_bytes(tokens, s.hidden, s.heads, tp, job.flash,
+                                       job.activation_scale)
+
+
+def sequences_per_replica(job: Job, layout: Layout) -> int:
+    """Concurrent sequences one model replica serves: the batch spread over dp replicas."""
+    return math.ceil(job.batch / layout.dp)
+
+
+def kv_bytes(job: Job, layout: Layout) -> float:
+    """KV cache on one GPU (inference only)."""
+    if job.training:
+        return 0.0
+    per_token = memory_kv.bytes_per_token(job.shape, BYTES[job.kv_precision])
+    tokens = memory_kv.cached_tokens(sequences_per_replica(job, layout), job.context_len,
+                                     job.paging)
+    return per_token * tokens * memory_kv.per_gpu_share(job.shape, layout.tp, layout.pp)
+
+
+def overhead_bytes(allocated: float) -> float:
+    """CUDA context plus a fragmentation share of everything the allocator holds."""
+    return CUDA_CONTEXT_BYTES + FRAGMENTATION * allocated
+
+
+def per_gpu(job: Job, layout: Layout) -> Breakdown:
+    """The full breakdown on the busiest GPU."""
+    w, g, o = (term.over(layout.dp) for term in model_states(job, layout))
+    act, kv = activation_bytes(job, layout), kv_bytes(job, layout)
+    return Breakdown(w, g, o, act, kv, overhead_bytes(w + g + o + act + kv))
+
+
+def checkpoint_bytes(job: Job) -> float:
+    """What a full checkpoint writes: weights plus optimizer states (adapters only for LoRA);
+    for inference, the weights a server loads."""
+    s = job.shape
+    if not job.training:
+        return s.params * job.weight_bytes
+    k = job.optimizer.per_param if job.optimizer else 0.0
+    if job.adapters:
+        return adapter_params(job) * (2.0 + k)
+    return s.params * (job.weight_bytes + k)

@@ -1,0 +1,144 @@
+"""A model's shape: from the catalog by name, or from a parameter count and what the user knows.
+
+The memory calculator and the parallelism solver both start here, so a model is resolved the
+same way everywhere: catalog rows by what a person types, or `params_b` with a stated
+Llama-like shape filling the architecture fields the user did not give.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplan.tools.contract import ToolError
+
+# Fields a user may give alongside `params_b` (the catalog's architecture columns).
+ARCHITECTURE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
+                       "experts", "experts_per_token", "active_params_b")
+
+# The assumed shape when only params_b is known: Llama 3-like proportions (see model-llama-3).
+ASSUMED_HEAD_DIM = 128
+ASSUMED_HIDDEN_PER_LAYER = 128   # hidden / layers: 4096/32 (8B), 16384/126 (405B)
+ASSUMED_PARAMS_PER_LAYER = 12    # x hidden^2: attention ~2-4 h^2 plus a gated FFN ~3 x 3.5 h^2
+ASSUMED_KV_HEADS = 8
+ASSUMED_FFN_RATIO = 3.5          # 14336/4096 in Llama 3 8B
+ASSUMED_VOCAB = 128256
+SHAPE_NOTE = "model-llama-3#assumed-shape"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelShape:
+    """What the calculators need to know about a transformer, in its published numbers."""
+
+    id: str
+    name: str
+    params_b: float
+    active_params_b: float
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn_hidden: int
+    vocab: int
+    experts: int = 1
+    experts_per_token: int = 1
+    attention: str = "gqa"
+    kv_latent_dim: int | None = None
+    max_context: int = 131072
+    source_note: str = ""
+    assumed: tuple[str, ...] = field(default=())
+
+    @property
+    def params(self) -> float:
+        return self.params_b * 1e9
+
+    @property
+    def expert_params(self) -> float:
+        """Parameters in routed experts: total - active = X(1 - k/E), so X = (P - A)E/(E - k)."""
+        if self.experts <= 1 or self.experts_per_token >= self.experts:
+            return 0.0
+        spread = (self.params_b - self.active_params_b) * 1e9
+        return min(self.params, spread * self.experts / (self.experts - self.experts_per_token))
+
+    @property
+    def dense_params(self) -> float:
+        return self.params - self.expert_params
+
+    @property
+    def is_moe(self) -> bool:
+        return self.experts > 1
+
+
+_cache: dict[str, ModelShape] = {}
+_cache_owner: list[Any] = [None]
+
+
+def find_model(name: str) -> ModelShape:
+    """The catalog model a person named, cached per catalog; unknown names list the nearest."""
+    from clusterplan.db.active import catalog
+    from clusterplan.db.catalog import UnknownName
+
+    models = catalog().models
+    if _cache_owner[0] is not models:
+        _cache.clear()
+        _cache_owner[0] = models
+    shape = _cache.get(name)
+    if shape is None:
+        try:
+            row = models.find(name)
+        except UnknownName as exc:
+            raise ToolError(f"model: unknown model {name!r}; nearest catalog models: "
+                            f"{', '.join(exc.nearest)} (or give params_b)") from None
+        shape = _cache[name] = shape_of_row(row)
+    return shape
+
+
+def shape_of_row(row: Any) -> ModelShape:
+    """A catalog ModelRow as a ModelShape."""
+    return ModelShape(
+        id=row.id, name=row.name, params_b=row.params_b, active_params_b=row.active_params_b,
+        layers=row.layers, hidden=row.hidden, heads=row.heads, kv_heads=row.kv_heads,
+        head_dim=row.head_dim, ffn_hidden=row.ffn_hidden, vocab=row.vocab,
+        experts=row.experts, experts_per_token=row.experts_per_token,
+        attention=row.attention, kv_latent_dim=row.kv_latent_dim,
+        max_context=row.max_context, source_note=row.source_note,
+    )
+
+
+def shape_from_params(params_b: float, given: dict[str, Any]) -> ModelShape:
+    """A shape for `params_b` parameters: the user's fields, the rest Llama-like (listed)."""
+    known = {k: v for k, v in given.items() if v is not None}
+    hidden = known.get("hidden") or _assumed_hidden(params_b, known.get("layers"))
+    heads = known.get("heads") or max(1, hidden // ASSUMED_HEAD_DIM)
+    values = {
+        "layers": known.get("layers") or max(1, round(hidden / ASSUMED_HIDDEN_PER_LAYER)),
+        "hidden": hidden,
+        "heads": heads,
+        "kv_heads": known.get("kv_heads") or math.gcd(heads, ASSUMED_KV_HEADS),
+        "ffn_hidden": known.get("ffn_hidden") or 256 * max(1, round(ASSUMED_FFN_RATIO * hidden
+                                                                     / 256)),
+        "vocab": known.get("vocab") or ASSUMED_VOCAB,
+        "experts": known.get("experts") or 1,
+        "experts_per_token": known.get("experts_per_token") or 1,
+    }
+    active = known.get("active_params_b") or params_b
+    assumed = tuple(k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+                    if k not in known)
+    attention = "mha" if values["kv_heads"] == heads else "mqa" if values["kv_heads"] == 1 \
+        else "gqa"
+    return ModelShape(id=f"custom-{params_b:g}b", name=f"a {params_b:g}B-parameter model",
+                      params_b=params_b, active_params_b=min(active, params_b),
+                      head_dim=max(1, hidden // heads), attention=attention, assumed=assumed,
+                      **values)
+
+
+def _assumed_hidden(params_b: float, layers: int | None) -> int:
+    """Hidden size from params = 12·L·h², with L = h/128 unless the user gave L."""
+    per = ASSUMED_PARAMS_PER_LAYER
+    if layers:
+        raw = math.sqrt(params_b * 1e9 / (per * layers))
+    else:
+        raw = (params_b * 1e9 * ASSUMED_HIDDEN_PER_LAYER / per) ** (1 / 3)
+    return 1024 * max(1, round(raw / 1024))  # a multiple of 1024 keeps heads a multiple of 8
