@@ -14,19 +14,25 @@ from typing import Any
 
 MAX_ROWS = 10
 _SKIP = frozenset({"steps", "citations", "assumptions", "warnings"})
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#$&])")
+# Markdown punctuation gets a backslash; control characters (but tab and newline) go.
+_ESCAPES = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~#$&"}
+                         | {chr(c): None for c in [*range(9), *range(11, 13), *range(14, 32), 127]})
+_LINE_BREAK = re.compile(r"[ \t]*\n\s*")
 
 
 def escape(text: Any, newline: str = " ") -> str:
     """Text shown literally in Markdown: punctuation escaped, control characters dropped."""
-    cleaned = _CONTROL.sub("", str(text)).replace("\r\n", "\n").replace("\r", "\n")
-    escaped = _SPECIAL.sub(r"\\\1", cleaned).strip()
-    return re.sub(r"[ \t]*\n\s*", newline, escaped)
+    plain = str(text)
+    if "\r" in plain:
+        plain = plain.replace("\r\n", "\n").replace("\r", "\n")
+    escaped = plain.translate(_ESCAPES).strip()
+    return _LINE_BREAK.sub(newline, escaped) if "\n" in escaped else escaped
 
 
 def cell(value: Any) -> str:
     """One table cell: the value formatted, `|` escaped, newlines kept as <br>."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return fmt(value)  # digits, separators and signs need no escaping
     return escape(fmt(value), newline="<br>")
 
 
