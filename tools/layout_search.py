@@ -55,7 +55,6 @@ class SearchSpace:
     micro_batches: tuple[int, ...]
     recompute: tuple[str, ...]
     uneven_stages: bool = False
-    check_batch: bool = True
 
 
 @dataclass
@@ -176,8 +175,6 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
 
 
 def _microbatches(space: SearchSpace, dp: int, mb: int) -> int | None:
-    if not space.check_batch:
-        return max(1, space.global_batch // (dp * mb))
     if space.global_batch % (dp * mb):
         return None
     return space.global_batch // (dp * mb)

@@ -26,6 +26,7 @@ from clusterplan.tools.parallelism_serving import (
 )
 from clusterplan.tools.parallelism_steps import (
     compare_recipe,
+    memory_step,
     model_step,
     rule_steps,
     winner_steps,
@@ -88,6 +89,7 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
                       f"ep={best.ep}, ZeRO-{best.zero_stage}, micro-batch {best.micro_batch}, "
                       f"recompute {best.recompute}: {best.step_time_s:.3g} s per step, "
                       f"MFU {best.mfu:.0%}")
+    result.steps.append(memory_step(found.ranked[0], ctx))
     result.steps += winner_steps(found.ranked[0], cluster, seq_len)
     result.steps.append(recipe_step)
     if steps_needed is not None:
@@ -139,7 +141,7 @@ def _does_not_fit(ctx: JobContext, cluster: Cluster, smallest) -> str:  # type: 
 
 def _smallest_step(smallest) -> Step:  # type: ignore[no-untyped-def]
     return Step(label="smallest cluster that fits", formula="double the nodes until a layout "
-                "fits (least-memory ZeRO, recompute and micro-batch), then bisect",
+                "fits every rule (least-memory ZeRO, recompute and micro-batch), then bisect",
                 result=q(smallest.gpus if smallest else None, "GPUs"),
                 notes=["memory-sizing", "zero-paper"])
 

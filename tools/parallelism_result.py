@@ -82,6 +82,7 @@ class RecipeComparison(BaseModel):
     dp: int
     found: bool
     rank: int | None = None
+    shape_rank: int | None = Field(default=None, description="rank among (tp, pp, ep) shapes")
     step_time_s: float | None = None
     slower_than_best: float | None = Field(default=None, description="step time / best's")
     rejected_because: str | None = None

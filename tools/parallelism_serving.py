@@ -14,7 +14,6 @@ from clusterplan.tools.parallelism_result import ServingPlan, SmallestCluster
 from clusterplan.tools.serving import ServingMemory, ServingSpace, plan_replicas
 
 MAX_SEARCH_GPUS = 1 << 20
-ROOFLINE = "inference-roofline"
 
 
 def serving_space(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
@@ -90,13 +89,14 @@ def serving_steps(cluster: Cluster, ctx: JobContext, best: ServingPlan | None) -
              inputs={"HBM": q(cluster.gpu.memory_bandwidth_tb_s, "TB/s"),
                      "bound": q(best.decode_bound)},
              result=q(best.time_per_output_token_ms, "ms per output token"),
-             notes=[f"{ROOFLINE}#decode-memory-bound", cluster.gpu.source_note]),
+             notes=["inference-roofline#decode-memory-bound", cluster.gpu.source_note]),
         Step(label="decode throughput", formula="concurrency / decode step x replicas",
              inputs={"replicas": q(best.replicas)}, result=q(best.decode_tokens_per_s,
                                                               "tokens/s"),
-             notes=[f"{ROOFLINE}#decode-memory-bound"]),
+             notes=["inference-roofline#decode-memory-bound"]),
         Step(label="prefill", formula="GPUs x peak x efficiency / (2·N + attention) per token",
              result=q(best.prefill_tokens_per_s_per_replica, "tokens/s per replica"),
-             notes=[f"{ROOFLINE}#prefill-compute-bound", "mfu-calibration#efficiency-assumption"]),
+             notes=["inference-roofline#prefill-compute-bound",
+                    "mfu-calibration#efficiency-assumption"]),
     ]
     return steps

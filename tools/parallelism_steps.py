@@ -5,7 +5,7 @@ from __future__ import annotations
 from clusterplan.tools import layout_search as rules
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.layout_search import Accepted, Fits, Layout, SearchOutcome, SearchSpace
-from clusterplan.tools.parallelism_cluster import Cluster, JobContext
+from clusterplan.tools.parallelism_cluster import Cluster, JobContext, memory_of
 from clusterplan.tools.parallelism_result import RecipeComparison
 from clusterplan.tools.training_plans import MOST_FRUGAL, TrainingSearch
 
@@ -58,6 +58,18 @@ def _brief(example: dict) -> str:  # type: ignore[type-arg]
     return ", ".join(f"{k}={v}" for k, v in example.items())
 
 
+def memory_step(best: Accepted, ctx: JobContext) -> Step:
+    """The memory tool's bytes on the busiest GPU of the best plan."""
+    x = best.layout
+    parts = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, x.micro_batch, x.recompute)
+    return Step(label="memory of the best plan (memory tool)", formula="weights + gradients + "
+                "optimizer (ZeRO-sharded over dp) + activations of the micro-batches in flight "
+                "+ overhead, on the busiest GPU",
+                inputs={k: q(round(v / 1e9, 3), "GB") for k, v in parts._asdict().items()},
+                result=q(round(best.per_gpu_gb, 3), "GB"),
+                notes=["zero-paper#k-12", "activation-memory", "memory-sizing"])
+
+
 def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
     """The best plan's step time, part by part, each with its formula and notes."""
     x, t = best.layout, best.score
@@ -105,9 +117,13 @@ def compare_recipe(found: TrainingSearch, cluster: Cluster,
                  None)
     if index is not None:
         mine, best = ranked[index].score.step_s, ranked[0].score.step_s
+        shapes = list(dict.fromkeys((a.layout.tp, a.layout.pp, a.layout.ep) for a in ranked))
+        shape_rank = shapes.index((tp, pp, ranked[index].layout.ep)) + 1
         comparison = RecipeComparison(tp=tp, pp=pp, dp=dp, found=True, rank=index + 1,
-                                      step_time_s=mine, slower_than_best=mine / best)
-        said = f"rank {index + 1}, {mine / best:.2f}x the best step time"
+                                      shape_rank=shape_rank, step_time_s=mine,
+                                      slower_than_best=mine / best)
+        said = (f"rank {index + 1} (shape {shape_rank} of {len(shapes)}), "
+                f"{mine / best:.2f}x the best step time")
     else:
         why = (rules.tp_rule(found.space, tp) or rules.pp_rule(found.space, pp)
                or _why_variants_fail(found.space, tp, pp, dp, fits))

@@ -59,7 +59,7 @@ def space_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, batch: i
     return SearchSpace(gpus=gpus or cluster.gpus, gpus_per_node=cluster.gpus_per_node,
                        heads=s.heads, kv_heads=s.kv_heads, layers=s.layers, experts=s.experts,
                        global_batch=batch, zero_stages=zero, micro_batches=mbs, recompute=rc,
-                       uneven_stages=inp.uneven_stages, check_batch=not frugal)
+                       uneven_stages=inp.uneven_stages)
 
 
 def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float):  # type: ignore[no-untyped-def]

@@ -1,0 +1,110 @@
+"""Serving layouts from the parallelism tool: the fewest GPUs per replica, and decode speed
+bounded by HBM bandwidth, against datasheet figures and hand arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_cli, run_tool
+
+LLAMA_70B_BF16_GB = 70.55 * 2  # 70.55 B parameters x 2 bytes = 141.1 GB (model-llama-3)
+LLAMA_405B_BF16_GB = 405.85 * 2  # 811.7 GB
+H100_HBM_TB_S = 3.35  # NVIDIA H100 SXM datasheet
+H100_BF16 = 989.4e12
+
+
+def _serve(**payload):
+    return run_tool("parallelism", {"workload": "inference", **payload})
+
+
+def test_llama_3_70b_bf16_needs_at_least_two_h100_per_replica():
+    # 141.1 GB of weights cannot sit in one 80 GB GPU.
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
+    assert result["fits"] is True
+    best = result["plans"][0]
+    assert best["gpus_per_replica"] >= 2 and best["tp"] * best["pp"] == best["gpus_per_replica"]
+    assert best["replicas"] == 8 // best["gpus_per_replica"]
+    example = result["rejected_examples"]["weights and KV cache do not fit in GPU memory"]
+    assert example["tp"] == 1 and example["per_gpu_gb"] > LLAMA_70B_BF16_GB
+    assert all(p["gpus_per_replica"] >= 2 for p in result["plans"])
+
+
+def test_405b_bf16_fits_one_8xh200_node():
+    # 811.7 GB of weights against 8 x 141 GB = 1,128 GB.
+    result = _serve(model="llama-3.1-405b", gpu="h200", gpus=8)
+    assert result["fits"] is True
+    best = result["plans"][0]
+    assert best["tp"] == 8 and best["pp"] == 1 and best["replicas"] == 1
+    assert LLAMA_405B_BF16_GB / 8 < best["per_gpu_gb"] < 141
+
+
+def test_405b_bf16_does_not_fit_one_8xh100_node():
+    # 811.7 GB against 8 x 80 = 640 GB: it needs more than 10 GPUs, so two nodes (tp 8, pp 2).
+    result = _serve(model="llama-3.1-405b", gpu="h100", gpus=8)
+    assert result["fits"] is False and result["plans"] == []
+    assert result["verdict"].startswith("does not fit")
+    smallest = result["smallest_cluster"]
+    assert smallest["gpus"] == 16 and smallest["nodes"] == 2
+    assert smallest["layout"] == {"tp": 8, "pp": 2}
+
+
+def test_decode_is_bounded_by_hbm_bandwidth():
+    # One sequence on tp = 8: each GPU reads 141.1 / 8 = 17.64 GB of weights per token; at
+    # 3.35 TB/s that is 5.27 ms, the floor of the time per output token (the KV cache and
+    # the all-reduces only add to it).
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=8, concurrency=1)
+    plan = next(p for p in result["plans"] if p["tp"] == 8)
+    floor_ms = LLAMA_70B_BF16_GB / 8 / (H100_HBM_TB_S * 1e3) * 1e3
+    assert floor_ms == pytest.approx(5.265, rel=1e-3)
+    assert floor_ms < plan["time_per_output_token_ms"] < 1.25 * floor_ms
+    assert plan["decode_bound"] == "memory bandwidth"
+    assert plan["decode_tokens_per_s_per_replica"] < 1000 / floor_ms
+
+
+def test_prefill_is_bounded_by_compute():
+    # 8 GPUs at 989.4 TFLOP/s over 2 x 70.55e9 FLOPs a token: at most 56,094 tokens/s.
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
+    plan = next(p for p in result["plans"] if p["tp"] == 8)
+    ceiling = 8 * H100_BF16 / (2 * 70.55e9)
+    assert ceiling == pytest.approx(56094, rel=1e-4)
+    assert 0.3 * ceiling < plan["prefill_tokens_per_s_per_replica"] < ceiling
+
+
+def test_kv_cache_for_concurrency_and_context_grows_the_replica():
+    # 64 sequences of 8,192 tokens at 327,680 bytes a token (2 x 80 x 8 x 128 x 2) is
+    # 171.8 GB of KV cache on top of 141.1 GB of weights: more than 4 x 80 GB, so tp = 8.
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=16, concurrency=64, context_len=8192)
+    assert result["plans"][0]["gpus_per_replica"] == 8
+    assert result["plans"][0]["replicas"] == 2
+
+
+def test_kv_capacity_counts_the_free_memory_of_the_replica():
+    # tp = 8 on H100: capacity x 327,680 bytes fits in 8 x 80 GB less the weights.
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
+    plan = next(p for p in result["plans"] if p["tp"] == 8)
+    most = (8 * 80e9 - LLAMA_70B_BF16_GB * 1e9) / 327_680
+    assert 0.9 * most < plan["kv_capacity_tokens"] < most
+
+
+def test_a_latency_target_pushes_to_more_tensor_parallelism():
+    # 10 ms per token is below 141.1 / 4 / 3.35 = 10.5 ms, so tp = 4 is too slow; tp = 8 is not.
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=8, target_latency_ms=10)
+    assert [p["tp"] for p in result["plans"]] == [8]
+    assert result["rejected"]["misses the per-token latency target"] >= 1
+
+
+def test_a_throughput_target_names_the_gpus_it_needs():
+    result = _serve(model="llama-3-70b", gpu="h100", gpus=8, concurrency=16,
+                    target_tokens_per_s=5000)
+    best = result["plans"][0]
+    replicas = -(-5000 // best["decode_tokens_per_s_per_replica"])
+    assert result["gpus_needed_for_target"] == replicas * best["gpus_per_replica"]
+
+
+def test_serving_bad_input_is_one_line():
+    result = run_cli("tool", "parallelism", "--input",
+                     '{"model": "llama-3-70b", "gpu": "h100", "gpus": 8, '
+                     '"workload": "inference", "concurrency": -1}')
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "concurrency" in lines[0]
