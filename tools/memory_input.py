@@ -26,7 +26,7 @@ RANGES: dict[str, tuple[float, float]] = {
     "micro_batch": (1, 65_536), "microbatches_in_flight": (1, 65_536), "lora_rank": (1, 65_536),
     "batch": (1, 1_000_000), "context_len": (1, 100_000_000), "gpus": (1, 1_000_000),
 }
-MAX_PARAMS_B = 100_000  # 100 trillion parameters: far beyond any model built
+MAX_PARAMS_B = 10_000  # 10 trillion parameters: several times any model yet announced
 
 
 class MemoryInput(ToolInput):
@@ -89,8 +89,8 @@ class MemoryInput(ToolInput):
     def _plausible_size(cls, value: float | None) -> float | None:
         if value is not None and not 0 < value <= MAX_PARAMS_B:
             raise ValueError(f"{value:,} billion parameters is outside the valid range: above "
-                             f"0 and at most {MAX_PARAMS_B:,} (100 trillion; give 70 for a 70B "
-                             "model)")
+                             f"0 and at most {MAX_PARAMS_B:,} (10 trillion, beyond any model built; give 70 "
+                             "for a 70B model)")
         return value
 
     @model_validator(mode="after")
