@@ -16,6 +16,7 @@ TP_NOT_GPUS = "tp does not divide the GPU count"
 TP_STRADDLES = "tp does not divide the GPUs per node (its groups would straddle two nodes)"
 TP_NOT_HEADS = "tp does not divide the attention heads"
 TP_NOT_KV_HEADS = "tp does not divide the KV heads"
+PP_NOT_GPUS = "tp x pp does not divide the GPU count"
 PP_NOT_LAYERS = "pp does not divide the layers"
 PP_TOO_DEEP = "pp exceeds the layers"
 EP_NOT_DP = "ep does not divide dp"
@@ -121,10 +122,17 @@ def tp_rule(space: SearchSpace, tp: int) -> str | None:
     return None
 
 
-def pp_rule(space: SearchSpace, pp: int) -> str | None:
+def pp_candidates(space: SearchSpace, tp: int) -> list[int]:
+    """Every pp that splits the GPUs left by tp, and every pp that splits the layers."""
+    return sorted(set(divisors(space.gpus // tp)) | set(divisors(space.layers)))
+
+
+def pp_rule(space: SearchSpace, tp: int, pp: int) -> str | None:
     """The hard rule a pipeline depth breaks, or None."""
     if pp > space.layers:
         return PP_TOO_DEEP
+    if space.gpus % (tp * pp):
+        return PP_NOT_GPUS
     if space.layers % pp and not space.uneven_stages:
         return PP_NOT_LAYERS
     return None
@@ -138,11 +146,11 @@ def shapes(space: SearchSpace, rejected: Rejections) -> Iterator[tuple[int, int,
         if reason:
             rejected.add(reason, _example(tp, 1, space.gpus // tp or 1, 1), per_shape)
             continue
-        for pp in divisors(space.gpus // tp):
+        for pp in pp_candidates(space, tp):
             dp = space.gpus // (tp * pp)
-            reason = pp_rule(space, pp)
+            reason = pp_rule(space, tp, pp)
             if reason:
-                rejected.add(reason, _example(tp, pp, dp, 1), per_shape)
+                rejected.add(reason, _example(tp, pp, max(1, dp), 1), per_shape)
                 continue
             for ep in divisors(space.experts):
                 if dp % ep:

@@ -18,6 +18,7 @@ RULE_NOTES = {
     rules.TP_NOT_HEADS: ["megatron-lm-2021"],
     rules.TP_NOT_KV_HEADS: ["megatron-lm-2021"],
     rules.PP_NOT_LAYERS: ["megatron-lm-2021"],
+    rules.PP_NOT_GPUS: ["megatron-lm-2021"],
     rules.PP_TOO_DEEP: ["megatron-lm-2021"],
     rules.EP_NOT_DP: ["megatron-lm-2021"],
     rules.BATCH_SPLIT: ["megatron-lm-2021#bubble-1f1b"],
@@ -125,7 +126,7 @@ def compare_recipe(found: TrainingSearch, cluster: Cluster,
         said = (f"rank {index + 1} (shape {shape_rank} of {len(shapes)}), "
                 f"{mine / best:.2f}x the best step time")
     else:
-        why = (rules.tp_rule(found.space, tp) or rules.pp_rule(found.space, pp)
+        why = (rules.tp_rule(found.space, tp) or rules.pp_rule(found.space, tp, pp)
                or _why_variants_fail(found.space, tp, pp, dp, fits))
         comparison = RecipeComparison(tp=tp, pp=pp, dp=dp, found=False, rejected_because=why)
         said = f"not a valid plan: {why}"
