@@ -45,13 +45,13 @@ def direct_answer(answer: Answer) -> str:
     if answer.clarification:
         return f"**Needs more:** {escape(answer.clarification.question)}"
     lines = lead(answer.markdown).splitlines()
-    prose = []
+    prose: list[str] = []
     for line in lines:
         if _LIST_ITEM.match(line):
+            # a title over a list (a concept answer): the title and the list's first point
+            prose.append(("— " if prose else "") + _LIST_ITEM.sub("", line, count=1).strip())
             break
         prose.append(line.strip())
-    if not prose and lines:  # the reply is a list: its first item stands for it
-        prose = [_LIST_ITEM.sub("", lines[0], count=1).strip()]
     return " ".join(prose) or "(no answer text)"
 
 

@@ -13,6 +13,12 @@ import re
 from typing import Any
 
 MAX_ROWS = 10
+MAX_COLUMNS = 14
+# Parts of a figure shown elsewhere in the row (step time = compute + comm + bubble), left out
+# first when a table is too wide to read.
+DETAIL_COLUMNS = ("tp_comm_s", "pp_comm_s", "dp_comm_s", "ep_comm_s", "bubble_fraction",
+                  "tflops_per_gpu", "num_microbatches", "compute_s", "bubble_s", "comm_s",
+                  "headroom_gb", "age_days", "source_note")
 _SKIP = frozenset({"steps", "citations", "assumptions", "warnings"})
 # Markdown punctuation gets a backslash; control characters (but tab and newline) go.
 _ESCAPES = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~#$&"}
@@ -122,15 +128,30 @@ def _breakdown(label: str, breakdown: dict[str, Any], per_gpu_gb: Any) -> list[s
 
 
 def _rows(title: str, items: list[dict[str, Any]]) -> str:
-    columns = list(dict.fromkeys(k for item in items for k in item))
-    ranked = any(k in columns for k in ("tp", "step_time_s", "usd_per_gpu_hour"))
     shown = items[:MAX_ROWS]
+    columns = [c for c in dict.fromkeys(k for item in items for k in item)
+               if any(item.get(c) is not None for item in shown)]
+    columns, left_out = _narrow(columns)
+    ranked = "rank" not in columns and any(
+        k in columns for k in ("tp", "step_time_s", "usd_per_gpu_hour"))
     rows = [([i] if ranked else []) + [item.get(c) for c in columns]
             for i, item in enumerate(shown, 1)]
     heading = f"**{escape(title)}**"
     if len(items) > len(shown):
         heading += f" (the first {len(shown)} of {len(items)})"
+    if left_out:
+        heading += f" (also in the JSON: {escape(', '.join(left_out))})"
     return heading + "\n\n" + table((["rank"] if ranked else []) + columns, rows)
+
+
+def _narrow(columns: list[str]) -> tuple[list[str], list[str]]:
+    """At most MAX_COLUMNS columns, leaving out the detail columns first, so a table stays
+    readable on a page; what is left out is named."""
+    if len(columns) <= MAX_COLUMNS:
+        return columns, []
+    spare = [c for c in DETAIL_COLUMNS if c in columns][: len(columns) - MAX_COLUMNS]
+    kept = [c for c in columns if c not in spare]
+    return kept[:MAX_COLUMNS], spare + kept[MAX_COLUMNS:]
 
 
 def _pairs(title: str, values: dict[str, Any]) -> str:

@@ -213,3 +213,31 @@ def test_a_real_tool_answer_renders_its_note_results_and_citations(memory_store)
     for n, ref in enumerate(answer.citations, 1):
         assert f"{n}. **{escape(ref.title)}" in text.split("## Sources")[1]
     assert direct_answer(answer).startswith("**notes** (query = nvlink infiniband, limit = 2)")
+
+
+def test_a_wide_table_leaves_out_detail_columns_and_names_them():
+    plan = {"rank": 1, "tp": 8, "pp": 1, "dp": 128, "ep": 1, "zero_stage": 3, "micro_batch": 1,
+            "num_microbatches": 8, "recompute": "none", "per_gpu_gb": 69.3, "headroom_gb": 10.7,
+            "step_time_s": 26.5, "compute_s": 24.2, "comm_s": 2.3, "tp_comm_s": 2.3,
+            "bubble_s": 0.0, "mfu": 0.548, "tokens_per_s": 158134, "training_days": None}
+    text = render_report([Answer(question="q", markdown="m",
+                                 data={"parallelism": {"plans": [plan]}})], DAY)
+    header = next(line for line in text.splitlines() if line.startswith("| rank"))
+    # the plan's own rank is used (no second rank column); training_days is empty: left out
+    assert header == ("| rank | tp | pp | dp | ep | zero\\_stage | micro\\_batch | recompute | "
+                      "per\\_gpu\\_gb | headroom\\_gb | step\\_time\\_s | comm\\_s | mfu | "
+                      "tokens\\_per\\_s |")
+    assert ("**parallelism: plans** (also in the JSON: tp\\_comm\\_s, num\\_microbatches, "
+            "compute\\_s, bubble\\_s)") in text
+
+
+def test_a_titled_list_is_summarised_by_its_title_and_first_point():
+    answer = Answer(question="What is pipeline parallelism?",
+                    markdown="**Parallelism strategies** (note `p`)\n- Layers go to different "
+                             "GPUs.\n- Second point.\n\n**Sources**\n1. p")
+    assert direct_answer(answer) == ("**Parallelism strategies** (note `p`) — Layers go to "
+                                     "different GPUs.")
+    section = render_report([answer], DAY).split("## 1. What is pipeline parallelism?")[1]
+    assert section.startswith("\n\n**Parallelism strategies** (note `p`)\n- Layers go to "
+                              "different GPUs.\n- Second point.\n\n")
+    assert "**Sources**" not in section
