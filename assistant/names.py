@@ -37,63 +37,79 @@ class Mention:
     fuzzy: bool = False
 
 
-_built: list[tuple[Catalog, dict[str, dict[str, str]]]] = []
+class NameIndex:
+    """Every folded name of one catalog: name -> (kind, id), and every prefix of a name."""
+
+    def __init__(self, catalog: Catalog):
+        self.names: dict[str, tuple[str, str]] = {}
+        self.gpus: dict[str, str] = {}
+        for kind in KINDS:
+            table = getattr(catalog, kind)
+            for row_id, row in table.rows.items():
+                aliases = (getattr(row, "aliases", "") or "").split(";")
+                for name in (row_id, getattr(row, "name", row_id), *aliases):
+                    key = normalise(name)
+                    if key and key not in COMMON_WORDS:
+                        self.names.setdefault(key, (kind, row_id))
+                        if kind == "gpus":
+                            self.gpus.setdefault(key, row_id)
+        self.prefixes = {key[:n] for key in self.names for n in range(1, len(key) + 1)}
+
+    def get(self, key: str) -> tuple[str, str] | None:
+        """The row a folded name means; a trailing plural 's' is forgiven ('H100s')."""
+        found = self.names.get(key)
+        if found is None and key.endswith("s"):
+            found = self.names.get(key[:-1])
+        return found
 
 
-def _index(catalog: Catalog) -> dict[str, dict[str, str]]:
-    """The folded-name index of `catalog`, rebuilt only when the catalog object changes."""
-    if _built and _built[0][0] is catalog:
-        return _built[0][1]
-    index: dict[str, dict[str, str]] = {}
-    for kind in KINDS:
-        table = getattr(catalog, kind)
-        names: dict[str, str] = {}
-        for row_id, row in table.rows.items():
-            aliases = (getattr(row, "aliases", "") or "").split(";")
-            for name in (row_id, getattr(row, "name", row_id), *aliases):
-                key = normalise(name)
-                if key and key not in COMMON_WORDS:
-                    names.setdefault(key, row_id)
-        index[kind] = names
-    _built[:] = [(catalog, index)]
-    return index
+_built: list[tuple[Catalog, NameIndex]] = []
+
+
+def _index(catalog: Catalog) -> NameIndex:
+    """The name index of `catalog`, rebuilt only when the catalog object changes."""
+    if not (_built and _built[0][0] is catalog):
+        _built[:] = [(catalog, NameIndex(catalog))]
+    return _built[0][1]
 
 
 def find_mentions(text: str, catalog: Catalog) -> list[Mention]:
     """Every catalog name in `text`, longest match first, left to right, without overlaps."""
     index = _index(catalog)
     words = list(WORD.finditer(text))
+    folded = [normalise(w[0]) for w in words]
     found: list[Mention] = []
     i = 0
     while i < len(words):
-        hit = _longest_at(words, i, index)
+        hit = _longest_at(words, folded, i, index)
         if hit is None:
-            hit = _fuzzy_gpu(words[i], index["gpus"])
+            fuzzy = _fuzzy_gpu(words[i], index.gpus)
+            if fuzzy is not None:
+                found.append(fuzzy)
             i += 1
         else:
+            found.append(hit[0])
             i += hit[1]
-            hit = hit[0]
-        if hit is not None:
-            found.append(hit)
     return found
 
 
-def _longest_at(words: list[re.Match[str]], i: int, index: dict[str, dict[str, str]]
+def _longest_at(words: list[re.Match[str]], folded: list[str], i: int, index: NameIndex
                 ) -> tuple[Mention, int] | None:
-    for n in range(min(5, len(words) - i), 0, -1):
-        if n > 1 and words[i][0].lower() in LONE:
-            continue
-        run = words[i:i + n]
-        if n > 1 and any(run[k + 1].start() - run[k].end() > 2 for k in range(n - 1)):
-            continue
-        key = normalise("".join(w[0] for w in run))
-        for kind in KINDS:
-            names = index[kind]
-            row_id = names.get(key) or (names.get(key[:-1]) if key.endswith("s") else None)
-            if row_id:
-                start, end = run[0].start(), run[-1].end()
-                return Mention(kind, row_id, start, end, _text(run)), n
-    return None
+    """The longest run of words from i (up to five) whose folded spelling is a name."""
+    best: tuple[Mention, int] | None = None
+    key = ""
+    for n in range(1, min(5, len(words) - i) + 1):
+        j = i + n - 1
+        if n > 1 and (words[i][0].lower() in LONE or words[j].start() - words[j - 1].end() > 2):
+            break
+        key += folded[j]
+        found = index.get(key)
+        if found:
+            run = words[i:j + 1]
+            best = Mention(found[0], found[1], run[0].start(), run[-1].end(), _text(run)), n
+        if key not in index.prefixes and key[:-1] not in index.prefixes:
+            break
+    return best
 
 
 def _text(run: list[re.Match[str]]) -> str:
