@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from clusterplan.db.active import active_store
+from clusterplan.db.rows import GpuRow
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import NoteRef, ToolError, ToolResult
 from clusterplan.tools.memory_input import MemoryInput
@@ -63,7 +64,7 @@ class MemoryResult(ToolResult):
         "(powers of two of tp within a node, pp and dp; null when none fits)")
 
 
-def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], object | None]:
+def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], GpuRow | None]:
     """Resolve model, defaults, GPU and layout: (job, layout, assumptions, gpu row)."""
     said: list[str] = []
     shape = resolve_shape(inp)
@@ -142,7 +143,7 @@ def _answer(inp: MemoryInput) -> dict[str, Any]:
     )
 
 
-def _find_gpu(name: str):  # type: ignore[no-untyped-def]
+def _find_gpu(name: str) -> GpuRow:
     from clusterplan.db.active import catalog
     from clusterplan.db.catalog import UnknownName
 

@@ -88,9 +88,9 @@ class MemoryInput(ToolInput):
     @classmethod
     def _plausible_size(cls, value: float | None) -> float | None:
         if value is not None and not 0 < value <= MAX_PARAMS_B:
-            raise ValueError(f"{value:,} billion parameters is outside the valid range: above "
-                             f"0 and at most {MAX_PARAMS_B:,} (10 trillion, beyond any model built; give 70 "
-                             "for a 70B model)")
+            raise ValueError(f"{value:,} billion parameters is outside the valid range: "
+                             f"above 0 and at most {MAX_PARAMS_B:,} (10 trillion, beyond any "
+                             "model built; give 70 for a 70B model)")
         return value
 
     @model_validator(mode="after")

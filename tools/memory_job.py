@@ -4,6 +4,7 @@ default the user did not give written down as an assumption."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory_input import TRAINING, MemoryInput
@@ -128,18 +129,19 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     )
 
 
-def _default(value, fallback, text, said):  # type: ignore[no-untyped-def]
+def _default(value: Any, fallback: Any, text: str, said: list[str]) -> Any:
     if value is None:
         said.append(text)
         return fallback
     return value
 
 
-def _training_default(value, fallback, text, training, said):  # type: ignore[no-untyped-def]
+def _training_default(value: Any, fallback: Any, text: str, training: bool,
+                      said: list[str]) -> Any:
     return _default(value, fallback, text, said) if training else (value or fallback)
 
 
-def _lora_default(value, fallback, text, workload, said):  # type: ignore[no-untyped-def]
+def _lora_default(value: Any, fallback: Any, text: str, workload: str, said: list[str]) -> Any:
     if workload in ("lora", "qlora"):
         return _default(value, fallback, text, said)
     return value or fallback

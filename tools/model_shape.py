@@ -112,26 +112,21 @@ def shape_from_params(params_b: float, given: dict[str, Any]) -> ModelShape:
     known = {k: v for k, v in given.items() if v is not None}
     hidden = known.get("hidden") or _assumed_hidden(params_b, known.get("layers"))
     heads = known.get("heads") or max(1, hidden // ASSUMED_HEAD_DIM)
-    values = {
-        "layers": known.get("layers") or max(1, round(hidden / ASSUMED_HIDDEN_PER_LAYER)),
-        "hidden": hidden,
-        "heads": heads,
-        "kv_heads": known.get("kv_heads") or math.gcd(heads, ASSUMED_KV_HEADS),
-        "ffn_hidden": known.get("ffn_hidden") or 256 * max(1, round(ASSUMED_FFN_RATIO * hidden
-                                                                     / 256)),
-        "vocab": known.get("vocab") or ASSUMED_VOCAB,
-        "experts": known.get("experts") or 1,
-        "experts_per_token": known.get("experts_per_token") or 1,
-    }
+    layers = known.get("layers") or max(1, round(hidden / ASSUMED_HIDDEN_PER_LAYER))
+    kv_heads = known.get("kv_heads") or math.gcd(heads, ASSUMED_KV_HEADS)
+    ffn = known.get("ffn_hidden") or 256 * max(1, round(ASSUMED_FFN_RATIO * hidden / 256))
     active = known.get("active_params_b") or params_b
     assumed = tuple(k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
                     if k not in known)
-    attention = "mha" if values["kv_heads"] == heads else "mqa" if values["kv_heads"] == 1 \
-        else "gqa"
+    attention = "mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"
     return ModelShape(id=f"custom-{params_b:g}b", name=f"a {params_b:g}B-parameter model",
-                      params_b=params_b, active_params_b=min(active, params_b),
-                      head_dim=max(1, hidden // heads), attention=attention, assumed=assumed,
-                      **values)
+                      params_b=params_b, active_params_b=min(active, params_b), layers=layers,
+                      hidden=hidden, heads=heads, kv_heads=kv_heads,
+                      head_dim=max(1, hidden // heads), ffn_hidden=ffn,
+                      vocab=known.get("vocab") or ASSUMED_VOCAB,
+                      experts=known.get("experts") or 1,
+                      experts_per_token=known.get("experts_per_token") or 1,
+                      attention=attention, assumed=assumed)
 
 
 def _assumed_hidden(params_b: float, layers: int | None) -> int:
