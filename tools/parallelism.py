@@ -25,10 +25,12 @@ from clusterplan.tools.parallelism_serving import (
     smallest_serving_cluster,
 )
 from clusterplan.tools.parallelism_steps import (
+    best_by_shape,
     compare_recipe,
     memory_step,
     model_step,
     rule_steps,
+    training_assumptions,
     winner_steps,
 )
 from clusterplan.tools.registry import Tool
@@ -83,7 +85,7 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     steps_needed = math.ceil(inp.tokens / (batch * seq_len)) if inp.tokens else None
     plans = [to_plan(i + 1, a, cluster, steps_needed) for i, a in enumerate(found.ranked)]
     result.plans = list(plans[: inp.top_k])
-    result.by_shape = _by_shape(plans)
+    result.by_shape = best_by_shape(plans)
     result.fits, best = True, plans[0]
     result.verdict = (f"fits: best layout tp={best.tp} pp={best.pp} dp={best.dp} "
                       f"ep={best.ep}, ZeRO-{best.zero_stage}, micro-batch {best.micro_batch}, "
@@ -94,6 +96,11 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.steps.append(recipe_step)
     if steps_needed is not None:
         _training_time(result, steps_needed, batch, seq_len)
+    result.assumptions += training_assumptions(inp)
+    if ctx.shape.layers % best.pp:
+        result.warnings.append(f"uneven stages: {ctx.shape.layers} layers over {best.pp} stages; "
+                               f"the busiest holds {math.ceil(ctx.shape.layers / best.pp)} and "
+                               "sets the pace")
     if best.pp > 1 and best.num_microbatches < best.pp:
         result.warnings.append(f"only {best.num_microbatches} micro-batches for {best.pp} "
                                "pipeline stages: the bubble is large; a bigger global batch helps")
@@ -144,16 +151,6 @@ def _smallest_step(smallest) -> Step:  # type: ignore[no-untyped-def]
                 "fits every rule (least-memory ZeRO, recompute and micro-batch), then bisect",
                 result=q(smallest.gpus if smallest else None, "GPUs"),
                 notes=["memory-sizing", "zero-paper"])
-
-
-def _by_shape(plans: list) -> list[dict]:  # type: ignore[type-arg]
-    seen: dict[tuple[int, int, int], dict] = {}  # type: ignore[type-arg]
-    for p in plans:
-        key = (p.tp, p.pp, p.ep)
-        if key not in seen:
-            seen[key] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "rank": p.rank,
-                         "step_time_s": p.step_time_s, "mfu": p.mfu, "per_gpu_gb": p.per_gpu_gb}
-    return list(seen.values())
 
 
 def _serve(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,

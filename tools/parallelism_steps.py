@@ -6,6 +6,7 @@ from clusterplan.tools import layout_search as rules
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.layout_search import Accepted, Fits, Layout, SearchOutcome, SearchSpace
 from clusterplan.tools.parallelism_cluster import Cluster, JobContext, memory_of
+from clusterplan.tools.parallelism_input import ParallelismInput
 from clusterplan.tools.parallelism_result import RecipeComparison
 from clusterplan.tools.training_plans import MOST_FRUGAL, TrainingSearch
 
@@ -149,3 +150,30 @@ def _why_variants_fail(space: SearchSpace, tp: int, pp: int, dp: int, fits: Fits
     _, _, detail = fits(frugal)
     return (f"{rules.NO_FIT}: {detail} even with ZeRO-{frugal.zero_stage}, {recompute} "
             f"recompute and micro-batch {mb}")
+
+
+def training_assumptions(inp: ParallelismInput) -> list[str]:
+    """What the step-time model takes for granted, in words."""
+    said = ["bubble: non-interleaved 1F1B, (p - 1)/m of the ideal time per step "
+            "(Narayanan et al. 2021)",
+            "TP all-reduces and pipeline sends are not overlapped with compute",
+            "activations travel in 16-bit; pipeline sends split over the TP ranks",
+            "data-parallel collectives are hierarchical (NVLink inside nodes, network between)"]
+    said.append("DP gradient reduction overlaps the last micro-batch's backward; ZeRO-3 "
+                "gathers overlap each micro-batch's compute" if inp.dp_overlap else
+                "DP communication is not overlapped (dp_overlap off)")
+    if inp.objective == "cost":
+        said.append("objective cost: on a fixed cluster GPU-hours are proportional to step "
+                    "time, so cost ranks as time; prices come from the pricing tool")
+    return said
+
+
+def best_by_shape(plans: list) -> list[dict]:  # type: ignore[type-arg]
+    """The best plan of each (tp, pp, ep) shape, in rank order."""
+    seen: dict[tuple[int, int, int], dict] = {}  # type: ignore[type-arg]
+    for p in plans:
+        key = (p.tp, p.pp, p.ep)
+        if key not in seen:
+            seen[key] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "rank": p.rank,
+                         "step_time_s": p.step_time_s, "mfu": p.mfu, "per_gpu_gb": p.per_gpu_gb}
+    return list(seen.values())
