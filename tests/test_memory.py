@@ -205,6 +205,30 @@ def test_defaults_are_listed_as_assumptions():
         assert default in said
 
 
+def test_flash_attention_and_paging_defaults_are_stated():
+    said = " | ".join(memory(model="llama-3-8b", workload="inference")["assumptions"])
+    assert "flash_attention: on" in said and "paging: on" in said
+
+
+def test_paging_rounds_each_sequence_up_to_16_token_pages():
+    # Llama 3 8B: 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 131,072 bytes per token.
+    # 100 tokens occupy 7 pages of 16 = 112 tokens; 4 sequences: 4 x 112 x 131,072 bytes.
+    paged = memory(model="llama-3-8b", workload="inference", batch=4, context_len=100)
+    flat = memory(model="llama-3-8b", workload="inference", batch=4, context_len=100,
+                  paging=False)
+    assert paged["breakdown_gb"]["kv_cache"] == pytest.approx(4 * 112 * 131_072 / 1e9, abs=1e-3)
+    assert flat["breakdown_gb"]["kv_cache"] == pytest.approx(4 * 100 * 131_072 / 1e9, abs=1e-3)
+
+
+def test_custom_moe_without_active_count_estimates_it_and_says_so():
+    # 8 experts, 2 per token, experts holding all 47B: active = 47 x 2/8 = 11.75B; with ep = 8
+    # each GPU keeps 47/8 = 5.875B parameters, 11.75 GB at BF16.
+    result = memory(params_b=47, experts=8, experts_per_token=2, workload="inference",
+                    dp=8, ep=8)
+    assert result["breakdown_gb"]["weights"] == pytest.approx(11.75, abs=0.01)
+    assert any("active_params_b" in a for a in result["assumptions"])
+
+
 def test_params_b_alone_states_the_assumed_llama_like_shape():
     result = memory(params_b=13, workload="inference")
     assert any("Llama 3-like shape" in a for a in result["assumptions"])

@@ -65,14 +65,16 @@ class MemoryInput(ToolInput):
         "once; default pp (the first stage of a 1F1B schedule)")
     recompute: Recompute | None = Field(default=None, description="activation recompute; none")
     sequence_parallel: bool | None = Field(default=None, description="Megatron SP; default off")
-    flash_attention: bool = Field(default=True, description="FlashAttention; default on")
+    flash_attention: bool | None = Field(
+        default=None, description="FlashAttention (no s x s scores kept); default on")
     lora_rank: int | None = Field(default=None, description="LoRA rank r; default 16")
     lora_targets: list[LoraTarget] | None = Field(
         default=None, description="linear layers with adapters; default all seven")
     batch: int | None = Field(default=None, description="inference: concurrent sequences; 1")
     context_len: int | None = Field(
         default=None, description="inference: prompt + generated tokens; default 4096")
-    paging: bool = Field(default=True, description="inference: paged KV cache (16-token pages)")
+    paging: bool | None = Field(
+        default=None, description="inference: paged KV cache in 16-token pages; default on")
     gpu: str | None = Field(default=None, max_length=200, description="GPU kind, e.g. 'H100'")
     gpus: int | None = Field(default=None, description="GPUs in all; default dp·tp·pp")
 

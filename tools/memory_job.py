@@ -117,7 +117,8 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
                                     "kept)", training, said),
         sequence_parallel=_training_default(inp.sequence_parallel, False, "sequence_parallel: "
                                             "off", training, said),
-        flash=inp.flash_attention,
+        flash=_default(inp.flash_attention, True, "flash_attention: on (attention scores not "
+                       "kept)", said),
         lora_rank=_lora_default(inp.lora_rank, 16, "lora_rank: 16", workload, said),
         lora_targets=tuple(_lora_default(inp.lora_targets, ALL_TARGETS, "lora_targets: all "
                                          "seven linear layers (q, k, v, o, gate, up, down)",
@@ -125,7 +126,8 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
         batch=_default(inp.batch, 1, "batch: 1 sequence", said) if not training else 1,
         context_len=(_default(inp.context_len, tokens, f"context_len: {tokens} tokens (prompt + "
                               "generated)", said) if not training else 0),
-        paging=inp.paging,
+        paging=(_default(inp.paging, True, "paging: on (KV cache in 16-token pages)", said)
+                if not training else True),
     )
 
 

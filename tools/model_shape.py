@@ -115,18 +115,30 @@ def shape_from_params(params_b: float, given: dict[str, Any]) -> ModelShape:
     layers = known.get("layers") or max(1, round(hidden / ASSUMED_HIDDEN_PER_LAYER))
     kv_heads = known.get("kv_heads") or math.gcd(heads, ASSUMED_KV_HEADS)
     ffn = known.get("ffn_hidden") or 256 * max(1, round(ASSUMED_FFN_RATIO * hidden / 256))
-    active = known.get("active_params_b") or params_b
-    assumed = tuple(k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
-                    if k not in known)
+    experts, top_k = known.get("experts") or 1, known.get("experts_per_token") or 1
+    active = known.get("active_params_b") or _assumed_active(params_b, layers, hidden, ffn,
+                                                             experts, top_k)
+    assumed = tuple(k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
+                                "active_params_b") if k not in known
+                    and (k != "active_params_b" or experts > 1))
     attention = "mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"
     return ModelShape(id=f"custom-{params_b:g}b", name=f"a {params_b:g}B-parameter model",
                       params_b=params_b, active_params_b=min(active, params_b), layers=layers,
                       hidden=hidden, heads=heads, kv_heads=kv_heads,
                       head_dim=max(1, hidden // heads), ffn_hidden=ffn,
                       vocab=known.get("vocab") or ASSUMED_VOCAB,
-                      experts=known.get("experts") or 1,
-                      experts_per_token=known.get("experts_per_token") or 1,
+                      experts=experts, experts_per_token=top_k,
                       attention=attention, assumed=assumed)
+
+
+def _assumed_active(params_b: float, layers: int, hidden: int, ffn: int, experts: int,
+                    top_k: int) -> float:
+    """Active parameters of a MoE whose count was not given: gated-FFN experts of 3·h·ffn in
+    every layer, of which top_k of `experts` run (a dense model: all of them)."""
+    if experts <= 1:
+        return params_b
+    expert_b = min(params_b, layers * experts * 3 * hidden * ffn / 1e9)
+    return params_b - expert_b * (1 - top_k / experts)
 
 
 def _assumed_hidden(params_b: float, layers: int | None) -> int:
