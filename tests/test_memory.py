@@ -221,11 +221,14 @@ def test_paging_rounds_each_sequence_up_to_16_token_pages():
 
 
 def test_custom_moe_without_active_count_estimates_it_and_says_so():
-    # 8 experts, 2 per token, experts holding all 47B: active = 47 x 2/8 = 11.75B; with ep = 8
-    # each GPU keeps 47/8 = 5.875B parameters, 11.75 GB at BF16.
-    result = memory(params_b=47, experts=8, experts_per_token=2, workload="inference",
-                    dp=8, ep=8)
-    assert result["breakdown_gb"]["weights"] == pytest.approx(11.75, abs=0.01)
+    # A Mixtral-like shape: experts hold 32 layers x 8 x 3 x 4096 x 14336 = 45.10B parameters
+    # of 47B, so 1.90B are dense. With ep = 8 a GPU keeps 1.90 + 45.10/8 = 7.54B, 15.07 GB
+    # at BF16; the active count (47 - 45.10 x 6/8 = 13.18B) is an assumption it states.
+    experts_b = 32 * 8 * 3 * 4096 * 14336 / 1e9
+    result = memory(params_b=47, layers=32, hidden=4096, ffn_hidden=14336, experts=8,
+                    experts_per_token=2, workload="inference", dp=8, ep=8)
+    expected_gb = ((47 - experts_b) + experts_b / 8) * 2
+    assert result["breakdown_gb"]["weights"] == pytest.approx(expected_gb, abs=0.01)
     assert any("active_params_b" in a for a in result["assumptions"])
 
 
