@@ -77,7 +77,7 @@ def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], GpuRow | None]:
     gpu_row = _find_gpu(inp.gpu) if inp.gpu else None
     node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
     layout = resolve_layout(inp, job, node, said)
-    check_layout(shape, layout, job.training)
+    check_layout(shape, layout)
     return job, layout, said, gpu_row
 
 

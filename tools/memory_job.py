@@ -99,11 +99,12 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     optimizer = None
     if training:
         name = _default(inp.optimizer, "adamw", "optimizer: AdamW", said)
-        needs_master = precision != "fp32" or workload == "qlora"
-        master = _default(inp.master_weights, needs_master,
-                          f"master_weights: {'on' if needs_master else 'off'} (FP32 copy of the "
-                          "trained weights)" if needs_master else "master_weights: off", said)
-        optimizer = optimizer_bytes(name, bool(master) and precision != "fp32", shape.hidden)
+        # Mixed precision keeps an FP32 master copy; FP32 training has nothing to copy.
+        mixed = precision != "fp32"
+        master = _default(inp.master_weights, mixed, "master_weights: on (FP32 copy of the "
+                          "trained weights)" if mixed else "master_weights: off (FP32 training)",
+                          said)
+        optimizer = optimizer_bytes(name, bool(master) and mixed, shape.hidden)
     return Job(
         shape=shape, workload=workload, precision=precision, kv_precision=kv, optimizer=optimizer,
         zero_stage=_training_default(inp.zero_stage, 3, "zero_stage: 3 (fully sharded data "
@@ -140,16 +141,18 @@ def _default(value: Any, fallback: Any, text: str, said: list[str]) -> Any:
 
 def _training_default(value: Any, fallback: Any, text: str, training: bool,
                       said: list[str]) -> Any:
-    return _default(value, fallback, text, said) if training else (value or fallback)
+    if training:
+        return _default(value, fallback, text, said)
+    return fallback if value is None else value
 
 
 def _lora_default(value: Any, fallback: Any, text: str, workload: str, said: list[str]) -> Any:
     if workload in ("lora", "qlora"):
         return _default(value, fallback, text, said)
-    return value or fallback
+    return fallback if value is None else value
 
 
-def check_layout(shape: ModelShape, layout: Layout, training: bool) -> None:
+def check_layout(shape: ModelShape, layout: Layout) -> None:
     """Refuse layouts the model cannot take, in one line naming the field and valid values."""
     if msg := tp_problem(shape, layout.tp):
         raise ToolError(msg)

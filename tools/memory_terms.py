@@ -52,6 +52,11 @@ def adapter_params(job: Job) -> float:
     return float(r * per_layer * s.layers)
 
 
+def adapter_bytes(job: Job) -> float:
+    """LoRA adapters train at 16 bits (qlora-paper#nf4), or 32 when the whole job is FP32."""
+    return 4.0 if job.precision == "fp32" else 2.0
+
+
 def stage_share(job: Job, pp: int) -> float:
     """The busiest stage's share of the layers (ceil(L/pp)/L), and so of the parameters."""
     layers = job.shape.layers
@@ -74,7 +79,7 @@ def model_states(job: Job, layout: Layout) -> tuple[Sharded, Sharded, Sharded]:
     z, k = job.zero_stage, job.optimizer.per_param if job.optimizer else 0.0
     if job.adapters:
         lora = adapter_params(job) * share
-        lora_w = 4.0 if job.precision == "fp32" else 2.0
+        lora_w = adapter_bytes(job)
         weights = _shard(base * job.weight_bytes, spread * job.weight_bytes, z >= 3)
         weights = Sharded(weights.fixed + (0 if z >= 3 else lora * lora_w),
                           weights.spread + (lora * lora_w if z >= 3 else 0))
@@ -141,5 +146,5 @@ def checkpoint_bytes(job: Job) -> float:
         return s.params * job.weight_bytes
     k = job.optimizer.per_param if job.optimizer else 0.0
     if job.adapters:
-        return adapter_params(job) * (2.0 + k)
+        return adapter_params(job) * (adapter_bytes(job) + k)
     return s.params * (job.weight_bytes + k)
