@@ -97,7 +97,9 @@ class TextDefaultsRow(CatalogRow):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _empty_is_none(cls, value: object, info: ValidationInfo) -> object:
+    def _empty_is_none(  # type: ignore[override]
+        cls, value: object, info: ValidationInfo
+    ) -> object:
         # Overrides the base rule: "" stays "" for text columns, so `region: str = ""` accepts it.
         if value is None or value == "":
             return "" if info.field_name in cls._TEXT_FIELDS else None

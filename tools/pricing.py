@@ -72,6 +72,8 @@ class PricingInput(ToolInput):
 
 
 class PricingResult(ToolResult):
+    """Offers sorted by effective $/GPU-hour, the cheapest, and the costs asked for."""
+
     offers: list[Offer] = Field(default_factory=list)
     cheapest: Offer | None = None
     hours_per_month: int = HOURS_PER_MONTH

@@ -97,6 +97,7 @@ def egress_gb(tb: float | None, tib: float | None) -> tuple[float, Step]:
 def egress_cost(gb: float, provider: ProviderRow | None,
                 flat_usd_per_gb: float | None) -> tuple[float, list[EgressBand], Step]:
     """Egress charged band by band: a flat rate, or the provider's free GB and tiers."""
+    bands: list[tuple[float | None, float]]
     if flat_usd_per_gb is not None:
         bands, free, notes, who = [(None, flat_usd_per_gb)], 0.0, [], "the rate given"
     else:

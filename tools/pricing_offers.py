@@ -46,7 +46,7 @@ def offer_view(row: OfferRow, as_of: dt.date) -> Offer:
     """An offer row seen on `as_of`: missing price derived, disagreement and staleness marked."""
     n = row.gpus_per_node
     stated_gpu, stated_node = row.usd_per_gpu_hour, row.usd_per_node_hour
-    per_gpu = stated_gpu if stated_gpu is not None else stated_node / n  # type: ignore[operator]
+    per_gpu = stated_gpu if stated_gpu is not None else stated_node / n
     per_node = stated_node if stated_node is not None else per_gpu * n
     disagree = abs(per_node / n - per_gpu) > ROUNDING_USD + _EPS
     age = (as_of - row.verified_on).days
