@@ -238,6 +238,12 @@ def test_params_b_alone_states_the_assumed_llama_like_shape():
     assert result["steps"][0]["notes"] == ["model-llama-3#assumed-shape"]
 
 
+def test_a_fully_given_architecture_cites_no_model_note():
+    result = memory(**LLAMA_65B, workload="inference")
+    assert result["steps"][0]["notes"] == []
+    assert all(c["id"] for c in result["citations"])
+
+
 def test_every_step_with_a_formula_cites_notes_that_resolve():
     result = memory(model="mixtral 8x22b", workload="lora", gpu="h100", gpus=16, ep=8)
     cited = [s for s in result["steps"] if s["formula"] and s["label"] != "per GPU"]

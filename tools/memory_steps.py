@@ -63,9 +63,14 @@ def gb(value: float) -> float:
 
 def model_step(job: Job) -> Step:
     s = job.shape
-    notes = [SHAPE_NOTE] if s.assumed else [s.source_note]
-    formula = ("catalog row" if not s.assumed and s.source_note else
-               f"params_b given; assumed Llama-like: {', '.join(s.assumed) or 'nothing'}")
+    # A catalog row cites its note; a user's own architecture needs none unless we filled in.
+    notes = [SHAPE_NOTE] if s.assumed else [s.source_note] if s.source_note else []
+    if s.source_note:
+        formula = "catalog row"
+    elif s.assumed:
+        formula = f"params_b given; assumed Llama 3-like: {', '.join(s.assumed)}"
+    else:
+        formula = "params_b and architecture as given"
     inputs = {"params": q(s.params_b, "B"), "layers": q(s.layers), "hidden": q(s.hidden),
               "heads": q(s.heads), "kv_heads": q(s.kv_heads), "head_dim": q(s.head_dim)}
     if s.is_moe:
