@@ -60,7 +60,7 @@ class HistoryStore:
             self.db.execute(
                 "insert or ignore into sessions (id, name, created_at, updated_at, state_json) "
                 "values (?, ?, ?, ?, '{}')", [session_id, session.name, now, now])
-            self.db["messages"].insert_all([
+            self.db.table("messages").insert_all([
                 {"session_id": session_id, "role": "user", "text": question,
                  "answer_json": None, "created_at": now},
                 {"session_id": session_id, "role": "assistant", "text": answer.markdown,

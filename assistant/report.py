@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 
 from clusterplan.assistant.answer import Answer
 from clusterplan.assistant.report_tables import escape, result_sections
@@ -163,8 +164,8 @@ def _address(address: str) -> str:
     return f"<{address}>" if _URL.fullmatch(address) else escape(address)
 
 
-def _numbered(items: object) -> str:
-    return "\n".join(f"{n}. {text}" for n, text in enumerate(items, 1))  # type: ignore[arg-type]
+def _numbered(items: Iterable[str]) -> str:
+    return "\n".join(f"{n}. {text}" for n, text in enumerate(items, 1))
 
 
 def _bullets(items: list[str]) -> str:
