@@ -152,3 +152,11 @@ def test_export_then_import_round_trips_without_duplicates(tmp_path):
 def test_unreadable_file_is_one_line(args):
     result = run_cli(*args)
     assert result.exit_code == 2 and result.output.startswith("Error: cannot read")
+
+
+def test_list_warns_of_disagreeing_and_conflicting_prices():
+    result = run_cli("prices", "list", "--provider", "aws", "--gpu", "h200")
+    assert "warning: conflicting prices for aws h200-sxm on_demand" in result.stderr
+    b200 = run_cli("prices", "list", "--provider", "packet-ai", "--gpu", "b200")
+    assert "(prices disagree)" in b200.stdout
+    assert "$47.2/node-h is not 8 x $3.75/GPU-h" in b200.stderr

@@ -80,15 +80,19 @@ def offer_warnings(offers: list[Offer], as_of: dt.date) -> list[str]:
             warnings.append(f"{o.label()} at ${o.effective_usd_per_gpu_hour:g}/GPU-h is announced, "
                             "not available yet; it is not taken as the cheapest while an "
                             "available offer exists")
-        if o.prices_disagree:
-            warnings.append(
-                f"{o.label()}: the node price ${o.usd_per_node_hour:g}/node-h is not "
-                f"{o.gpus_per_node} x ${o.usd_per_gpu_hour:g}/GPU-h = "
-                f"${o.usd_per_node_hour_from_gpu_price:g}/node-h; it is priced at the dearer "
-                f"${o.effective_usd_per_gpu_hour:g}/GPU-h until one figure is confirmed "
-                f"(note {o.source_note})")
-    warnings.extend(_conflicts(offers))
-    return warnings
+    return warnings + price_disagreements(offers)
+
+
+def price_disagreements(offers: list[Offer]) -> list[str]:
+    """Rows whose node price is not per-GPU price x GPUs, and rows that contradict each other."""
+    found = [
+        f"{o.label()}: the node price ${o.usd_per_node_hour:g}/node-h is not "
+        f"{o.gpus_per_node} x ${o.usd_per_gpu_hour:g}/GPU-h = "
+        f"${o.usd_per_node_hour_from_gpu_price:g}/node-h; it is priced at the dearer "
+        f"${o.effective_usd_per_gpu_hour:g}/GPU-h until one figure is confirmed "
+        f"(note {o.source_note})"
+        for o in offers if o.prices_disagree]
+    return found + _conflicts(offers)
 
 
 def _conflicts(offers: list[Offer]) -> list[str]:

@@ -33,7 +33,7 @@ def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind:
     """One line per offer, cheapest $/GPU-hour first, with its date and source note."""
     from clusterplan.db.catalog import UnknownName, load_catalog
     from clusterplan.db.offers import find_offers
-    from clusterplan.tools.pricing_offers import by_price, offer_view
+    from clusterplan.tools.pricing_offers import by_price, offer_view, price_disagreements
 
     opened = store(ctx)
     catalog = load_catalog(opened)
@@ -57,6 +57,8 @@ def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind:
         click.echo("no offer matches; `clusterplan prices list` shows them all")
         return
     _print_table(offers)
+    for problem in price_disagreements(offers):
+        click.echo(f"warning: {problem}", err=True)
 
 
 def _print_table(offers: list[Offer]) -> None:
