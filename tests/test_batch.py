@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 
 from sqlite_utils import Database
 
@@ -114,3 +116,21 @@ def test_cli_names_a_missing_file():
     result = run_cli("batch", "no-such-file.txt")
     assert result.exit_code == 2
     assert "no-such-file.txt" in result.output and "Traceback" not in result.output
+
+
+class Terminal(io.StringIO):
+    """Standard error as a terminal shows it."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_when_stderr_is_a_terminal(memory_store, monkeypatch):
+    from clusterplan.commands.batch import _answer_all
+
+    for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
+        monkeypatch.setattr(sys, "stderr", stream)
+        items = _answer_all(read_text(TXT))
+        assert len(items) == 3
+        assert ("answering" in stream.getvalue()) is shown
+        assert ("100%" in stream.getvalue()) is shown
