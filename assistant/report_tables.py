@@ -20,9 +20,10 @@ DETAIL_COLUMNS = ("tp_comm_s", "pp_comm_s", "dp_comm_s", "ep_comm_s", "bubble_fr
                   "tflops_per_gpu", "num_microbatches", "compute_s", "bubble_s", "comm_s",
                   "headroom_gb", "age_days", "source_note")
 _SKIP = frozenset({"steps", "citations", "assumptions", "warnings"})
-# Markdown punctuation gets a backslash; control characters (but tab and newline) go.
+# Markdown punctuation gets a backslash; control characters (C0 but tab and newline, C1) go.
+_CONTROLS = [*range(9), 11, 12, *range(14, 32), *range(127, 160)]
 _ESCAPES = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|~#$&"}
-                         | {chr(c): None for c in [*range(9), *range(11, 13), *range(14, 32), 127]})
+                         | {chr(c): None for c in _CONTROLS})
 _LINE_BREAK = re.compile(r"[ \t]*\n\s*")
 
 

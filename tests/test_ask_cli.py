@@ -107,3 +107,11 @@ def test_hostile_arguments_in_a_real_process_print_no_traceback():
         result = clusterplan("ask", "--", text)
         assert "Traceback" not in result.stderr, text
         assert result.returncode in (0, 1), (text, result.stderr)
+
+
+def test_control_characters_never_reach_the_terminal():
+    result = run_cli("ask", "/notes query=\x1b[2J\x9b6n nvlink limit=1")
+    assert result.exit_code == 0
+    assert "\x1b" not in result.stdout and "\x9b" not in result.stdout
+    failed = run_cli("ask", "/\x1b[2Jnope")
+    assert failed.exit_code == 1 and "\x1b" not in failed.stderr

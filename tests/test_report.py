@@ -187,6 +187,7 @@ def test_markdown_injection_in_a_question_stays_text():
 
 def test_table_cells_escape_pipes_and_newlines():
     assert cell("a|b\nc") == "a\\|b<br>c"
+    assert cell("\x1b[2Jx\x9by\x00") == "\\[2Jxy"  # no control character survives
     assert fmt(36821.2) == "36,821"
     assert fmt(0.41) == "0.41"
     assert fmt(True) == "yes"

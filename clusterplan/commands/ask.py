@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from clusterplan.commands.common import store
@@ -25,8 +27,17 @@ def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, session: str 
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
     elif answer.error:
-        click.echo(f"Error: {answer.error}", err=True)
+        click.echo(f"Error: {_printable(answer.error)}", err=True)
     else:
-        click.echo(answer.markdown)
+        click.echo(_printable(answer.markdown))
     if answer.error:
         ctx.exit(1)
+
+
+# Control characters (but tab and newline) that a question may carry into an answer would
+# drive the terminal (clear it, move the cursor), so they are not printed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    return _CONTROL.sub("", text)
