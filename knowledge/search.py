@@ -7,6 +7,8 @@ names in its title or topics, so the note about a concept outranks notes that me
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from functools import cache
 
 from pydantic import BaseModel, Field
@@ -45,6 +47,11 @@ class Hit(BaseModel):
     claims: list[str] = Field(default_factory=list)
 
 
+# The shipped index is built once and read from any thread (the app searches in workers);
+# one connection shared across threads needs its queries taken in turn.
+_LOCK = threading.RLock()
+
+
 @cache
 def _index() -> Database:
     return build_index(shipped_notes())
@@ -52,7 +59,7 @@ def _index() -> Database:
 
 def build_index(notes: NoteSet) -> Database:
     """An in-memory FTS5 index of every note (title, topics, claims, body) and every claim."""
-    db = Database(memory=True)
+    db = Database(sqlite3.connect(":memory:", check_same_thread=False))
     db.table("notes").insert_all(
         ({"id": n.id, "title": n.title, "topics": "\n".join(n.topics),
           "claims": "\n".join(c.text for c in n.claims), "body": n.body, "address": n.address}
@@ -75,9 +82,10 @@ def search(text: str, limit: int = 5, db: Database | None = None) -> list[Hit]:
     words = content_words(text)
     if not words:
         return []
-    db = db or _index()
-    ranked = _rank(db, words)[:limit]
-    best_claims = _claims_by_note(db, words, [r[0] for r in ranked])
+    with _LOCK:
+        db = db or _index()
+        ranked = _rank(db, words)[:limit]
+        best_claims = _claims_by_note(db, words, [r[0] for r in ranked])
     hits = []
     for note_id, title, address, body_snippet, score in ranked:
         claims = best_claims.get(note_id, [])
@@ -93,8 +101,9 @@ def search_claims(text: str, note_ids: list[str] | None = None, limit: int = 5,
     words = content_words(text)
     if not words:
         return []
-    db = db or _index()
-    found = _claims_by_note(db, words, note_ids)
+    with _LOCK:
+        db = db or _index()
+        found = _claims_by_note(db, words, note_ids)
     flat = sorted((c for claims in found.values() for c in claims), key=lambda c: -c.score)
     return flat[:limit]
 

@@ -102,3 +102,13 @@ def test_every_glossary_entry_names_a_shipped_note():
     from clusterplan.knowledge.notes import shipped_notes
 
     assert set(GLOSSARY.values()) <= set(shipped_notes().notes)
+
+
+def test_search_works_from_another_thread_after_the_index_is_built():
+    # The app searches in worker threads; the shared index must not belong to one thread.
+    from concurrent.futures import ThreadPoolExecutor
+
+    search("pipeline parallelism")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        found = list(pool.map(lambda q: search(q)[0].id, ["pipeline parallelism"] * 4))
+    assert found == ["parallelism-strategies"] * 4
