@@ -78,20 +78,25 @@ _running: list[bool] = []
 
 
 @cache
-def _shipped_outcomes() -> dict[str, CheckOutcome]:
+def _shipped_outcome(note_id: str, claim_id: str) -> CheckOutcome | None:
+    """The verdict on one shipped claim, computed once (only claims that carry a check)."""
+    note = shipped_notes().notes.get(note_id)
+    claim = note.claim(claim_id) if note else None
+    if note is None or claim is None or claim.check is None:
+        return None
     _running.append(True)
     try:
-        return {o.key: o for o in check_all()}
+        return check_claim(note, claim_id)
     finally:
         _running.pop()
 
 
 def dispute_for(note_id: str, claim_id: str | None) -> str | None:
     """The one-sentence dispute of a cited claim, or None when the tools agree or cannot tell."""
-    # A tool run by a check may cite claims too; while checks run there is nothing to say yet.
+    # A tool run by a check may cite claims too; while a check runs there is nothing to say yet.
     if not claim_id or _running:
         return None
-    outcome = _shipped_outcomes().get(f"{note_id}#{claim_id}")
+    outcome = _shipped_outcome(note_id, claim_id)
     if outcome is None or outcome.verdict != "disagrees":
         return None
     return outcome.reason

@@ -214,3 +214,15 @@ def test_a_concept_answer_quoting_a_disputed_claim_shows_the_dispute(memory_stor
 def test_every_shipped_check_runs(memory_store):
     broken = [f"{o.key}: {o.reason}" for o in check_all() if o.verdict == "not checkable"]
     assert not broken, "\n".join(broken)
+
+
+def test_knowledge_modules_do_not_import_the_tools_when_loaded():
+    # The tools import the notes; the notes' checks reach the tools only when they run.
+    import subprocess
+    import sys
+
+    code = ("import sys, clusterplan.knowledge.checks, clusterplan.knowledge.concepts, "
+            "clusterplan.knowledge.search; "
+            "print(sorted(m for m in sys.modules if m.startswith('clusterplan.tools')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
