@@ -198,6 +198,15 @@ def test_fewest_gpus_for_llama_3_70b_bf16_inference():
     assert result["min_gpus"]["b200-sxm"] == 1
 
 
+def test_fewest_gpus_for_llama_3_1_405b_bf16_inference():
+    # 405.85B x 2 bytes = 811.7 GB. Split 8 ways that is 101.5 GB a GPU: too much for an
+    # 80 GB H100, so 16; within 141 GB (H200), 180 GB (B200) and 192 GB (MI300X), so 8; split
+    # 4 ways (203 GB) it fits none of them.
+    found = memory(model="llama 3.1 405b", workload="inference")["min_gpus"]
+    assert (found["h100-sxm"], found["h200-sxm"], found["b200-sxm"], found["mi300x"]) == \
+        (16, 8, 8, 8)
+
+
 def test_defaults_are_listed_as_assumptions():
     said = " | ".join(memory(model="llama-3-8b")["assumptions"])
     for default in ("workload: inference", "batch: 1", "context_len: 4096", "precision: bf16",

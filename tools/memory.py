@@ -15,10 +15,11 @@ from clusterplan.db.active import active_store
 from clusterplan.db.rows import GpuRow
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import NoteRef, ToolError, ToolResult
+from clusterplan.tools.memory_fewest import min_gpus_by_kind
 from clusterplan.tools.memory_input import MemoryInput
 from clusterplan.tools.memory_job import Job, Layout, check_layout, resolve_job, resolve_shape
 from clusterplan.tools.memory_kv import bytes_per_token
-from clusterplan.tools.memory_layouts import DEFAULT_NODE_GPUS, min_gpus_by_kind, resolve_layout
+from clusterplan.tools.memory_layouts import DEFAULT_NODE_GPUS, resolve_layout
 from clusterplan.tools.memory_precision import BYTES
 from clusterplan.tools.memory_steps import (
     activation_step,
