@@ -92,6 +92,8 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
     moe = "; expert parameters also ÷ ep" if s.is_moe else ""
     shard = " ÷ tp × stage_share"
     notes = [NOTES[job.precision], "zero-paper#model-parallel-split"]
+    if s.is_moe:  # every expert is stored; ep divides the expert share
+        notes += ["model-llama-4#moe-storage", "model-llama-4#expert-share"]
     out = [step("weights", f"params × {BYTES[job.precision]:.4g} bytes ({job.precision})"
                 f"{shard}{moe}{' ÷ dp (ZeRO-3)' if z >= 3 else ''}",
                 {"params": q(s.params_b, "B"), **split}, q(gb(parts.weights), "GB"),
