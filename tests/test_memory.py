@@ -140,6 +140,15 @@ def test_qlora_fine_tunes_65b_on_one_48_gb_gpu():
     assert result["breakdown_gb"]["optimizer"] == pytest.approx(0.7995 * 8, abs=0.01)
 
 
+def test_qlora_defaults_to_gradient_checkpointing_and_says_so():
+    result = memory(model="llama-3-70b", workload="qlora")
+    assert any(a.startswith("recompute: full") for a in result["assumptions"])
+    # 2·s·b·h per layer: 2 x 4096 x 8192 x 80 layers = 5.37 GB, plus one layer rebuilt,
+    # s·b·h·(10 + 24) with FlashAttention = 34 x 4096 x 8192 = 1.14 GB.
+    expected = (2 * 4096 * 8192 * 80 + 34 * 4096 * 8192) / 1e9
+    assert result["breakdown_gb"]["activations"] == pytest.approx(expected, abs=0.002)
+
+
 def test_16_bit_lora_of_65b_does_not_fit_48_gb():
     # 65.2e9 x 2 bytes = 130 GB of frozen BF16 base alone.
     result = memory(**LLAMA_65B, workload="lora", gpu="l40s", gpus=1)

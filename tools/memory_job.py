@@ -114,8 +114,8 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
         micro_batch=_training_default(inp.micro_batch, 1, "micro_batch: 1 sequence per GPU",
                                       training, said),
         in_flight=inp.microbatches_in_flight,
-        recompute=_training_default(inp.recompute, "none", "recompute: none (all activations "
-                                    "kept)", training, said),
+        recompute=_training_default(inp.recompute, *_recompute_default(workload), training,
+                                    said),
         sequence_parallel=_training_default(inp.sequence_parallel, False, "sequence_parallel: "
                                             "off", training, said),
         flash=_default(inp.flash_attention, True, "flash_attention: on (attention scores not "
@@ -130,6 +130,13 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
         paging=(_default(inp.paging, True, "paging: on (KV cache in 16-token pages)", said)
                 if not training else True),
     )
+
+
+def _recompute_default(workload: str) -> tuple[str, str]:
+    """QLoRA trains with gradient checkpointing (qlora-paper#gradient-checkpointing)."""
+    if workload == "qlora":
+        return "full", "recompute: full (gradient checkpointing, as QLoRA trains)"
+    return "none", "recompute: none (all activations kept)"
 
 
 def _default(value: Any, fallback: Any, text: str, said: list[str]) -> Any:

@@ -134,6 +134,8 @@ def activation_step(job: Job, layout: Layout, value: float) -> Step:
                    + (" + one layer rebuilt during backward" if job.recompute == "full" else ""))
         notes = ["activation-memory#per-layer", f"activation-memory#{_variant(job)}",
                  "activation-memory#pipeline-in-flight"]
+        if job.workload == "qlora":
+            notes.append("qlora-paper#gradient-checkpointing")
     else:
         inputs = {"prefill_tokens": q(min(job.batch * job.context_len,
                                           activations.PREFILL_TOKENS)), "h": q(s.hidden),
