@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -27,9 +27,14 @@ class CatalogRow(BaseModel):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _empty_is_none(cls, value: object) -> object:
-        # CSV cells are strings; an empty cell means "not applicable".
-        return None if value == "" else value
+    def _empty_cell(cls, value: object, info: ValidationInfo) -> object:
+        # CSV cells and SQL NULLs: empty means "not applicable" where the column allows None,
+        # and empty text where the column is text with a default (e.g. aliases, region).
+        if value is None or value == "":
+            field = cls.model_fields.get(info.field_name or "")
+            allows_none = field is not None and type(None) in get_args(field.annotation)
+            return None if allows_none else ""
+        return value
 
 
 class GpuRow(CatalogRow):
@@ -90,30 +95,13 @@ class ModelRow(CatalogRow):
     max_context: int = Field(gt=0)
 
 
-class TextDefaultsRow(CatalogRow):
-    """A row whose optional text columns read an empty cell (or SQL NULL) as empty text."""
-
-    _TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset()
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _empty_is_none(  # type: ignore[override]
-        cls, value: object, info: ValidationInfo
-    ) -> object:
-        # Overrides the base rule: "" stays "" for text columns, so `region: str = ""` accepts it.
-        if value is None or value == "":
-            return "" if info.field_name in cls._TEXT_FIELDS else None
-        return value
-
-
-class ProviderRow(TextDefaultsRow):
+class ProviderRow(CatalogRow):
     """A cloud or GPU provider and what it charges for data leaving it.
 
     `egress_tiers` is JSON text: a list of {"up_to_gb": number or null, "usd_per_gb": number},
     bands over the month's total volume in decimal GB, the last one open-ended (null).
     """
 
-    _TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"aliases", "egress_tiers"})
 
     id: str
     name: str
@@ -157,14 +145,13 @@ OfferKind = Literal[
 ]
 
 
-class OfferRow(TextDefaultsRow):
+class OfferRow(CatalogRow):
     """A dated price point for renting one GPU product from one provider.
 
     Give $/GPU-hour, $/node-hour or both; `product` is the provider's own name for what is
     rented (instance type, cloud tier), so two rows for the same GPU can be told apart.
     """
 
-    _TEXT_FIELDS: ClassVar[frozenset[str]] = frozenset({"region", "product"})
 
     provider: str = Field(min_length=1, max_length=200)
     gpu: str = Field(min_length=1)
