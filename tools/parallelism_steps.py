@@ -5,6 +5,7 @@ from __future__ import annotations
 from clusterplan.tools import layout_search as rules
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.layout_search import Accepted, Fits, Layout, SearchOutcome, SearchSpace
+from clusterplan.tools.model_shape import SHAPE_NOTE
 from clusterplan.tools.parallelism_cluster import Cluster, JobContext, memory_of
 from clusterplan.tools.parallelism_input import ParallelismInput
 from clusterplan.tools.parallelism_result import RecipeComparison
@@ -33,7 +34,8 @@ def model_step(ctx: JobContext) -> Step:
                 inputs={"params": q(s.params_b, "B"), "active": q(s.active_params_b, "B"),
                         "layers": q(s.layers), "hidden": q(s.hidden), "heads": q(s.heads),
                         "kv_heads": q(s.kv_heads), "experts": q(s.experts)},
-                result=q(s.id), notes=[s.source_note] if s.source_note else [])
+                result=q(s.id), notes=[s.source_note] if s.source_note else
+                [SHAPE_NOTE] if s.assumed else [])
 
 
 def rule_steps(outcome: SearchOutcome) -> list[Step]:
