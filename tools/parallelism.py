@@ -18,7 +18,7 @@ from clusterplan.tools.parallelism_cluster import (
     resolve_job,
 )
 from clusterplan.tools.parallelism_input import ParallelismInput
-from clusterplan.tools.parallelism_result import ParallelismResult
+from clusterplan.tools.parallelism_result import ParallelismResult, SmallestCluster
 from clusterplan.tools.parallelism_serving import (
     serve,
     serving_steps,
@@ -136,7 +136,7 @@ def _no_plan(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.steps.append(_smallest_step(smallest))
 
 
-def _does_not_fit(ctx: JobContext, cluster: Cluster, smallest) -> str:  # type: ignore[no-untyped-def]
+def _does_not_fit(ctx: JobContext, cluster: Cluster, smallest: SmallestCluster | None) -> str:
     head = (f"does not fit: no layout of {ctx.shape.id} fits on {cluster.gpus} x "
             f"{cluster.gpu.id} ({cluster.gpu.memory_gb:g} GB each)")
     if smallest is None:
@@ -146,7 +146,7 @@ def _does_not_fit(ctx: JobContext, cluster: Cluster, smallest) -> str:  # type: 
             + ", ".join(f"{k}={v}" for k, v in smallest.layout.items()))
 
 
-def _smallest_step(smallest) -> Step:  # type: ignore[no-untyped-def]
+def _smallest_step(smallest: SmallestCluster | None) -> Step:
     return Step(label="smallest cluster that fits", formula="double the nodes until a layout "
                 "fits every rule (least-memory ZeRO, recompute and micro-batch), then bisect",
                 result=q(smallest.gpus if smallest else None, "GPUs"),

@@ -19,6 +19,7 @@ from clusterplan.tools.memory_input import MemoryInput
 from clusterplan.tools.memory_job import Job
 from clusterplan.tools.memory_job import Layout as MemoryLayout
 from clusterplan.tools.memory_terms import Breakdown, per_gpu
+from clusterplan.tools.model_shape import ModelShape
 from clusterplan.tools.parallelism_input import ParallelismInput
 from clusterplan.tools.step_time import Collective
 from clusterplan.validation import describe
@@ -124,7 +125,7 @@ class JobContext:
     assumed: tuple[str, ...]
 
     @property
-    def shape(self):  # type: ignore[no-untyped-def]
+    def shape(self) -> ModelShape:
         return self.job.shape
 
 

@@ -4,8 +4,10 @@ fewest GPUs that hold them, replicas, decode and prefill speed, and the trace.""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from clusterplan.tools.contract import Step, q
+from clusterplan.tools.layout_search import Rejections
 from clusterplan.tools.memory_kv import bytes_per_token
 from clusterplan.tools.memory_precision import BYTES
 from clusterplan.tools.parallelism_cluster import Cluster, JobContext, memory_of
@@ -30,7 +32,7 @@ def serving_space(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         target_latency_ms=inp.target_latency_ms, max_gpus=max_gpus)
 
 
-def memory_for(ctx: JobContext):  # type: ignore[no-untyped-def]
+def memory_for(ctx: JobContext) -> Callable[[int, int], ServingMemory]:
     """(tp, pp) -> the memory tool's bytes for one replica serving `batch` sequences."""
     job = ctx.job
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
@@ -42,7 +44,8 @@ def memory_for(ctx: JobContext):  # type: ignore[no-untyped-def]
     return memory
 
 
-def serve(inp: ParallelismInput, cluster: Cluster, ctx: JobContext):  # type: ignore[no-untyped-def]
+def serve(inp: ParallelismInput, cluster: Cluster,
+          ctx: JobContext) -> tuple[list[ServingPlan], Rejections]:
     """Ranked serving plans inside the cluster, their rejections, and the smallest cluster."""
     plans, rejected = plan_replicas(serving_space(inp, cluster, ctx), memory_for(ctx),
                                     cluster.comm)

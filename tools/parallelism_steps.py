@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from clusterplan.tools import layout_search as rules
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.layout_search import Accepted, Fits, Layout, SearchOutcome, SearchSpace
 from clusterplan.tools.model_shape import SHAPE_NOTE
 from clusterplan.tools.parallelism_cluster import Cluster, JobContext, memory_of
 from clusterplan.tools.parallelism_input import ParallelismInput
-from clusterplan.tools.parallelism_result import RecipeComparison
+from clusterplan.tools.parallelism_result import RecipeComparison, TrainingPlan
 from clusterplan.tools.training_plans import MOST_FRUGAL, TrainingSearch
 
 TP_RULE_NOTES = ["parallelism-strategies#tp-inside-node", "megatron-lm-2021#tp-within-node",
@@ -58,7 +60,7 @@ def rule_steps(outcome: SearchOutcome) -> list[Step]:
     return steps
 
 
-def _brief(example: dict) -> str:  # type: ignore[type-arg]
+def _brief(example: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in example.items())
 
 
@@ -170,9 +172,9 @@ def training_assumptions(inp: ParallelismInput) -> list[str]:
     return said
 
 
-def best_by_shape(plans: list) -> list[dict]:  # type: ignore[type-arg]
+def best_by_shape(plans: list[TrainingPlan]) -> list[dict[str, Any]]:
     """The best plan of each (tp, pp, ep) shape, in rank order."""
-    seen: dict[tuple[int, int, int], dict] = {}  # type: ignore[type-arg]
+    seen: dict[tuple[int, int, int], dict[str, Any]] = {}
     for p in plans:
         key = (p.tp, p.pp, p.ep)
         if key not in seen:

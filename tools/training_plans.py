@@ -3,11 +3,14 @@ model, ranked by the objective; the smallest cluster when nothing fits."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from clusterplan.tools.layout_search import (
     Accepted,
+    Fits,
     Layout,
+    Score,
     SearchOutcome,
     SearchSpace,
     search,
@@ -62,7 +65,7 @@ def space_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, batch: i
                        uneven_stages=inp.uneven_stages)
 
 
-def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float):  # type: ignore[no-untyped-def]
+def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float) -> Fits:
     """The memory rule: the memory tool's bytes on the busiest GPU, plus headroom, within HBM."""
     hbm = cluster.gpu.memory_gb
 
@@ -76,7 +79,8 @@ def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float):  # type: ig
     return fits
 
 
-def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, seq_len: int):  # type: ignore[no-untyped-def]
+def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
+              seq_len: int) -> Score:
     """The step-time model for one layout."""
     s, job = ctx.shape, ctx.job
     trainable = adapter_params(job) if job.adapters else s.dense_params
@@ -98,7 +102,7 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, seq_len:
     return score
 
 
-def rank_key(objective: str, hbm_gb: float):  # type: ignore[no-untyped-def]
+def rank_key(objective: str, hbm_gb: float) -> Callable[[Accepted], tuple[float, float]]:
     """Sort key: fastest step (time, and cost on a fixed cluster) or most memory left."""
     if objective == "headroom":
         return lambda a: (a.per_gpu_gb - hbm_gb, a.score.step_s)
