@@ -178,3 +178,8 @@ def test_bad_input_is_one_line_naming_the_field(payload, words):
     line = _fails_in_one_line(payload)
     for word in words:
         assert word in line, line
+
+
+def test_fields_the_workload_does_not_use_are_warned_about():
+    result = _train(model="llama-3-8b", gpu="h100", gpus=8, concurrency=4)
+    assert "ignored for workload pretrain: concurrency" in result["warnings"]

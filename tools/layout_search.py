@@ -123,8 +123,9 @@ def tp_rule(space: SearchSpace, tp: int) -> str | None:
 
 
 def pp_candidates(space: SearchSpace, tp: int) -> list[int]:
-    """Every pp that splits the GPUs left by tp, and every pp that splits the layers."""
-    return sorted(set(divisors(space.gpus // tp)) | set(divisors(space.layers)))
+    """Every pp that splits the GPUs left by tp, and every pp up to them that splits the layers."""
+    room = space.gpus // tp
+    return sorted(set(divisors(room)) | {d for d in divisors(space.layers) if d <= room})
 
 
 def pp_rule(space: SearchSpace, tp: int, pp: int) -> str | None:

@@ -55,6 +55,9 @@ def run(inp: ParallelismInput) -> ParallelismResult:
         workload=ctx.job.workload, model=ctx.shape.id, gpu=cluster.gpu.id, gpus=cluster.gpus,
         nodes=cluster.nodes, gpus_per_node=cluster.gpus_per_node, fits=False, verdict="",
         steps=[model_step(ctx), *cluster_steps(cluster)], assumptions=said)
+    if inp.ignored:
+        result.warnings.append(f"ignored for workload {ctx.job.workload}: "
+                               + ", ".join(inp.ignored))
     if ctx.job.training:
         _train(inp, cluster, ctx, result)
     else:

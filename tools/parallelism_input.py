@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from clusterplan.tools.contract import ToolInput
 from clusterplan.tools.memory_input import MAX_PARAMS_B, KvPrecision, Recompute
@@ -26,6 +26,10 @@ RANGES: dict[str, tuple[float, float]] = {
 }
 _SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 MAX_TOKENS = 1e18
+INFERENCE_ONLY = ("context_len", "concurrency", "target_tokens_per_s", "target_latency_ms",
+                  "kv_precision")
+TRAINING_ONLY = ("seq_len", "global_batch", "global_batch_tokens", "optimizer", "zero_stages",
+                 "recompute", "micro_batches", "sequence_parallel", "tokens", "dp_overlap")
 
 
 def parse_count(text: str | float) -> float:
@@ -83,11 +87,19 @@ class ParallelismInput(ToolInput):
                                      description="share of dense peak the matmuls reach; 0.6")
     dp_overlap: bool = Field(default=True, description="overlap gradient reduction with backward")
     context_len: int | None = Field(default=None, description="inference: prompt + output")
-    concurrency: int | None = Field(default=None, description="inference: sequences at once")
+    concurrency: int | None = Field(default=None,
+                                    description="inference: sequences one replica serves at once")
     target_tokens_per_s: float | None = Field(default=None, gt=0, le=1e12,
                                               description="inference: output tokens/s, all")
     target_latency_ms: float | None = Field(default=None, gt=0, le=1e7,
                                             description="inference: ms per output token")
+
+    _ignored: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def ignored(self) -> list[str]:
+        """Fields given that the workload does not use (warned about, not refused)."""
+        return self._ignored
 
     @field_validator(*RANGES, mode="after")
     @classmethod
@@ -143,6 +155,8 @@ class ParallelismInput(ToolInput):
                              f"({self.nodes} x {self.gpus_per_node})")
         if self.global_batch and self.global_batch_tokens:
             raise ValueError("give `global_batch` (sequences) or `global_batch_tokens`, not both")
+        self._ignored = [f for f in (INFERENCE_ONLY if self.workload != "inference"
+                                     else TRAINING_ONLY) if f in self.model_fields_set]
         self.zero_stages = sorted(set(self.zero_stages))
         self.recompute = list(dict.fromkeys(self.recompute))
         return self
