@@ -165,6 +165,9 @@ def _serve(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.steps += serving_steps(cluster, ctx, plans[0] if plans else None)
     result.assumptions.append("concurrency counts the sequences one replica serves at once; "
                               "decode reads the full context's KV cache every step")
+    result.assumptions.append("decode reads every weight of its GPU each step (for a mixture of "
+                              "experts all experts, as a batch touches most of them); "
+                              "pipeline stages do not overlap one sequence's tokens")
     if not plans:
         smallest = smallest_serving_cluster(inp, cluster, ctx)
         result.smallest_cluster = smallest

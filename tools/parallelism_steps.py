@@ -93,8 +93,10 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
              "(4, or 6 with full recompute) x all-reduce(b·s·h·2 B) on the intra link",
              inputs={"tp": q(x.tp), "link": q(cluster.intra.id)}, result=q(t.tp_s, "s"),
              notes=["megatron-lm-2021#tp-allreduces", cluster.intra.source_note]),
-        Step(label="pipeline sends", formula="2 x micro-batches x send(b·s·h·2 B / tp) on the "
-             "inter-node link", inputs={"pp": q(x.pp), "link": q(cluster.inter.id)},
+        Step(label="pipeline sends", formula="2 x micro-batches x send(b·s·h·2 B / tp), on the "
+             "inter-node link once the cluster spans nodes",
+             inputs={"pp": q(x.pp), "link": q(cluster.inter.id if cluster.nodes > 1
+                                            else cluster.intra.id)},
              result=q(t.pp_s, "s"),
              notes=["megatron-lm-2021#pp-scatter-gather", cluster.inter.source_note]),
         Step(label="data-parallel gradients (exposed)", formula="hierarchical all-reduce of the "
