@@ -112,7 +112,7 @@ class ClusterplanApp(App[None]):
             elif session_id is not None:
                 self.assistant.open_session(session_id)
             loaded = SessionLoaded(self.assistant.session_name or "new session",
-                                   self.assistant.history())
+                                   self.assistant.history(), replace=new or bool(session_id))
         self.post_message(loaded)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session")
@@ -154,8 +154,10 @@ class ClusterplanApp(App[None]):
     @on(SessionLoaded)
     async def _session_loaded(self, event: SessionLoaded) -> None:
         self.sub_title = event.name
-        await self.chat.load(event.history)
-        await self._show_side(event.history[-1] if event.history else None)
+        asked_meanwhile = not event.replace and self.chat.asked
+        await self.chat.load(event.history, replace=event.replace)
+        if not asked_meanwhile:
+            await self._show_side(event.history[-1] if event.history else None)
 
     @on(SessionsListed)
     def _sessions_listed(self, event: SessionsListed) -> None:

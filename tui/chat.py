@@ -75,6 +75,11 @@ class QuestionInput(Input):
             self.history.append(text)
         self._position = len(self.history)
 
+    def recall(self, questions: list[str]) -> None:
+        """Put a saved session's questions before the ones asked here."""
+        self.history[:0] = questions
+        self._position = len(self.history)
+
     def action_older(self) -> None:
         if self._position > 0:
             self._position -= 1
@@ -138,9 +143,9 @@ class Chat(Vertical):
     async def show_answer(self, answer: Answer) -> None:
         """Fill the oldest waiting reply with `answer`, with its choices if it asks back."""
         reply = self._pending.popleft() if self._pending else None
-        if reply is None:
+        if reply is None:  # its question was cleared away by a session change
             reply = Reply()
-            await self.log_view.mount(reply)
+            await self.log_view.mount_all([Question(shown_question(answer.question)), reply])
         reply.remove_class("-pending")
         reply.set_class(bool(answer.error), "-error")
         await reply.update(reply_markdown(answer))
@@ -150,14 +155,22 @@ class Chat(Vertical):
             await self.log_view.mount(Choices(*options), after=reply)
         self.log_view.anchor()
 
-    async def load(self, history: list[Answer]) -> None:
-        """Replace the log with a saved session's questions and answers."""
-        await self.clear()
+    @property
+    def asked(self) -> bool:
+        """Whether the log holds any question (asked or loaded)."""
+        return bool(self.log_view.query(Question))
+
+    async def load(self, history: list[Answer], replace: bool = True) -> None:
+        """Show a session's questions and answers: instead of the log, or before what is in it."""
+        if replace:
+            await self.clear()
         widgets: list[Markdown] = []
         for answer in history:
             widgets += [Question(shown_question(answer.question)), Reply(reply_markdown(answer))]
-            self.question_input.remember(answer.question)
-        await self.log_view.mount_all(widgets)
+        self.question_input.recall([answer.question for answer in history])
+        first = self.log_view.query("Question")
+        if widgets:
+            await self.log_view.mount_all(widgets, before=first.first() if first else None)
         self.log_view.anchor()
 
     async def clear(self) -> None:

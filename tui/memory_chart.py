@@ -52,7 +52,9 @@ def chart_title(tool: str, result: dict[str, Any]) -> str:
 
 
 def limit_gb(result: dict[str, Any]) -> float | None:
-    """The memory the fit was judged against: the job's GB per GPU plus its headroom."""
+    """The memory the fit was judged against: the GPU's, else the job's GB plus its headroom."""
+    if isinstance(result.get("gpu_memory_gb"), int | float):
+        return float(result["gpu_memory_gb"])
     used, headroom = result.get("per_gpu_gb"), result.get("headroom_gb")
     if isinstance(used, int | float) and isinstance(headroom, int | float):
         return float(used) + float(headroom)

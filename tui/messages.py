@@ -13,10 +13,15 @@ from clusterplan.assistant.answer import Answer
 
 @dataclass
 class SessionLoaded(Message):
-    """A session was started or reopened: its name and the answers it already holds."""
+    """A session was started or reopened: its name and the answers it already holds.
+
+    `replace` is False for the session the app starts in: questions asked while it was
+    still loading stay, after its history.
+    """
 
     name: str
     history: list[Answer]
+    replace: bool = True
 
 
 @dataclass

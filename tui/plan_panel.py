@@ -23,11 +23,12 @@ class PlanView:
 
     charts: list[tuple[str, dict[str, float], float | None]] = field(default_factory=list)
     layouts: list[dict[str, Any]] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
     offers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
-        return not (self.charts or self.layouts or self.offers)
+        return not (self.charts or self.layouts or self.rejected or self.offers)
 
 
 def plan_view(data: dict[str, Any]) -> PlanView:
@@ -41,6 +42,9 @@ def plan_view(data: dict[str, Any]) -> PlanView:
             view.charts.append((chart_title(name, result), breakdown, limit_gb(result)))
         if isinstance(result.get("plans"), list):
             view.layouts += [p for p in result["plans"] if isinstance(p, dict)]
+        if isinstance(result.get("rejected"), dict):
+            view.rejected += [{"rejected because": reason, "layouts": count}
+                              for reason, count in result["rejected"].items()]
         if isinstance(result.get("offers"), list):
             view.offers += [o for o in result["offers"] if isinstance(o, dict)]
     return view
@@ -85,6 +89,8 @@ class PlanPanel(VerticalScroll):
         yield Label("Memory per GPU", classes="plan-heading", id="memory-heading")
         yield Label("Layouts, best first", classes="plan-heading", id="layouts-heading")
         yield DataTable(id="layouts", zebra_stripes=True, cursor_type="row")
+        yield Label("Layouts rejected, and why", classes="plan-heading", id="rejected-heading")
+        yield DataTable(id="rejected", zebra_stripes=True, cursor_type="row")
         yield Label("Offers, cheapest first", classes="plan-heading", id="offers-heading")
         yield DataTable(id="offers", zebra_stripes=True, cursor_type="row")
 
@@ -100,12 +106,14 @@ class PlanPanel(VerticalScroll):
         for chart in charts:
             await self.mount(chart, after=heading)
         fill_table(self.query_one("#layouts", DataTable), view.layouts)
+        fill_table(self.query_one("#rejected", DataTable), view.rejected)
         fill_table(self.query_one("#offers", DataTable), view.offers, OFFER_COLUMNS)
         self._show_sections(view)
 
     def _show_sections(self, view: PlanView) -> None:
         self.query_one("#plan-empty").display = view.empty
         self.query_one("#memory-heading").display = bool(view.charts)
-        for name, rows in (("layouts", view.layouts), ("offers", view.offers)):
+        shown = (("layouts", view.layouts), ("rejected", view.rejected), ("offers", view.offers))
+        for name, rows in shown:
             self.query_one(f"#{name}-heading").display = bool(rows)
             self.query_one(f"#{name}").display = bool(rows)

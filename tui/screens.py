@@ -28,6 +28,7 @@ class Dialog(ModalScreen[Any]):
     """A centred box over the app; escape closes it with no result."""
 
     BINDINGS = [Binding("escape", "close", "Close")]
+    AUTO_FOCUS = "*"  # the dialog's first control, not the app's question box
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -35,6 +36,8 @@ class Dialog(ModalScreen[Any]):
 
 class ExportScreen(Dialog):
     """Asks where to write the session report; dismisses with the path, or None."""
+
+    AUTO_FOCUS = "#export-path"
 
     def __init__(self, default_path: Path) -> None:
         super().__init__()

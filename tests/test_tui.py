@@ -1,0 +1,350 @@
+"""The terminal app driven as a person would: keys in, widgets and messages checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.message import Message
+from textual.widgets import DataTable, Input, MarkdownViewer, TabbedContent
+
+from clusterplan.assistant.session import Assistant
+from clusterplan.db.active import open_store, use_store
+from clusterplan.knowledge.notes import shipped_notes
+from clusterplan.tui.app import ClusterplanApp
+from clusterplan.tui.chat import Chat, Choices, Question, QuestionInput, Reply
+from clusterplan.tui.memory_chart import MemoryChart
+from clusterplan.tui.messages import ReportWritten, SessionLoaded
+from clusterplan.tui.plan_panel import PlanPanel
+from clusterplan.tui.screens import ExportScreen, HelpScreen, NoteScreen, OpenSessionScreen
+from clusterplan.tui.sources_panel import SourcesPanel
+from clusterplan.tui.trace_panel import TracePanel
+
+SIZE = (100, 32)
+CONCEPT = "Why shouldn't tensor parallelism cross the node boundary?"
+FIT = "Does a 70B model fit for full fine-tuning on one 8xH100 node?"
+
+
+@pytest.fixture
+def assistant() -> Assistant:
+    """The real assistant on a store in the test's own data directory (a file: workers are
+    threads, and an in-memory SQLite connection belongs to the thread that made it)."""
+    store = open_store()
+    use_store(store)
+    return Assistant(store)
+
+
+@pytest.fixture
+def messages() -> list[Message]:
+    return []
+
+
+async def settle(app: ClusterplanApp, pilot) -> None:
+    """Let posted messages run and every worker they start finish (no sleeping)."""
+    for _ in range(4):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.wait_for_scheduled_animations()
+
+
+async def ask(app: ClusterplanApp, pilot, text: str, typed: bool = False) -> None:
+    """Put `text` in the question box (key by key when `typed`) and press enter."""
+    box = app.query_one(QuestionInput)
+    box.focus()
+    if typed:
+        await pilot.press(*text)
+    else:
+        box.value = text
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+def seen(messages: list[Message], kind: type) -> list:
+    """Messages of `kind`, once each (the hook sees a message at every node it bubbles to)."""
+    return list({id(m): m for m in messages if isinstance(m, kind)}.values())
+
+
+def answers(messages: list[Message]) -> list:
+    return [m.answer for m in seen(messages, Chat.AnswerReady)]
+
+
+async def test_a_question_gets_its_answer_trace_and_sources(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, CONCEPT, typed=True)
+        asked = [m.text for m in seen(messages, Chat.QuestionAsked)]
+        assert asked == [CONCEPT]
+        [answer] = answers(messages)
+        assert answer.question == CONCEPT and answer.error is None
+
+        replies = [r for r in app.query(Reply) if not r.has_class("welcome")]
+        assert [r.source for r in replies] == [answer.markdown]
+        assert [q.source for q in app.query(Question)] == [CONCEPT]
+
+        tree = app.query_one(TracePanel)
+        assert [node.data for node in tree.root.children] == answer.trace
+        assert len(answer.trace) >= 2, "a concept answer shows its parse and its search"
+
+        sources = app.query_one(SourcesPanel)
+        assert sources.refs == answer.citations and sources.option_count == len(answer.citations)
+        assert app.query_one(QuestionInput).value == "", "the box is cleared for the next one"
+        plan = app.query_one(PlanPanel)
+        assert plan.query_one("#plan-empty").display, "a concept answer has no plan to show"
+        assert not plan.query_one("#layouts").display
+
+
+async def test_expanding_a_step_shows_its_formula_inputs_result_and_notes(assistant):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot, CONCEPT)
+        tree = app.query_one(TracePanel)
+        tree.focus()
+        search = next(i for i, n in enumerate(tree.root.children) if n.data.notes)
+        tree.cursor_line = search
+        await pilot.press("enter")  # enter toggles the step open
+        await settle(app, pilot)
+        node = tree.root.children[search]
+        assert node.is_expanded
+        shown = [str(child.label) for child in node.children]
+        step = node.data
+        assert f"formula: {step.formula}" in shown
+        assert f"result: {step.result}" in shown
+        assert f"notes: {', '.join(step.notes)}" in shown
+        inputs = next(c for c in node.children if str(c.label) == "inputs")
+        assert [str(c.label) for c in inputs.children] == [
+            f"{name}: {value}" for name, value in step.inputs.items()]
+
+
+async def test_enter_on_a_source_opens_its_note(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, CONCEPT)
+        app.query_one(TabbedContent).active = "sources-tab"
+        sources = app.query_one(SourcesPanel)
+        sources.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        chosen = [m.ref for m in seen(messages, SourcesPanel.NoteChosen)]
+        assert chosen == [answers(messages)[0].citations[0]]
+        assert isinstance(app.screen, NoteScreen)
+        note = shipped_notes().notes[chosen[0].id]
+        assert note.title in app.screen.markdown and note.address in app.screen.markdown
+        assert app.screen.query_one(MarkdownViewer).document.source == app.screen.markdown
+        await pilot.press("escape")
+        assert not isinstance(app.screen, NoteScreen)
+
+
+async def test_choosing_a_clarification_choice_answers_it(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, "How much memory?")
+        [first] = answers(messages)
+        assert first.clarification is not None and "model" in first.clarification.missing
+        choices = app.query_one(Choices)
+        assert [str(o.prompt) for o in choices.options] == first.clarification.choices
+        choices.focus()
+        await pilot.press("down", "enter")  # the second choice
+        await settle(app, pilot)
+        picked = first.clarification.choices[1]
+        asked = [m.text for m in seen(messages, Chat.QuestionAsked)]
+        assert asked == ["How much memory?", picked]
+        second = answers(messages)[1]
+        assert second.question == picked
+        assert second.intent is not None and second.intent.kind == first.intent.kind
+        assert second.clarification is None or second.clarification.missing != ["model"]
+        assert choices.disabled, "a clarification is answered once"
+
+
+async def test_a_follow_up_changes_the_answer(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, FIT)
+        await ask(app, pilot, "and what about on H200?")
+        first, second = answers(messages)
+        assert first.intent is not None and second.intent is not None
+        assert first.intent.slots.get("gpu") != second.intent.slots.get("gpu")
+        assert "h200" in str(second.intent.slots.get("gpu")).lower()
+        replies = [r.source for r in app.query(Reply) if not r.has_class("welcome")]
+        assert replies == [first.markdown, second.markdown] and first.markdown != second.markdown
+        tree = app.query_one(TracePanel)
+        assert [n.data for n in tree.root.children] == second.trace
+
+
+async def test_ctrl_e_writes_the_session_report(assistant, messages, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, CONCEPT)
+        await pilot.press("ctrl+e")
+        assert isinstance(app.screen, ExportScreen)
+        default = Path(app.screen.query_one("#export-path", Input).value)
+        assert default.parent == tmp_path and default.suffix == ".md"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        [written] = [m.path for m in seen(messages, ReportWritten)]
+        assert written == default
+        assert default.read_text(encoding="utf-8") == assistant.report()
+        assert CONCEPT in default.read_text(encoding="utf-8")
+
+
+async def test_an_export_that_fails_is_a_notification_not_a_crash(assistant, tmp_path):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+e")
+        field = app.screen.query_one("#export-path", Input)
+        field.value = str(tmp_path)  # a directory: the file cannot be written there
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.is_running and not isinstance(app.screen, ExportScreen)
+        assert any("export_report" in (n.title or "") for n in app._notifications)
+
+
+HOSTILE = [
+    "[bold red]not markup[/] [/] [link=x]",
+    "x'; DROP TABLE sessions; --",
+    "# heading\n```\n| a | b |\n<script>alert(1)</script>",
+    "\x00\x1b[31m\x07 control",
+    "\U0001f680" * 500 + " 70 trillion GB/s of H100s",
+    "/memory model=; workload=?? precision=",
+    "a" * 20000,
+]
+
+
+async def test_hostile_input_does_not_crash(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        for hostile in HOSTILE:
+            await app.query_one(Chat).ask(hostile)
+            await settle(app, pilot)
+        assert app.is_running
+        got = answers(messages)
+        assert len(got) == len(HOSTILE)
+        assert all(a.markdown or a.clarification or a.error for a in got)
+        assert not app.query(".-pending"), "every reply is filled, none left waiting"
+        await ask(app, pilot, CONCEPT)
+        assert answers(messages)[-1].error is None, "the app still answers afterwards"
+
+
+async def test_new_session_then_open_the_old_one(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, CONCEPT)
+        first_session = assistant.session_id
+        await pilot.press("ctrl+n")
+        await settle(app, pilot)
+        assert assistant.session_id != first_session
+        assert not app.query(Question), "a new session starts with an empty chat"
+        assert app.query_one(TracePanel).root.children[0].data is None
+
+        await pilot.press("ctrl+o")
+        await settle(app, pilot)
+        assert isinstance(app.screen, OpenSessionScreen)
+        assert [s.id for s in app.screen.sessions] == [first_session]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert assistant.session_id == first_session
+        assert [q.source for q in app.query(Question)] == [CONCEPT]
+        loaded = seen(messages, SessionLoaded)
+        assert [len(m.history) for m in loaded] == [0, 0, 1]
+
+
+async def test_up_and_down_walk_the_question_history(assistant):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot, "first question")
+        await ask(app, pilot, "second question")
+        box = app.query_one(QuestionInput)
+        await pilot.press("up")
+        assert box.value == "second question"
+        await pilot.press("up", "up")
+        assert box.value == "first question"
+        await pilot.press("down", "down")
+        assert box.value == ""
+
+
+async def test_model_and_gpu_names_are_suggested_as_you_type(assistant):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE) as pilot:
+        box = app.query_one(QuestionInput)
+        await pilot.press(*"serve llama-3-7")
+        await settle(app, pilot)
+        await pilot.press("right")  # right at the end takes the suggestion
+        assert box.value == "serve llama-3-70b"
+        await pilot.press(*" on h20")
+        await settle(app, pilot)
+        await pilot.press("right")
+        assert box.value.startswith("serve llama-3-70b on h200")
+
+
+async def test_ctrl_t_hides_and_shows_the_side_panel(assistant):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE) as pilot:
+        side = app.query_one("#side")
+        assert side.display, "wide terminals show the panel beside the chat"
+        await pilot.press("ctrl+t")
+        assert not side.display
+        await pilot.press("ctrl+t")
+        assert side.display
+
+
+async def test_narrow_terminals_show_chat_or_panel_in_full(assistant):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=(80, 24)) as pilot:
+        side, chat = app.query_one("#side"), app.query_one(Chat)
+        assert chat.display and not side.display
+        await pilot.press("ctrl+t")
+        assert side.display and not chat.display
+        assert side.region.width == 80
+
+
+async def test_f1_help_asks_the_chosen_example(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        from clusterplan.tui.examples import EXAMPLE_QUESTIONS
+
+        asked = [m.text for m in seen(messages, Chat.QuestionAsked)]
+        assert asked == [EXAMPLE_QUESTIONS[0]]
+        assert len(answers(messages)) == 1
+
+
+async def test_the_plan_tab_shows_memory_rejected_layouts_and_offers(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+        app.query_one(TabbedContent).active = "plan-tab"
+        await ask(app, pilot, "How much GPU memory do I need to serve Llama 3 70B in BF16?")
+        plan = app.query_one(PlanPanel)
+        [chart] = plan.query(MemoryChart)
+        assert chart.breakdown == answers(messages)[-1].data["memory"]["breakdown_gb"]
+        lines = chart.render_chart(60).plain.splitlines()
+        # Llama 3 70B has 70.55e9 parameters (Meta's model card); at 2 bytes each in BF16
+        # the weights are 70.55e9 x 2 = 141.1e9 bytes = 141.1 GB.
+        assert any(line.startswith("weights") and line.endswith("141.1 GB") for line in lines)
+
+        await ask(app, pilot, "How should I split a 70B model across 16 H100s in 2 nodes?")
+        data = answers(messages)[-1].data["parallelism"]
+        rejected = plan.query_one("#rejected", DataTable)
+        assert rejected.display and rejected.row_count == len(data["rejected"])
+
+        await ask(app, pilot, "What does an 8xH200 node cost per month on-demand?")
+        offers = plan.query_one("#offers", DataTable)
+        assert offers.display and offers.row_count >= 1
+        keys = [c.key.value for c in offers.columns.values()]
+        rows = [dict(zip(keys, map(str, offers.get_row_at(i)), strict=True))
+                for i in range(offers.row_count)]
+        # CoreWeave's 8xH200 node at $50.44 an hour (its price page, in the catalog's note):
+        # 50.44 / 8 = $6.305 per GPU-hour, shown to four figures, not rounded to cents
+        assert {"provider": "coreweave", "usd_per_node_hour": "50.44",
+                "usd_per_gpu_hour": "6.305"}.items() <= next(
+            r for r in rows if r["usd_per_gpu_hour"] == "6.305").items()
+        assert not plan.query_one("#plan-empty").display
+
+
+def test_the_app_follows_a_light_terminal(assistant):
+    assert ClusterplanApp(assistant, environ={"COLORFGBG": "0;15"}).theme == "textual-light"
+    assert ClusterplanApp(assistant, environ={"COLORFGBG": "15;0"}).theme == "textual-dark"
+    assert ClusterplanApp(assistant, environ={"CLUSTERPLAN_THEME": "no-such"}).theme == \
+        "textual-dark"
