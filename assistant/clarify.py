@@ -48,7 +48,8 @@ def _subject(intent: Intent) -> str:
         "cluster_size": "how many GPUs are needed", "layout": "the layout question",
         "serving": "the serving question", "training": "the training time and cost",
         "plan": "the cluster plan", "checkpoint": "the checkpoint question",
-        "interconnect": "the collective time", "convert": "the conversion",
+        "interconnect": "the transfer time" if "op" not in intent.slots else
+        "the collective time", "convert": "the conversion",
         "link_compare": "the link comparison", "gpu_compare": "the GPU comparison",
         "pricing": "the price question",
     }

@@ -17,8 +17,8 @@ KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "
 
 PLAN = re.compile(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
                   r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
-CONVERT = re.compile(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)\b|\bin\s+[kKMGT]i?[bB]"
-                     r"(?:/s|ps)\s*\?*\s*$", _I)
+CONVERT = re.compile(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
+                     r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
 CHECKPOINT = re.compile(r"\bcheckpoints?\b", _I)
 EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
 TRANSFER = re.compile(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
@@ -68,8 +68,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
     ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
     ("interconnect", lambda t, s: "op" in s),
-    ("interconnect", lambda t, s: bool(TRANSFER.search(t)) and "size" in s
-     and ("bandwidth" in s or _links(s, t) > 0)),
+    ("interconnect", lambda t, s: bool(TRANSFER.search(t)) and "size" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2),

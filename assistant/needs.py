@@ -43,6 +43,7 @@ WHY = {
     "links": "which two links to compare (for example NVLink 4 and InfiniBand NDR)",
     "gpu_list": "which two GPUs to compare",
     "provider": "which provider",
+    "path": "over what (a rate such as 10 Gb/s, or a path such as local NVMe)",
     "question": "what you would like to know: memory, fit, a parallel layout, interconnect "
                 "time, prices or a concept",
 }
@@ -58,6 +59,8 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
     required = REQUIRED.get(kind, ())
     if kind == "pricing" and slots.get("egress"):
         required = ("size", "provider")
+    if kind == "interconnect" and "op" not in slots:
+        required = ("size", "path")  # a transfer: how much, and over what
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 
@@ -69,6 +72,8 @@ def _present(name: str, slots: Slots) -> bool:
         return "gpus" in slots or "nodes" in slots
     if name == "gpu_list":
         return len(slots.get("gpu_list", [])) >= 2
+    if name == "path":
+        return "bandwidth" in slots or bool(slots.get("links"))
     if name == "value":
         return any(k in slots for k in ("value", "bandwidth", "size"))
     return name in slots

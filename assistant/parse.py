@@ -68,7 +68,7 @@ def _flags(text: str, slots: dict[str, Any]) -> None:
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
                previous: Intent) -> bool:
     """A follow-up changes a slot of the last question; a reply fills a slot it asked for."""
-    if previous.kind in ("unknown", "concept") and not previous.missing:
+    if previous.kind in ("unknown", "concept", "notes") and not previous.missing:
         return False
     if previous.missing and (not strong or kind == previous.kind):
         return True

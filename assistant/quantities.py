@@ -86,6 +86,8 @@ def _sizes(text: str, slots: dict[str, Any]) -> None:
     if asked:  # whatever is asked to convert goes to the tool, which names a bad unit
         slots["value"] = slots.get("bandwidth") or slots.get("size") or asked[1]
         slots.setdefault("to_unit", asked[2])
+    elif "to_unit" in slots and ("bandwidth" in slots or "size" in slots):
+        slots["value"] = slots.get("bandwidth") or slots["size"]
 
 
 def _byte_unit(unit: str) -> str:

@@ -40,20 +40,21 @@ def gpu_compare(intent: Intent, calls: Calls) -> Reply:
 
 
 def _spec_sentence(rows: list[Any]) -> str:
-    a, b = rows
-    return (f"{b.name} has {num(b.memory_gb)} GB at {num(b.memory_bandwidth_tb_s)} TB/s against "
-            f"{num(a.memory_gb)} GB at {num(a.memory_bandwidth_tb_s)} TB/s for {a.name}: "
-            f"decoding reads the weights once per token, so it runs about "
-            f"**{num(b.memory_bandwidth_tb_s / a.memory_bandwidth_tb_s)}×** as fast per GPU.")
+    slow, fast = sorted(rows, key=lambda r: r.memory_bandwidth_tb_s)
+    return (f"{fast.name} has {num(fast.memory_gb)} GB at {num(fast.memory_bandwidth_tb_s)} TB/s "
+            f"against {num(slow.memory_gb)} GB at {num(slow.memory_bandwidth_tb_s)} TB/s for "
+            f"{slow.name}: decoding reads the weights once per token, so it runs about "
+            f"**{num(fast.memory_bandwidth_tb_s / slow.memory_bandwidth_tb_s)}×** as fast per "
+            f"GPU.")
 
 
 def _spec_step(rows: list[Any]) -> Step:
-    a, b = rows
-    return Step(label="memory bandwidth ratio", formula="bandwidth B / bandwidth A",
-                inputs={"A": q(a.memory_bandwidth_tb_s, "TB/s"),
-                        "B": q(b.memory_bandwidth_tb_s, "TB/s")},
-                result=q(round(b.memory_bandwidth_tb_s / a.memory_bandwidth_tb_s, 4)),
-                notes=[a.source_note, b.source_note])
+    slow, fast = sorted(rows, key=lambda r: r.memory_bandwidth_tb_s)
+    return Step(label="memory bandwidth ratio", formula="faster bandwidth / slower bandwidth",
+                inputs={fast.id: q(fast.memory_bandwidth_tb_s, "TB/s"),
+                        slow.id: q(slow.memory_bandwidth_tb_s, "TB/s")},
+                result=q(round(fast.memory_bandwidth_tb_s / slow.memory_bandwidth_tb_s, 4)),
+                notes=[slow.source_note, fast.source_note])
 
 
 def _cost_per_token(intent: Intent, calls: Calls, gpus: list[str], specs: str) -> Reply:

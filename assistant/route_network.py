@@ -30,9 +30,12 @@ def collective(intent: Intent, calls: Calls) -> Reply:
     if op == "transfer":
         return transfer(intent, calls)
     links = _links_by_scope(intent)
-    payload = {"op": op, "size": slot(intent, "size"), "ranks": slot(intent, "gpus"),
+    # A direct /interconnect call names ranks and links; a question names GPUs and link words.
+    payload = {"op": op, "size": slot(intent, "size"), "size_gb": slot(intent, "size_gb"),
+               "ranks": slot(intent, "gpus") or slot(intent, "ranks"),
                "gpus_per_node": slot(intent, "gpus_per_node"), "gpu": slot(intent, "gpu"),
-               "intra_link": links.get("intra_node"), "inter_link": links.get("inter_node")}
+               "intra_link": links.get("intra_node") or slot(intent, "intra_link"),
+               "inter_link": links.get("inter_node") or slot(intent, "inter_link")}
     result = calls.run("interconnect", payload, f"time of the {OP_WORDS[op]}")
     where = f"{result['ranks']} GPUs" + (f" in {result['nodes']} nodes" if
                                          (result.get("nodes") or 1) > 1 else "")

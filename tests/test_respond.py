@@ -101,6 +101,22 @@ def test_a_tool_refusal_is_a_one_line_error_answer():
                                                 "call tool interconnect: unit conversion"]
 
 
+def test_transfers_conversions_and_comparisons_in_other_words():
+    copy = respond("How long to copy 10 TB at 10 Gb/s?")
+    # 10e12 B / (10e9 b/s / 8 b per B = 1.25e9 B/s) = 8,000 s
+    assert copy.data["interconnect"]["time_s"] == pytest.approx(8000, rel=1e-3)
+    asked = respond("How long to copy 10 TB?")
+    assert asked.clarification.missing == ["path"]
+    assert asked.clarification.question.startswith("To answer the transfer time")
+    gib = respond("what's 2 GiB in GB")
+    # 2 x 2^30 B = 2.147483648 GB
+    assert gib.data["interconnect"]["value"] == pytest.approx(2 * 2**30 / 1e9)
+    versus = respond("Is the B200 better than the MI300X?")
+    # datasheets: 8.0 TB/s (B200) / 5.3 TB/s (MI300X) = 1.51, the faster one named first
+    assert versus.markdown.startswith("NVIDIA B200 SXM 180GB has 180 GB at 8.00 TB/s")
+    assert "**1.51×**" in versus.markdown
+
+
 HOSTILE = [
     "", " ", "\x00\x01\x02", "?" * 10, "A" * 100_000, "70B " * 20_000,
     "'; DROP TABLE offers; --", "egress for 10 TB on x'; DROP TABLE providers; --",
