@@ -156,7 +156,8 @@ class ParallelismInput(ToolInput):
         if self.global_batch and self.global_batch_tokens:
             raise ValueError("give `global_batch` (sequences) or `global_batch_tokens`, not both")
         self._ignored = [f for f in (INFERENCE_ONLY if self.workload != "inference"
-                                     else TRAINING_ONLY) if f in self.model_fields_set]
+                                     else TRAINING_ONLY)
+                         if f in self.model_fields_set and getattr(self, f) is not None]
         self.zero_stages = sorted(set(self.zero_stages))
         self.recompute = list(dict.fromkeys(self.recompute))
         return self
