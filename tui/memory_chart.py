@@ -35,7 +35,7 @@ def chart_lines(breakdown: dict[str, float], width: int, capacity_gb: float | No
             for name, gb in terms.items()]
     rows.append(("total", bar(total / scale, bar_width), f"{total:,.1f} GB"))
     if capacity_gb:
-        rows.append(("limit", bar(capacity_gb / scale, bar_width), f"{capacity_gb:,.1f} GB"))
+        rows.append(("GPU memory", bar(capacity_gb / scale, bar_width), f"{capacity_gb:,.1f} GB"))
     return rows
 
 
@@ -79,7 +79,7 @@ class MemoryChart(Static):
         lines = []
         for index, (label, drawn, value) in enumerate(
                 chart_lines(self.breakdown, width, self.capacity_gb)):
-            summary = label in ("total", "limit")
+            summary = label in ("total", "GPU memory")
             colour = "$foreground" if summary else COLOURS[index % len(COLOURS)]
             lines.append(Content.assemble(
                 f"{label[:LABEL_WIDTH]:<{LABEL_WIDTH}} ",
