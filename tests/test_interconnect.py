@@ -151,6 +151,14 @@ def test_a_gpu_gives_its_node_link():
     assert "amd-mi300x-datasheet" in {c["id"] for c in result["citations"]}
 
 
+def test_a_gb200_rack_is_one_nvlink_domain_of_72():
+    # NCCL SM100_NVLINK_BW 40.1 GB/s x 18 links = 721.8 GB/s; ring over 72 GPUs, 10 GB:
+    # 2*71/72 * 10 / 721.8 = 0.0273237 s, plus 142 steps x 0.6 us = 0.0000852 s.
+    result = tool(op="all_reduce", size="10 GB", ranks=72, gpu="GB200", algorithm="ring")
+    assert (result["nodes"], result["gpus_per_node"]) == (1, 72)
+    assert result["time_s"] == pytest.approx(0.0273237 + 0.0000852, rel=1e-5)
+
+
 def test_checkpoint_of_1_tb_to_local_nvme():
     # Micron 9400: 7,000 MB/s sequential write; 1e12 B / 7e9 B/s = 142.857 s
     # (plus 21 us of latency, below the tolerance).

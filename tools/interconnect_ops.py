@@ -55,7 +55,9 @@ def collective(inp: InterconnectInput) -> InterconnectResult:
     gpu = node = None
     if inp.gpu:
         gpu, node = node_link(inp.gpu)
-    g = inp.gpus_per_node or min(gpu.gpus_per_node if gpu else DEFAULT_GPUS_PER_NODE, inp.ranks)
+    # A "node" here is what the intra-node link joins: a GB200 NVL72 rack is one of 72.
+    node_size = max(gpu.gpus_per_node, gpu.nvlink_domain_gpus) if gpu else DEFAULT_GPUS_PER_NODE
+    g = inp.gpus_per_node or min(node_size, inp.ranks)
     if inp.gpus_per_node is None:
         assumed.append(f"{g} GPUs per node take part (ranks fill nodes in order)")
     if g > inp.ranks:
