@@ -84,11 +84,18 @@ def _shipped_outcome(note_id: str, claim_id: str) -> CheckOutcome | None:
     claim = note.claim(claim_id) if note else None
     if note is None or claim is None or claim.check is None:
         return None
+    from clusterplan.knowledge import verdict_cache
+
+    kept = verdict_cache.recall(f"{note_id}#{claim_id}")
+    if kept is not None:
+        return kept
     _running.append(True)
     try:
-        return check_claim(note, claim_id)
+        outcome = check_claim(note, claim_id)
     finally:
         _running.pop()
+    verdict_cache.keep(outcome)
+    return outcome
 
 
 def dispute_for(note_id: str, claim_id: str | None) -> str | None:

@@ -1,0 +1,72 @@
+"""Claim verdicts kept in the store, so an answer that cites a checked claim stays fast.
+
+A verdict depends only on the claim, the catalog and the calculators' code, so it is kept
+under a basis that hashes all three; any change to them makes every kept verdict stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from clusterplan import __version__
+
+if TYPE_CHECKING:
+    from clusterplan.knowledge.checks import CheckOutcome
+
+TABLE = "claim_verdicts"
+
+
+@cache
+def basis() -> str:
+    """A fingerprint of what verdicts depend on: version, catalog, notes and tool code."""
+    from clusterplan.db.seed_data import catalog_fingerprint
+
+    digest = hashlib.sha256(f"{__version__}:{catalog_fingerprint()}".encode())
+    for package, pattern in (("clusterplan.knowledge", "notes/*.md"),
+                             ("clusterplan.tools", "*.py")):
+        root = resources.files(package)
+        folder, _, suffix = pattern.rpartition("/")
+        base = root.joinpath(folder) if folder else root
+        for entry in sorted(base.iterdir(), key=lambda e: e.name):
+            if entry.name.endswith(suffix.lstrip("*")) and entry.is_file():
+                digest.update(entry.name.encode() + entry.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def recall(key: str) -> CheckOutcome | None:
+    """The kept verdict for `note#claim`, if it was computed under today's basis."""
+    from clusterplan.knowledge.checks import CheckOutcome
+
+    db = _db()
+    if db is None or TABLE not in db.table_names():
+        return None
+    row = db.execute(f"select outcome_json from {TABLE} where key = ? and basis = ?",
+                     [key, basis()]).fetchone()
+    return CheckOutcome.model_validate_json(row[0]) if row else None
+
+
+def keep(outcome: CheckOutcome) -> None:
+    """Keep a verdict; a store that cannot be written to just does not remember it."""
+    import sqlite3
+
+    db = _db()
+    if db is None:
+        return
+    try:
+        db.table(TABLE).upsert({"key": outcome.key, "basis": basis(),
+                                "outcome_json": outcome.model_dump_json()}, pk="key")
+    except sqlite3.Error:
+        pass  # read-only or busy store: the verdict is recomputed next time
+
+
+def _db():  # type: ignore[no-untyped-def]
+    from clusterplan.db.active import active_store
+    from clusterplan.db.store import StoreError
+
+    try:
+        return active_store().db
+    except StoreError:
+        return None
