@@ -7,7 +7,8 @@ answer's figure: it is cited, and a claim the calculators dispute is shown with 
 
 from __future__ import annotations
 
-from functools import cache
+import json
+from functools import cache, lru_cache
 from typing import Any
 
 from clusterplan.tools.contract import NoteRef
@@ -28,11 +29,21 @@ def _checked() -> tuple[tuple[str, str, str, str, str, dict[str, Any]], ...]:
 
 def claims_about(calls: list[tuple[str, dict[str, Any]]]) -> list[NoteRef]:
     """The checked claims whose tool and subject match one of the calls made."""
-    found: list[NoteRef] = []
-    for note_id, claim_id, title, address, tool, check_input in _checked():
-        if any(tool == name and _same_subject(check_input, payload) for name, payload in calls):
-            found.append(NoteRef(id=note_id, claim=claim_id, title=title, address=address))
-    return found
+    from clusterplan.db.active import catalog
+
+    keys = dict.fromkeys(
+        key for name, payload in calls
+        for key in _matching(id(catalog()), name, json.dumps(payload, sort_keys=True, default=str)))
+    found = {(n, c): (t, a) for n, c, t, a, _, _ in _checked()}
+    return [NoteRef(id=n, claim=c, title=found[n, c][0], address=found[n, c][1]) for n, c in keys]
+
+
+@lru_cache(maxsize=1024)
+def _matching(catalog_id: int, name: str, payload_json: str) -> tuple[tuple[str, str], ...]:
+    """(note, claim) of the checked claims about one call; the same call, the same claims."""
+    payload = json.loads(payload_json)
+    return tuple((note_id, claim_id) for note_id, claim_id, _, _, tool, check in _checked()
+                 if tool == name and _same_subject(check, payload))
 
 
 def _same_subject(check: dict[str, Any], payload: dict[str, Any]) -> bool:

@@ -8,8 +8,11 @@ in one or two sentences, the tables, and any steps or assumptions of its own.
 from __future__ import annotations
 
 import importlib
+import json
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
@@ -25,8 +28,9 @@ class Call:
     payload: dict[str, Any]
     result: ToolResult
 
-    @property
+    @cached_property
     def data(self) -> dict[str, Any]:
+        """The result as JSON-ready data (dumped once: the route and the Answer both read it)."""
         return self.result.model_dump(mode="json")
 
 
@@ -55,9 +59,34 @@ class Calls:
 
         clean = {k: v for k, v in payload.items() if v is not None}
         self.tried.append((name, why, clean))
-        call = Call(name=name, why=why, payload=clean, result=invoke(name, clean))
+        call = Call(name=name, why=why, payload=clean, result=_remembered(name, clean, invoke))
         self.made.append(call)
         return call.data
+
+
+# Calculators whose result depends only on their input and the catalog's GPUs, models and
+# links (prices change with imports and the date, so pricing is always run afresh).
+PURE_TOOLS = frozenset({"memory", "interconnect", "parallelism"})
+_REMEMBERED: OrderedDict[tuple[int, str, str], ToolResult] = OrderedDict()
+_MOST_REMEMBERED = 512
+
+
+def _remembered(name: str, payload: dict[str, Any],
+                invoke: Callable[[str, Any], ToolResult]) -> ToolResult:
+    """A pure tool's result for an input already answered in this process, else a fresh one."""
+    if name not in PURE_TOOLS:
+        return invoke(name, payload)
+    from clusterplan.db.active import catalog
+
+    key = (id(catalog()), name, json.dumps(payload, sort_keys=True, default=str))
+    if key in _REMEMBERED:
+        _REMEMBERED.move_to_end(key)
+        return _REMEMBERED[key]
+    result = invoke(name, payload)
+    _REMEMBERED[key] = result
+    if len(_REMEMBERED) > _MOST_REMEMBERED:
+        _REMEMBERED.popitem(last=False)
+    return result
 
 
 Route = Callable[[Intent, Calls], Reply]
