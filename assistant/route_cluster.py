@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.markdown import num, pct, table, usd
 from clusterplan.assistant.route import Calls, Reply, model_fields, slot
-from clusterplan.assistant.route_memory import cap, gpu_name, memory_payload, subject
 
 MAX_PLANS = 5
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.jobs import gpu_name, memory_payload, subject
 from clusterplan.assistant.markdown import num, table, usd
 from clusterplan.assistant.route import Calls, Reply, slot
 from clusterplan.assistant.route_cluster import _whole_nodes, parallel_payload
-from clusterplan.assistant.route_memory import gpu_name, memory_payload, subject
 from clusterplan.tools.contract import Step, q
 
 
