@@ -82,7 +82,7 @@ def extract(text: str, catalog: Catalog) -> Entities:
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
     _catalog_slots(found, catalog)
     _words(found)
-    _layout(found, catalog)
+    _layout(found)
     return found
 
 
@@ -167,7 +167,7 @@ def _words(found: Entities) -> None:
         del slots["precision"]
 
 
-def _layout(found: Entities, catalog: Catalog) -> None:
+def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
     text, slots = found.masked, found.slots
     node = NODE_OF.search(text)
@@ -186,6 +186,6 @@ def _layout(found: Entities, catalog: Catalog) -> None:
     nodes = N_NODES.search(text)
     if nodes:
         slots["nodes"] = count(nodes[1])
-    per_node = PER_NODE.search(text)
-    if per_node:
-        slots["gpus_per_node"] = int(per_node[1])
+    each = PER_NODE.search(text)
+    if each:
+        slots["gpus_per_node"] = int(each[1])

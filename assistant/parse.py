@@ -21,6 +21,8 @@ BARE_NUMBER = re.compile(r"^\W*(\d[\d,]*)\W*$")
 EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
 BREAK_EVEN = re.compile(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
+# Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
+CARRIED = ("gpu", "gpus")
 # Slots that describe the cluster size together: a new one replaces the old set.
 COUNT_SLOTS = ("gpus", "nodes")
 MODEL_SLOTS = ("model", "params_b")
@@ -46,16 +48,25 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         _bare_answer(text, slots, previous)
         if not strong or kind == "unknown":
             kind = previous.kind
-        kept = {k: v for k, v in previous.slots.items() if k not in slots}
+        before = _carried(previous)
+        kept = {k: v for k, v in before.items() if k not in slots}
         if kept:
             found.readings.append("kept from the previous question: "
                                   + ", ".join(f"{k}={v}" for k, v in kept.items()))
-        slots = merge(previous.slots, slots)
+        slots = merge(before, slots)
     if kind == "concept":
         slots["question"] = text
     assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+def _carried(previous: Intent) -> dict[str, Any]:
+    """What a follow-up builds on: the slots given, and the GPUs the last answer settled on."""
+    settled = {k: previous.assumed[k] for k in CARRIED if k in previous.assumed}
+    if any(k in previous.slots for k in ("gpus", "nodes")):
+        settled.pop("gpus", None)
+    return {**settled, **previous.slots}
 
 
 def _flags(text: str, slots: dict[str, Any]) -> None:

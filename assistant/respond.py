@@ -25,6 +25,7 @@ def respond(question: str, previous: Intent | None = None) -> Answer:
         if intent.missing:
             return clarifying(text, intent, clarification(intent, cat))
         reply = route(intent, calls)
+        intent.assumed.update(reply.resolved)
         result = answer(text, intent, reply, calls)
     except (ToolError, ValidationError, LookupError, ValueError) as exc:
         return failure(text, intent, _one_line(exc), calls)

@@ -44,6 +44,8 @@ class Reply:
     assumptions: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     citations: list[Any] = field(default_factory=list)
+    # Cluster figures the route settled on (the GPUs a plan chose) for follow-ups to keep.
+    resolved: dict[str, Any] = field(default_factory=dict)
 
 
 class Calls:

@@ -136,7 +136,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     if price.get("cheapest"):
         lead += (f" It rents for about **{usd(price['monthly_usd'])} a month** on demand "
                  f"({price['cheapest']['provider']}).")
-    return Reply(headline=lead, tables=plan_tables(result))
+    return Reply(headline=lead, tables=plan_tables(result), resolved={"gpus": gpus})
 
 
 def _whole_nodes(gpus: int, gpu_id: str) -> int:

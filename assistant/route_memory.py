@@ -116,7 +116,7 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
     return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result)],
-                 assumptions=_least(result))
+                 assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
 
 
 def _unsharded(result: dict[str, Any]) -> int:

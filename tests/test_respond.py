@@ -91,6 +91,15 @@ def test_follow_ups_re_answer_with_one_slot_changed():
     assert fp8.data["memory"]["fits"] is True
 
 
+def test_a_price_follow_up_keeps_the_gpus_the_last_answer_settled_on():
+    sized = respond("How many H100s do I need to pre-train a 405B model?")
+    fewest = sized.data["memory"]["min_gpus"]["h100-sxm"]
+    priced = respond("what would that cost per month?", previous=sized.intent)
+    assert priced.intent.kind == "pricing"
+    assert priced.data["pricing"]["billed_gpus"] == fewest
+    assert f"gpus={fewest}" in " ".join(priced.intent.readings)
+
+
 def test_a_tool_refusal_is_a_one_line_error_answer():
     answer = respond("all-reduce of 140 GB on 1 H100")
     assert answer.error is not None and "ranks" in answer.error and "\n" not in answer.error
