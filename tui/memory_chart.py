@@ -40,14 +40,13 @@ def chart_lines(breakdown: dict[str, float], width: int, capacity_gb: float | No
 
 
 def chart_title(tool: str, result: dict[str, Any]) -> str:
-    """What the chart is of: the tool, the GB per GPU, and whether it fits."""
-    title = f"{tool}: {result.get('per_gpu_gb', 0):,.1f} GB per GPU"
+    """What the chart is of: the GPU (else the tool), the GB per GPU, and whether it fits."""
+    title = f"{result.get('gpu') or tool}: {result.get('per_gpu_gb', 0):,.1f} GB per GPU"
+    headroom = result.get("headroom_gb")
     if result.get("fits") is not None:
-        headroom = result.get("headroom_gb")
-        verdict = "fits" if result["fits"] else "does not fit"
-        title += f", {verdict}"
-        if isinstance(headroom, int | float):
-            title += f" ({headroom:,.1f} GB headroom)"
+        title += ", fits" if result["fits"] else ", does not fit"
+    if isinstance(headroom, int | float):
+        title += f" ({headroom:,.1f} GB free)" if headroom >= 0 else f" ({-headroom:,.1f} GB short)"
     return title
 
 
