@@ -183,3 +183,31 @@ def test_bad_input_is_one_line_naming_the_field(payload, words):
 def test_fields_the_workload_does_not_use_are_warned_about():
     result = _train(model="llama-3-8b", gpu="h100", gpus=8, concurrency=4)
     assert "ignored for workload pretrain: concurrency" in result["warnings"]
+
+
+def test_fp8_compute_runs_at_the_fp8_peak():
+    # H100 SXM datasheet: 1,978.9 dense FP8 TFLOP/s against 989.4 BF16, a ratio of 2.0001, so
+    # the same layout's compute time halves.
+    common = dict(model="llama-3-8b", gpu="h100", gpus=8, zero_stages=[1], recompute=["none"],
+                  micro_batches=[1], top_k=50)
+    bf16 = {(p["tp"], p["pp"]): p for p in _train(precision="bf16", **common)["plans"]}
+    fp8 = {(p["tp"], p["pp"]): p for p in _train(precision="fp8", **common)["plans"]}
+    shared = set(bf16) & set(fp8)
+    assert shared
+    for key in shared:
+        assert bf16[key]["compute_s"] / fp8[key]["compute_s"] == pytest.approx(1978.9 / 989.4)
+
+
+def test_a_slower_network_never_speeds_a_multi_node_plan():
+    # 25 GbE carries 3.125 GB/s a port against NDR's 50: cross-node traffic takes longer.
+    common = dict(model="llama-3-8b", gpu="h100", nodes=4, zero_stages=[1], top_k=1000)
+    fast = {_key(p): p["step_time_s"] for p in _train(**common)["plans"]}
+    slow_result = _train(inter_link="eth-25", **common)
+    slow = {_key(p): p["step_time_s"] for p in slow_result["plans"]}
+    assert all(slow[k] >= fast[k] for k in fast.keys() & slow.keys())
+    assert any(slow[k] > 1.05 * fast[k] for k in fast.keys() & slow.keys())
+    assert not any(a.startswith("inter_link") for a in slow_result["assumptions"])
+
+
+def _key(plan):
+    return tuple(plan[k] for k in ("tp", "pp", "dp", "micro_batch", "recompute"))
