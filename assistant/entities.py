@@ -121,10 +121,11 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
     for row in catalog.models.rows.values():
         family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
-        if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"}:
+        if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \
+                and not _other_version(found.masked, row):
             found.slots["model"] = row.id
-            found.readings.append(f"read '{said}' with '{', '.join(sorted(words & family))}' "
-                                  f"as {row.id}")
+            named = ", ".join(sorted(words & family - {"b"}))
+            found.readings.append(f"read '{said}' with '{named}' as {row.id}")
             return
     found.slots["params_b"] = params_b
 
@@ -145,6 +146,13 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
             links.append((m.start(), link))
             found.readings.append(f"read '{word}' as {link} ({whose})")
     return links
+
+
+def _other_version(text: str, row: Any) -> bool:
+    """'Llama 2 70B' names another generation than the catalog's Llama 3 70B."""
+    name = re.escape(re.findall(r"[a-z]+", row.family.lower())[0])
+    said = re.search(rf"\b{name}[\s-]*(\d+(?:\.\d+)?)(?![\d.]*\s*[bk]\b)", text, re.I)
+    return bool(said) and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
 
 
 def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:

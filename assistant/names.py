@@ -22,6 +22,10 @@ NOT_A_GPU = re.compile(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gp
 PRODUCT_CODE = re.compile(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
 # Link aliases that are everyday words in a question ("egress cost"), never read as a link.
 COMMON_WORDS = {"egress", "internet", "wan", "bucket", "google", "microsoft", "amazon"}
+# A word that ends a model name: its size ('70b', '8x7b', '405b').
+SIZE_WORD = re.compile(r"(?<![a-z])\d+(\.\d+)?(x\d+)?b$|^\d+(\.\d+)?(x\d+)?b$")
+# 'lama370b' is llama-3-70b (0.94) but 'llama270b' is not (0.89: Llama 2 is another model).
+MODEL_CUTOFF = 0.9
 LONE = {"a", "an", "i", "on", "in", "of", "to", "at", "for", "and", "the", "with", "x"}
 
 
@@ -43,6 +47,7 @@ class NameIndex:
     def __init__(self, catalog: Catalog):
         self.names: dict[str, tuple[str, str]] = {}
         self.gpus: dict[str, str] = {}
+        self.models: dict[str, str] = {}
         for kind in KINDS:
             table = getattr(catalog, kind)
             for row_id, row in table.rows.items():
@@ -51,8 +56,8 @@ class NameIndex:
                     key = normalise(name)
                     if key and key not in COMMON_WORDS:
                         self.names.setdefault(key, (kind, row_id))
-                        if kind == "gpus":
-                            self.gpus.setdefault(key, row_id)
+                        if kind in ("gpus", "models"):
+                            getattr(self, kind).setdefault(key, row_id)
         self.prefixes = {key[:n] for key in self.names for n in range(1, len(key) + 1)}
 
     def get(self, key: str) -> tuple[str, str] | None:
@@ -90,7 +95,30 @@ def find_mentions(text: str, catalog: Catalog) -> list[Mention]:
         else:
             found.append(hit[0])
             i += hit[1]
+    if not any(m.kind == "models" for m in found):
+        model = _fuzzy_model(words, folded, index, found)
+        if model is not None:
+            found = sorted([*found, model], key=lambda m: m.start)
     return found
+
+
+def _fuzzy_model(words: list[re.Match[str]], folded: list[str], index: NameIndex,
+                 taken: list[Mention]) -> Mention | None:
+    """A model name with a typo, ending in its size ('lama 3 70b' -> llama-3-70b)."""
+    for j, word in enumerate(folded):
+        if not SIZE_WORD.search(word):
+            continue
+        alone = 1 if SIZE_WORD.match(word) is None else 2  # 'lamma38b' is a name on its own
+        for n in range(min(4, j + 1), alone - 1, -1):
+            run = words[j - n + 1:j + 1]
+            if any(m.start < run[-1].end() and run[0].start() < m.end for m in taken):
+                continue
+            key = "".join(folded[j - n + 1:j + 1])
+            close = difflib.get_close_matches(key, index.models, n=1, cutoff=MODEL_CUTOFF)
+            if close:
+                return Mention("models", index.models[close[0]], run[0].start(),
+                               run[-1].end(), _text(run), fuzzy=True)
+    return None
 
 
 def _longest_at(words: list[re.Match[str]], folded: list[str], i: int, index: NameIndex

@@ -30,6 +30,23 @@ def test_catalog_models_by_name_alias_or_size_and_family(read, text, model):
     assert read(text).slots["model"] == model
 
 
+@pytest.mark.parametrize("text, model, reading", [
+    ("serve lama 3 70b", "llama-3-70b", "read 'lama 3 70b' as llama-3-70b"),
+    ("fit mixtrl 8x7b on 2 H100", "mixtral-8x7b", "read 'mixtrl 8 x 7b' as mixtral-8x7b"),
+    ("train a 175B GPT", "gpt-3-175b", "read '175B' with 'gpt' as gpt-3-175b"),
+])
+def test_a_typo_or_a_size_and_family_is_read_as_a_catalog_model_and_said(read, text, model,
+                                                                        reading):
+    intent = read(text)
+    assert intent.slots["model"] == model and reading in intent.readings
+
+
+def test_another_generation_of_a_family_is_not_read_as_the_catalog_one(read):
+    # Llama 2 70B is not Llama 3 70B (the catalog's): it stays a generic 70B model.
+    slots = read("memory for llama 2 70b").slots
+    assert "model" not in slots and slots["params_b"] == 70
+
+
 @pytest.mark.parametrize("text, params_b", [
     ("a 70B model", 70.0), ("a 7b model", 7.0), ("a 405-billion parameter model", 405.0),
     ("a 1.8 trillion parameter model", 1800.0),
