@@ -4,6 +4,8 @@ the does-not-fit answer, and the step-time model against Narayanan et al.'s Tabl
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import run_cli, run_tool
 
@@ -211,3 +213,25 @@ def test_a_slower_network_never_speeds_a_multi_node_plan():
 
 def _key(plan):
     return tuple(plan[k] for k in ("tp", "pp", "dp", "micro_batch", "recompute"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(gpus=st.integers(1, 512), per_node=st.sampled_from([1, 2, 4, 8]),
+       heads=st.sampled_from([8, 12, 32, 40, 64, 96]), layers=st.integers(1, 96),
+       batch=st.integers(1, 2048), uneven=st.booleans())
+def test_every_accepted_layout_obeys_every_rule(gpus, per_node, heads, layers, batch, uneven):
+    from clusterplan.tools.layout_search import SearchSpace, search
+
+    space = SearchSpace(gpus=gpus, gpus_per_node=per_node, heads=heads, kv_heads=8 if heads % 8
+                        == 0 else heads, layers=layers, experts=1, global_batch=batch,
+                        zero_stages=(0, 3), micro_batches=(1, 2, 4), recompute=("none", "full"),
+                        uneven_stages=uneven)
+    outcome = search(space, lambda x: (1.0, True, ""), lambda x, gb: None)
+    assert outcome.evaluated == len(outcome.accepted) + outcome.rejected.total
+    for a in outcome.accepted:
+        x = a.layout
+        assert x.tp * x.pp * x.dp == gpus
+        assert x.tp <= per_node and per_node % x.tp == 0 and heads % x.tp == 0
+        assert uneven or layers % x.pp == 0
+        assert x.pp <= layers
+        assert x.dp * x.micro_batch * x.num_microbatches == batch
