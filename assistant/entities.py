@@ -150,9 +150,12 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
 
 def _other_version(text: str, row: Any) -> bool:
     """'Llama 2 70B' names another generation than the catalog's Llama 3 70B."""
-    name = re.escape(re.findall(r"[a-z]+", row.family.lower())[0])
+    letters = re.findall(r"[a-z]+", row.family.lower())
+    if not letters:
+        return False
+    name = re.escape(letters[0])
     said = re.search(rf"\b{name}[\s-]*(\d+(?:\.\d+)?)(?![\d.]*\s*[bk]\b)", text, re.I)
-    return bool(said) and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
+    return said is not None and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
 
 
 def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:
