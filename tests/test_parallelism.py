@@ -46,6 +46,12 @@ def test_no_plan_crosses_the_node_boundary_and_the_rejection_says_why():
     assert all(p["tp"] * p["pp"] * p["dp"] == 16 for p in result["plans"])
 
 
+def test_gpus_and_nodes_give_the_node_size():
+    result = _train(model="llama-3-8b", gpu="h100", gpus=16, nodes=4)
+    assert result["gpus_per_node"] == 4 and result["nodes"] == 4
+    assert max(p["tp"] for p in result["plans"]) <= 4
+
+
 def test_four_gpu_pcie_nodes_never_get_tp_above_four():
     # Four H100 PCIe cards per server, four servers: TP may use at most the 4 GPUs of a node.
     result = _train(model="llama-3-8b", gpu="h100-pcie", nodes=4, gpus_per_node=4,
@@ -175,6 +181,7 @@ def _fails_in_one_line(payload: str) -> str:
     ('{"model": "llama-3-70b", "gpu": "h100", "gpus": 8, "nodes": 2, "gpus_per_node": 8}',
      ["gpus", "nodes x gpus_per_node"]),
     ('{"model": "llama-3-70b", "gpu": "h100", "gpus": 8, "objective": "fun"}', ["objective"]),
+    ('{"model": "llama-3-70b", "gpu": "h100", "gpus": 16, "nodes": 3}', ["gpus", "3 nodes"]),
 ])
 def test_bad_input_is_one_line_naming_the_field(payload, words):
     line = _fails_in_one_line(payload)

@@ -52,8 +52,8 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
     gpu, intra = node_link(inp.gpu)
     if inp.intra_link:
         intra = require_scope(find_link(inp.intra_link, "intra_link"), "intra_node", "intra_link")
-    gpn = inp.gpus_per_node or gpu.gpus_per_node
-    if inp.gpus_per_node is None:
+    gpn = inp.gpus_per_node or _per_node_given(inp) or gpu.gpus_per_node
+    if inp.gpus_per_node is None and not (inp.gpus and inp.nodes):
         said.append(f"gpus_per_node: {gpn} (the usual {gpu.name} node)")
     gpus = inp.gpus or (inp.nodes or 1) * gpn
     if inp.inter_link:
@@ -70,6 +70,16 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
     comm = _group_comm(intra, inter, nics, gpn)
     return Cluster(gpu, gpus, min(gpn, gpus), math.ceil(gpus / gpn), intra, inter, nics,
                    float(getattr(gpu, column)) * 1e12, column, efficiency, comm)
+
+
+def _per_node_given(inp: ParallelismInput) -> int | None:
+    """GPUs per node when the user gave both gpus and nodes: they must split evenly."""
+    if not (inp.gpus and inp.nodes):
+        return None
+    if inp.gpus % inp.nodes:
+        raise ToolError(f"gpus: {inp.gpus} GPUs do not split evenly over {inp.nodes} nodes; "
+                        "give gpus_per_node or a multiple of nodes")
+    return inp.gpus // inp.nodes
 
 
 def _peak_column(gpu: GpuRow, precision: str, said: list[str]) -> str:
