@@ -51,7 +51,7 @@ def _subject(intent: Intent) -> str:
         "interconnect": "the transfer time" if "op" not in intent.slots else
         "the collective time", "convert": "the conversion",
         "link_compare": "the link comparison", "gpu_compare": "the GPU comparison",
-        "pricing": "the price question",
+        "pricing": "the price question", "gpu_specs": "the GPU question",
     }
     return what.get(intent.kind, "your question")
 

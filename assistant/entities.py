@@ -94,6 +94,9 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     gpus = list(dict.fromkeys(m.id for m in by_kind(found.mentions, "gpus")))
     if gpus:
         slots["gpu"] = gpus[0]
+        first = by_kind(found.mentions, "gpus")[0]
+        if first.text.endswith("s") and not first.fuzzy:
+            slots["gpu_plural"] = True  # 'H100s': some number of them, not one
         if len(gpus) > 1:
             slots["gpu_list"] = gpus
     models = by_kind(found.mentions, "models")

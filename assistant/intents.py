@@ -13,7 +13,8 @@ from typing import Any
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
-         "pricing", "training", "gpu_compare", "serving", "checkpoint", "concept", "plan")
+         "pricing", "training", "gpu_compare", "serving", "checkpoint", "concept", "plan",
+         "gpu_specs")
 
 PLAN = re.compile(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
                   r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
@@ -45,6 +46,8 @@ SERVING = re.compile(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b
                      _I)
 FIT = re.compile(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
                  r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b", _I)
+SPECS = re.compile(r"\bbandwidth\b|\bspecs?\b|\bspecifications?\b|\btflops?\b|\bflops\b|"
+                   r"\bmemory\b|\bhbm\b|\bvram\b|\btdp\b|\bpower\b|\bwatts?\b", _I)
 FITS = re.compile(r"\bfits?\b", _I)
 MEMORY = re.compile(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
                     r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b",
@@ -68,13 +71,18 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
     ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
     ("interconnect", lambda t, s: "op" in s),
-    ("interconnect", lambda t, s: bool(TRANSFER.search(t)) and "size" in s),
+    ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
+     and "size" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),
+    ("pricing", lambda t, s: "gpu" in s and not _has_model(s)
+     and any(k in s for k in ("hours", "utilization", "usd"))),
+    ("gpu_specs", lambda t, s: "gpu" in s and "gpu_list" not in s and not _has_model(s)
+     and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t)) and _has_model(s)),
     ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)),

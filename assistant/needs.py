@@ -29,6 +29,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "gpu_compare": ("gpu_list",),
     "pricing": ("gpu",),
     "concept": (),
+    "gpu_specs": ("gpu",),
     "unknown": ("question",),
 }
 WHY = {

@@ -8,7 +8,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.entities import extract
-from clusterplan.assistant.intents import classify
+from clusterplan.assistant.intents import COST, classify
 from clusterplan.assistant.needs import complete
 from clusterplan.db.catalog import Catalog
 
@@ -44,9 +44,11 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     slots = dict(found.slots)
     _flags(text, slots)
     kind, strong = classify(found.masked, slots)
+    if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
+        kind = "cluster_size"  # "serve it on H100s": how many of them is the question
     if previous is not None and _continues(text, kind, strong, slots, previous):
         _bare_answer(text, slots, previous)
-        if not strong or kind == "unknown":
+        if (not strong or kind == "unknown") and previous.kind != "unknown":
             kind = previous.kind
         before = _carried(previous)
         kept = {k: v for k, v in before.items() if k not in slots}
@@ -74,6 +76,8 @@ def _flags(text: str, slots: dict[str, Any]) -> None:
         slots["egress"] = True
     if BREAK_EVEN.search(text):
         slots["break_even"] = True
+    if COST.search(text):
+        slots["cost"] = True
 
 
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],

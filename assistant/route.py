@@ -99,6 +99,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "cluster_size": ("clusterplan.assistant.route_memory", "cluster_size"),
     "checkpoint": ("clusterplan.assistant.route_memory", "checkpoint"),
     "gpu_compare": ("clusterplan.assistant.route_compare", "gpu_compare"),
+    "gpu_specs": ("clusterplan.assistant.route_compare", "gpu_specs"),
     "layout": ("clusterplan.assistant.route_cluster", "layout"),
     "training": ("clusterplan.assistant.route_cluster", "training"),
     "serving": ("clusterplan.assistant.route_cluster", "serving"),

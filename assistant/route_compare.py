@@ -18,14 +18,53 @@ def _spec(gpu_id: str) -> Any:
     return catalog().gpus.rows[gpu_id]
 
 
+def spec_table(rows: list[Any]) -> str:
+    return table(["GPU", "memory (GB)", "memory bandwidth (TB/s)", "BF16 dense TFLOP/s",
+                  "FP8 dense TFLOP/s", "TDP (W)", "source note"],
+                 [[r.name, r.memory_gb, r.memory_bandwidth_tb_s, r.bf16_tflops, r.fp8_tflops,
+                   r.tdp_w, r.source_note] for r in rows])
+
+
+def gpu_specs(intent: Intent, calls: Calls) -> Reply:
+    """One GPU's datasheet figures, from its catalog row and the note behind it."""
+    from clusterplan.tools.citing import note_ref
+
+    r = _spec(str(slot(intent, "gpu")))
+    lead = (f"{r.name} has **{num(r.memory_gb)} GB** of memory at "
+            f"**{num(r.memory_bandwidth_tb_s)} TB/s**, {num(r.bf16_tflops)} dense BF16 TFLOP/s"
+            + (f" and {num(r.fp8_tflops)} dense FP8 TFLOP/s" if r.fp8_tflops else "")
+            + f", {num(r.tdp_w)} W; {r.gpus_per_node} to a node.")
+    return Reply(headline=lead, tables=[spec_table([r])], citations=[note_ref(r.source_note)])
+
+
+def _prices(intent: Intent, calls: Calls, gpus: list[str], specs: str) -> Reply:
+    """Each GPU's cheapest offer for the GPUs asked (one node when no count is given)."""
+    rows = []
+    for gpu in gpus:
+        count = slot(intent, "gpus") or _spec(gpu).gpus_per_node
+        price = calls.run("pricing", {"gpu": gpu, "gpus": count, "kind": slot(intent, "kind")},
+                          f"the cheapest {gpu} offer")
+        offer = price.get("cheapest") or {}
+        rows.append([gpu_name(gpu), count, offer.get("provider"), offer.get("kind"),
+                     offer.get("effective_usd_per_gpu_hour"), price.get("monthly_usd")])
+    priced = sorted((r for r in rows if r[5] is not None), key=lambda r: r[5])
+    if len(priced) < 2:
+        lead = "I could not price both GPUs; the table shows what is on record."
+    else:
+        lead = (f"**{priced[0][0]}** costs less: {usd(priced[0][5])} a month for {priced[0][1]} "
+                f"GPUs against {usd(priced[1][5])} for {priced[1][1]}× {priced[1][0]} (cheapest "
+                f"offers, 730 hours a month).")
+    return Reply(headline=lead, tables=[table(["GPU", "GPUs", "provider", "kind", "$/GPU-hour",
+                                               "$ a month"], rows), specs])
+
+
 def gpu_compare(intent: Intent, calls: Calls) -> Reply:
     gpus = list(intent.slots.get("gpu_list", []))[:2]
     rows = [_spec(g) for g in gpus]
-    specs = table(["GPU", "memory (GB)", "memory bandwidth (TB/s)", "BF16 dense TFLOP/s",
-                   "FP8 dense TFLOP/s", "source note"],
-                  [[r.name, r.memory_gb, r.memory_bandwidth_tb_s, r.bf16_tflops, r.fp8_tflops,
-                    r.source_note] for r in rows])
+    specs = spec_table(rows)
     if not ("model" in intent.slots or "params_b" in intent.slots):
+        if slot(intent, "cost"):
+            return _prices(intent, calls, gpus, specs)
         return Reply(headline=_spec_sentence(rows), tables=[specs], steps=[_spec_step(rows)])
     if slot(intent, "workload") != "inference":
         return _cost_per_token(intent, calls, gpus, specs)

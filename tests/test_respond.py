@@ -126,6 +126,26 @@ def test_transfers_conversions_and_comparisons_in_other_words():
     assert "**1.51×**" in versus.markdown
 
 
+def test_gpu_specs_prices_over_a_period_and_plural_gpus():
+    specs = respond("What's the memory bandwidth of the B200?")
+    assert specs.intent.kind == "gpu_specs"
+    # the B200 row of the catalog (note nvidia-b200-datasheet): 180 GB at 8.0 TB/s
+    assert specs.markdown.startswith("NVIDIA B200 SXM 180GB has **180 GB** of memory at "
+                                     "**8.00 TB/s**")
+    assert [c.id for c in specs.citations] == ["nvidia-b200-datasheet"]
+    period = respond("8 H100s for 3 months at 60% utilization, how much?")
+    p = period.data["pricing"]
+    rate = p["cheapest"]["effective_usd_per_gpu_hour"]
+    # 8 GPUs x rate x 3 x 730 h x 0.6 busy
+    assert p["total_usd"] == pytest.approx(8 * rate * 3 * 730 * 0.6, rel=1e-3)
+    many = respond("Serve Llama 3 70B to 100 concurrent users at 8k context on H100s")
+    assert many.intent.kind == "cluster_size"  # 'on H100s': how many is the question
+    # KV: 327,680 B/token x 8,192 x 100 = 268 GB, plus 141 GB of weights: more than 4 x 80 GB
+    assert many.data["memory"]["min_gpus"]["h100-sxm"] == 8
+    prices = respond("B200 vs H200 cost per month")
+    assert [k for k in prices.data] == ["pricing", "pricing_2"]
+
+
 HOSTILE = [
     "", " ", "\x00\x01\x02", "?" * 10, "A" * 100_000, "70B " * 20_000,
     "'; DROP TABLE offers; --", "egress for 10 TB on x'; DROP TABLE providers; --",
