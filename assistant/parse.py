@@ -1,4 +1,13 @@
-"""Question -> Intent: entities, intent rules, follow-ups and the slots still missing."""
+"""Question -> Intent: entities, intent rules, follow-ups and the slots still missing.
+
+Slot names are the tools' field names where a tool has one (model, params_b, workload,
+precision, optimizer, gpu, gpus, nodes, gpus_per_node, seq_len, micro_batch, batch,
+context_len, tokens, zero_stage, tp, pp, provider, kind, utilization, hours), so a direct
+`/memory key=value` call is an Intent(kind="memory", slots=payload) that follow-ups continue.
+Others: size ("140 GB"), bandwidth ("400 Gb/s"), value and to_unit (conversion), links and
+gpu_list (comparisons), op (collective), period, usd, question (concept), and the flags
+egress, break_even, cost, gpu_plural.
+"""
 
 from __future__ import annotations
 
