@@ -112,7 +112,7 @@ class Chat(Vertical):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
-        self._pending: deque[Reply] = deque()
+        self._pending: deque[tuple[Question, Reply]] = deque()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="chat-log"):
@@ -134,18 +134,19 @@ class Chat(Vertical):
     async def ask(self, text: str) -> None:
         """Show the question with a placeholder reply, and announce it to the app."""
         self.question_input.remember(text)
-        reply = Reply(WORKING, classes="-pending")
-        self._pending.append(reply)
-        await self.log_view.mount_all([Question(shown_question(text)), reply])
+        question, reply = Question(shown_question(text)), Reply(WORKING, classes="-pending")
+        self._pending.append((question, reply))
+        await self.log_view.mount_all([question, reply])
         self.log_view.anchor()
         self.post_message(self.QuestionAsked(text))
 
     async def show_answer(self, answer: Answer) -> None:
         """Fill the oldest waiting reply with `answer`, with its choices if it asks back."""
-        reply = self._pending.popleft() if self._pending else None
-        if reply is None:  # its question was cleared away by a session change
-            reply = Reply()
-            await self.log_view.mount_all([Question(shown_question(answer.question)), reply])
+        if self._pending:
+            question, reply = self._pending.popleft()
+        else:  # its question was cleared away by a session change
+            question, reply = Question(shown_question(answer.question)), Reply()
+            await self.log_view.mount_all([question, reply])
         reply.remove_class("-pending")
         reply.set_class(bool(answer.error), "-error")
         await reply.update(reply_markdown(answer))
@@ -153,7 +154,15 @@ class Chat(Vertical):
         if clarification is not None and clarification.choices:
             options = [Option(Content(choice)) for choice in clarification.choices]
             await self.log_view.mount(Choices(*options), after=reply)
-        self.log_view.anchor()
+        self.call_after_refresh(self._show_from, question)
+
+    def _show_from(self, question: Question) -> None:
+        """Show a long answer from its question down: the direct reply comes first."""
+        log = self.log_view
+        top = question.virtual_region.y - question.styles.margin.top
+        if 0 <= top < log.max_scroll_y:  # otherwise the anchored end already shows it all
+            log.anchor(False)
+            log.scroll_to(y=top, animate=False, force=True)
 
     @property
     def asked(self) -> bool:
