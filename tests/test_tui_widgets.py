@@ -65,10 +65,11 @@ def test_memory_chart_of_a_job_bigger_than_the_gpu_scales_to_the_job():
 
 def test_chart_title_and_limit_say_whether_it_fits():
     result = {"per_gpu_gb": 70.6, "fits": True, "headroom_gb": 9.4, "gpu_memory_gb": 80.0}
-    assert chart_title("memory", result) == "memory: 70.6 GB per GPU, fits (9.4 GB free)"
+    assert chart_title("memory", result) == ("memory: 70.6 GB per GPU", "fits: 9.4 GB free")
     short = {"gpu": "h100-sxm", "per_gpu_gb": 155.0, "fits": False, "headroom_gb": -75.0}
-    assert chart_title("memory", short) == \
-        "h100-sxm: 155.0 GB per GPU, does not fit (75.0 GB short)"
+    assert chart_title("memory", short) == ("h100-sxm: 155.0 GB per GPU",
+                                            "does not fit: 75.0 GB short")
+    assert chart_title("memory", {"per_gpu_gb": 1.0}) == ("memory: 1.0 GB per GPU", "")
     assert limit_gb(result) == 80.0
     assert limit_gb({"per_gpu_gb": 70.0, "headroom_gb": 10.0}) == 80.0
     assert limit_gb({"per_gpu_gb": 70.0}) is None

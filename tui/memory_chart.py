@@ -39,15 +39,15 @@ def chart_lines(breakdown: dict[str, float], width: int, capacity_gb: float | No
     return rows
 
 
-def chart_title(tool: str, result: dict[str, Any]) -> str:
-    """What the chart is of: the GPU (else the tool), the GB per GPU, and whether it fits."""
+def chart_title(tool: str, result: dict[str, Any]) -> tuple[str, str]:
+    """What the chart is of (the GPU, else the tool, and GB per GPU), and whether it fits."""
     title = f"{result.get('gpu') or tool}: {result.get('per_gpu_gb', 0):,.1f} GB per GPU"
+    verdict = {True: "fits", False: "does not fit", None: ""}[result.get("fits")]
     headroom = result.get("headroom_gb")
-    if result.get("fits") is not None:
-        title += ", fits" if result["fits"] else ", does not fit"
     if isinstance(headroom, int | float):
-        title += f" ({headroom:,.1f} GB free)" if headroom >= 0 else f" ({-headroom:,.1f} GB short)"
-    return title
+        room = f"{headroom:,.1f} GB free" if headroom >= 0 else f"{-headroom:,.1f} GB short"
+        verdict = f"{verdict}: {room}" if verdict else room
+    return title, verdict
 
 
 def limit_gb(result: dict[str, Any]) -> float | None:
@@ -63,10 +63,10 @@ def limit_gb(result: dict[str, Any]) -> float | None:
 class MemoryChart(Static):
     """One memory breakdown as bars, redrawn to the width it is given."""
 
-    def __init__(self, title: str, breakdown: dict[str, float],
+    def __init__(self, title: tuple[str, str], breakdown: dict[str, float],
                  capacity_gb: float | None = None) -> None:
         super().__init__(classes="memory-chart")
-        self.border_title = title
+        self.border_title, self.border_subtitle = title
         self.breakdown = breakdown
         self.capacity_gb = capacity_gb
 

@@ -21,7 +21,9 @@ OFFER_COLUMNS = ("provider", "gpu", "kind", "usd_per_gpu_hour", "usd_per_node_ho
 class PlanView:
     """What the Plan tab shows of an answer's tool results."""
 
-    charts: list[tuple[str, dict[str, float], float | None]] = field(default_factory=list)
+    # (title and verdict, GB per term, the GPU's memory)
+    charts: list[tuple[tuple[str, str], dict[str, float], float | None]] = field(
+        default_factory=list)
     layouts: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
     offers: list[dict[str, Any]] = field(default_factory=list)
