@@ -19,14 +19,16 @@ from pydantic import ValidationError
 from clusterplan.tools.contract import ToolError, ToolInput, ToolResult
 from clusterplan.validation import describe
 
-# Each module defines TOOL; imported only when the registry is first used.
-TOOL_MODULES = (
-    "clusterplan.tools.notes_tool",
-    "clusterplan.tools.memory",
-    "clusterplan.tools.interconnect",
-    "clusterplan.tools.parallelism",
-    "clusterplan.tools.pricing",
-)
+# Each module defines TOOL; imported only when that tool is first used, so a process that
+# calls one tool does not pay for importing (and building the models of) every other one.
+TOOL_BY_NAME = {
+    "notes": "clusterplan.tools.notes_tool",
+    "memory": "clusterplan.tools.memory",
+    "interconnect": "clusterplan.tools.interconnect",
+    "parallelism": "clusterplan.tools.parallelism",
+    "pricing": "clusterplan.tools.pricing",
+}
+TOOL_MODULES = tuple(TOOL_BY_NAME.values())
 
 
 @dataclass(frozen=True)
@@ -52,20 +54,25 @@ class Tool:
 @cache
 def tools() -> dict[str, Tool]:
     """All registered tools by name."""
-    found: dict[str, Tool] = {}
-    for module_name in TOOL_MODULES:
-        tool: Tool = importlib.import_module(module_name).TOOL
-        found[tool.name] = tool
-    return found
+    return {name: _load(name) for name in TOOL_BY_NAME}
 
 
 def get(name: str) -> Tool:
     """The tool called `name`, or ToolError naming the nearest registered ones."""
-    registry = tools()
-    if name in registry:
-        return registry[name]
-    nearest = difflib.get_close_matches(name, list(registry), n=3, cutoff=0.3) or list(registry)
+    if name in TOOL_BY_NAME:
+        return _load(name)
+    names = list(TOOL_BY_NAME)
+    nearest = difflib.get_close_matches(name, names, n=3, cutoff=0.3) or names
     raise ToolError(f"unknown tool {name!r}; registered tools: {', '.join(nearest)}")
+
+
+@cache
+def _load(name: str) -> Tool:
+    """Import the one module that defines tool `name`."""
+    tool: Tool = importlib.import_module(TOOL_BY_NAME[name]).TOOL
+    if tool.name != name:
+        raise RuntimeError(f"{TOOL_BY_NAME[name]} defines tool {tool.name!r}, not {name!r}")
+    return tool
 
 
 def validate(name: str, payload: Any) -> ToolInput:
