@@ -7,16 +7,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 
+# defer_build: a model's validator is built on its first use, not when its module is imported,
+# so a process that calls one tool does not build the schemas of every model it imports.
 class ToolInput(BaseModel):
     """Base of every tool input: unknown fields are an error, never silently ignored."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
 
 
 class Quantity(BaseModel):
     """A number with its unit, as shown in a step (the unit is part of the value)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     value: float | int | str | bool | None
     unit: str = ""
@@ -32,7 +34,7 @@ class Quantity(BaseModel):
 class Step(BaseModel):
     """One line of reasoning: what was computed, how, from what, and which notes back it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     label: str
     formula: str = ""
@@ -55,7 +57,7 @@ class Step(BaseModel):
 class NoteRef(BaseModel):
     """A citation: the note (and claim, when one) that a figure rests on."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     claim: str | None = None
@@ -71,7 +73,7 @@ class NoteRef(BaseModel):
 class ToolResult(BaseModel):
     """Base of every tool result: the steps taken, the notes cited, what was assumed or is risky."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     steps: list[Step] = Field(default_factory=list)
     citations: list[NoteRef] = Field(default_factory=list)
