@@ -69,7 +69,8 @@ class Calls:
 # Calculators whose result depends only on their input and the catalog's GPUs, models and
 # links (prices change with imports and the date, so pricing is always run afresh).
 PURE_TOOLS = frozenset({"memory", "interconnect", "parallelism"})
-_REMEMBERED: OrderedDict[tuple[int, str, str], ToolResult] = OrderedDict()
+_REMEMBERED: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
+_FOR_CATALOG: list[Any] = []
 _MOST_REMEMBERED = 512
 
 
@@ -80,7 +81,12 @@ def _remembered(name: str, payload: dict[str, Any],
         return invoke(name, payload)
     from clusterplan.db.active import catalog
 
-    key = (id(catalog()), name, json.dumps(payload, sort_keys=True, default=str))
+    current = catalog()
+    if not (_FOR_CATALOG and _FOR_CATALOG[0] is current):
+        # Another store's catalog: forget (holding the catalog keeps its id from being reused).
+        _REMEMBERED.clear()
+        _FOR_CATALOG[:] = [current]
+    key = (name, json.dumps(payload, sort_keys=True, default=str))
     if key in _REMEMBERED:
         _REMEMBERED.move_to_end(key)
         return _REMEMBERED[key]
