@@ -17,6 +17,7 @@ FIXED = {
     "tokens": ["1T tokens", "2T tokens", "15T tokens"],
     "to_unit": ["GB/s", "Gb/s", "TB/s"],
     "size": ["140 GB", "1 TB", "10 TB"],
+    "path": ["10 Gb/s", "local NVMe", "parallel file system"],
     "question": ["How much memory to serve Llama 3 70B?", "Convert 400 Gb/s to GB/s",
                  "What does an 8xH100 node cost per month?", "What is pipeline parallelism?"],
 }

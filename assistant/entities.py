@@ -23,7 +23,7 @@ PRECISIONS = (
 WORKLOADS = (
     (re.compile(r"\bq-?lora\b", _I), "qlora"),
     (re.compile(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
-    (re.compile(r"\bfull[\s-]*(?:parameter[\s-]*)?fine[\s-]*tun|\bfine[\s-]*tun|\bfinetun|"
+    (re.compile(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
                 r"\bsft\b", _I), "full_finetune"),
     (re.compile(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch", _I),
      "pretrain"),

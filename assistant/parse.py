@@ -27,6 +27,7 @@ FOLLOW_UP = re.compile(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|inste
 REFERS_BACK = re.compile(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
                          re.IGNORECASE)
 BARE_NUMBER = re.compile(r"^\W*(\d[\d,]*)\W*$")
+BARE_UNIT = re.compile(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
 BREAK_EVEN = re.compile(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
@@ -114,10 +115,14 @@ def _same_subject(kind: str, previous: Intent) -> bool:
 
 
 def _bare_answer(text: str, slots: dict[str, Any], previous: Intent) -> None:
-    """'16' in reply to "how many GPUs?" is the GPU count."""
+    """'16' in reply to "how many GPUs?" is the GPU count; 'GB/s' to "which unit?" the unit."""
+    wanted = previous.missing[0] if previous.missing else ""
     m = BARE_NUMBER.match(text)
-    if m and previous.missing and previous.missing[0] in ("gpus", "nodes", "batch", "context_len"):
-        slots[previous.missing[0]] = int(m[1].replace(",", ""))
+    if m and wanted in ("gpus", "nodes", "batch", "context_len"):
+        slots[wanted] = int(m[1].replace(",", ""))
+    unit = BARE_UNIT.match(text)
+    if unit and wanted == "to_unit":
+        slots["to_unit"] = unit[1]
 
 
 def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:

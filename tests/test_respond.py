@@ -72,6 +72,22 @@ def test_a_missing_model_gets_a_clarifying_question_with_catalog_choices():
     assert follow.intent.slots["precision"] == "fp8"
 
 
+@pytest.mark.parametrize("question", [
+    "How much GPU memory do I need?", "Does llama 3 70b fit?",
+    "How should I split llama 3 70b on H100s?", "Plan a cluster for llama 3 70b",
+    "How long to train llama 3 8b on 64 H100s?", "How much does it cost per month?", "asdf",
+    "How long to copy 10 TB?", "egress cost on AWS", "convert 400 Gb/s",
+    "How much egress for 10 TB?",
+])
+def test_every_choice_offered_answers_the_clarifying_question(question):
+    asked = respond(question)
+    assert asked.clarification is not None and asked.clarification.choices
+    for choice in asked.clarification.choices:
+        reply = respond(choice, previous=asked.intent)
+        assert reply.clarification is None, (choice, reply.clarification)
+        assert reply.error is None, (choice, reply.error)
+
+
 def test_a_missing_gpu_count_is_asked_and_a_bare_number_answers_it():
     asked = respond("How should I split llama 3 70b over H100s?")
     assert asked.clarification.missing == ["gpus"]
