@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -52,6 +53,15 @@ print(__import__("json").dumps(out))
 """
 
 READY = "Ask about memory"
+# Textual's own floor on this machine: an app with a header, this input and a footer.
+FLOOR_APP = """
+from textual.app import App
+from textual.widgets import Footer, Header, Input
+class Floor(App):
+    def compose(self):
+        yield Header(); yield Input(placeholder="Ask about memory"); yield Footer()
+Floor().run()
+"""
 
 
 def in_process(runs: int, home: str) -> dict[str, float]:
@@ -64,15 +74,12 @@ def in_process(runs: int, home: str) -> dict[str, float]:
     return {name: statistics.median(s[name] for s in samples) for name in samples[0]}
 
 
-def in_terminal(runs: int, home: str) -> float | None:
-    """Median seconds from launching `clusterplan` in tmux to its question box on screen."""
-    if shutil.which("tmux") is None:
-        return None
+def in_terminal(runs: int, command: str) -> float:
+    """Median seconds from launching `command` in tmux to the question box on screen."""
     times = []
     for _ in range(runs):
         sock = f"cp-bench-{uuid.uuid4().hex[:8]}"
         tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
-        command = f"env CLUSTERPLAN_HOME={home} {sys.executable} -m clusterplan"
         start = time.perf_counter()
         subprocess.run([*tmux, "new-session", "-d", "-s", "b", "-x", "100", "-y", "32", command],
                        check=True)
@@ -97,12 +104,15 @@ def main() -> None:
         print(f"in-process start-up, median of {runs} fresh interpreters:")
         for name, seconds in stages.items():
             print(f"  {name:<28} {seconds * 1000:8.0f} ms")
-        terminal = in_terminal(runs, home)
-        if terminal is None:
+        if shutil.which("tmux") is None:
             print("terminal start-up: skipped (tmux is not installed)")
-        else:
-            print(f"terminal start-up (launch to question box on screen, median of {runs}): "
-                  f"{terminal * 1000:.0f} ms")
+            return
+        app = in_terminal(runs, f"env CLUSTERPLAN_HOME={home} {sys.executable} -m clusterplan")
+        floor = in_terminal(runs, f"{sys.executable} -c {shlex.quote(FLOOR_APP)}")
+        print(f"terminal start-up, launch to question box on screen, median of {runs}:")
+        print(f"  clusterplan                  {app * 1000:8.0f} ms")
+        print(f"  bare Textual app (floor)     {floor * 1000:8.0f} ms")
+        print(f"  clusterplan above the floor  {(app - floor) * 1000:8.0f} ms")
 
 
 if __name__ == "__main__":

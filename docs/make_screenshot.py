@@ -18,6 +18,8 @@ OUT = Path(__file__).resolve().parent / "screenshot.svg"
 
 
 async def take(out: Path) -> None:
+    from textual.widgets import TabbedContent
+
     from clusterplan.assistant.session import Assistant
     from clusterplan.db.active import open_store, use_store
     from clusterplan.tui.app import ClusterplanApp
@@ -34,7 +36,7 @@ async def take(out: Path) -> None:
         for _ in range(4):
             await pilot.pause()
             await app.workers.wait_for_complete()
-        app.query_one("#side").active = "plan-tab"
+        app.query_one(TabbedContent).active = "plan-tab"
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
         app.save_screenshot(filename=out.name, path=str(out.parent))

@@ -279,6 +279,7 @@ async def test_model_and_gpu_names_are_suggested_as_you_type(assistant):
 async def test_ctrl_t_hides_and_shows_the_side_panel(assistant):
     app = ClusterplanApp(assistant)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
         side = app.query_one("#side")
         assert side.display, "wide terminals show the panel beside the chat"
         await pilot.press("ctrl+t")
@@ -290,6 +291,7 @@ async def test_ctrl_t_hides_and_shows_the_side_panel(assistant):
 async def test_narrow_terminals_show_chat_or_panel_in_full(assistant):
     app = ClusterplanApp(assistant)
     async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
         side, chat = app.query_one("#side"), app.query_one(Chat)
         assert chat.display and not side.display
         await pilot.press("ctrl+t")
@@ -314,6 +316,7 @@ async def test_f1_help_asks_the_chosen_example(assistant, messages):
 async def test_the_plan_tab_shows_memory_rejected_layouts_and_offers(assistant, messages):
     app = ClusterplanApp(assistant)
     async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
+        await settle(app, pilot)
         app.query_one(TabbedContent).active = "plan-tab"
         await ask(app, pilot, "How much GPU memory do I need to serve Llama 3 70B in BF16?")
         plan = app.query_one(PlanPanel)

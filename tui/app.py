@@ -15,7 +15,9 @@ from typing import Any
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
+from textual.lazy import Lazy
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -25,20 +27,39 @@ from clusterplan.assistant.answer import Answer
 from clusterplan.tools.contract import NoteRef
 from clusterplan.tui.chat import Chat
 from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
-from clusterplan.tui.palette import ToolsAndExamples
 from clusterplan.tui.plan_panel import PlanPanel
-from clusterplan.tui.screens import (
-    ExportScreen,
-    HelpScreen,
-    NoteScreen,
-    OpenSessionScreen,
-    default_report_path,
-)
 from clusterplan.tui.sources_panel import SourcesPanel, read_note
 from clusterplan.tui.theme import DARK, terminal_theme
 from clusterplan.tui.trace_panel import TracePanel
 
+
+def _palette() -> type:
+    # imported when the palette first opens: the registry it reads is not start-up work
+    from clusterplan.tui.palette import ToolsAndExamples
+
+    return ToolsAndExamples
+
+
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help"}
+
+
+class SidePanel(Vertical):
+    """The last answer's steps, sources and plan, a tab each."""
+
+    class Mounted(Message):
+        """The panel is in place (it is mounted lazily, after the first screen)."""
+
+    def on_mount(self) -> None:
+        self.post_message(self.Mounted())
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent():
+            with TabPane("Trace", id="trace-tab"):
+                yield TracePanel(id="trace")
+            with TabPane("Sources", id="sources-tab"):
+                yield SourcesPanel(id="sources")
+            with TabPane("Plan", id="plan-tab"):
+                yield PlanPanel(id="plan")
 
 
 class ClusterplanApp(App[None]):
@@ -46,7 +67,7 @@ class ClusterplanApp(App[None]):
 
     TITLE = "clusterplan"
     CSS_PATH = ["app.tcss", "chat.tcss", "panels.tcss", "screens.tcss"]
-    COMMANDS = App.COMMANDS | {ToolsAndExamples}
+    COMMANDS = App.COMMANDS | {_palette}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "#question"
     BINDINGS = [
@@ -62,6 +83,7 @@ class ClusterplanApp(App[None]):
         super().__init__()
         self.assistant = assistant
         self._one_at_a_time = threading.Lock()  # the assistant keeps one conversation state
+        self._side_answer: Answer | None = None  # what the side panel shows, once mounted
         wanted = terminal_theme(os.environ if environ is None else environ)
         self.theme = wanted if wanted in self.available_themes else DARK
 
@@ -69,13 +91,8 @@ class ClusterplanApp(App[None]):
         yield Header()
         with Horizontal(id="main"):
             yield Chat(id="chat")
-            with TabbedContent(id="side"):
-                with TabPane("Trace", id="trace-tab"):
-                    yield TracePanel(id="trace")
-                with TabPane("Sources", id="sources-tab"):
-                    yield SourcesPanel(id="sources")
-                with TabPane("Plan", id="plan-tab"):
-                    yield PlanPanel(id="plan")
+            # mounted just after the first screen is drawn, so typing can start sooner
+            yield Lazy(SidePanel(id="side"))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -147,7 +164,16 @@ class ClusterplanApp(App[None]):
                         markup=False)
 
     async def _show_side(self, answer: Answer | None) -> None:
-        self.query_one(TracePanel).show_steps(answer.trace if answer else [])
+        self._side_answer = answer
+        if all(self.query(panel) for panel in (TracePanel, SourcesPanel, PlanPanel)):
+            await self._fill_side(answer)  # else the panel shows it once it is mounted
+
+    @on(SidePanel.Mounted)
+    async def _side_mounted(self) -> None:
+        await self._fill_side(self._side_answer)
+
+    async def _fill_side(self, answer: Answer | None) -> None:
+        self.query_one(TracePanel).show_steps(answer.trace if answer else None)
         self.query_one(SourcesPanel).show_sources(answer.citations if answer else [])
         await self.query_one(PlanPanel).show_plan(answer.data if answer else {})
 
@@ -165,6 +191,8 @@ class ClusterplanApp(App[None]):
             if session_id:
                 self.load_session(session_id)
 
+        from clusterplan.tui.screens import OpenSessionScreen  # dialogs load when first opened
+
         self.push_screen(OpenSessionScreen(event.sessions), chosen)
 
     @on(ReportWritten)
@@ -177,6 +205,8 @@ class ClusterplanApp(App[None]):
 
     @on(NoteLoaded)
     def _note_loaded(self, event: NoteLoaded) -> None:
+        from clusterplan.tui.screens import NoteScreen
+
         self.push_screen(NoteScreen(event.title, event.markdown))
 
     @on(Worker.StateChanged)
@@ -199,6 +229,8 @@ class ClusterplanApp(App[None]):
         return True
 
     def action_export(self) -> None:
+        from clusterplan.tui.screens import ExportScreen, default_report_path
+
         today = dt.date.today().isoformat()
         default = default_report_path(locations.reports_dir(), self.assistant.session_name, today)
 
@@ -219,10 +251,15 @@ class ClusterplanApp(App[None]):
             if question:
                 await self.ask(question)
 
+        from clusterplan.tui.screens import HelpScreen
+
         self.push_screen(HelpScreen(), chosen)
 
     def action_toggle_side(self) -> None:
-        shown = self.query_one("#side").display
+        sides = self.query("#side")
+        if not sides:  # still being mounted, a moment after start
+            return
+        shown = sides.first().display
         self.screen.set_class(not shown, "-side-shown")
         self.screen.set_class(shown, "-side-hidden")
         if shown:

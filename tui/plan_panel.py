@@ -8,6 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import DataTable, Label, Static
 
 from clusterplan.tui.memory_chart import MemoryChart, chart_title, limit_gb
@@ -82,22 +83,24 @@ def fill_table(table: DataTable, rows: list[dict[str, Any]],
         table.add_row(Text(str(rank)), *(cell(row.get(c)) for c in columns))
 
 
+def _hidden(widget: Widget) -> Widget:
+    widget.display = False
+    return widget
+
+
 class PlanPanel(VerticalScroll):
     """Memory chart, layouts table and offers table of the last answer that had them."""
 
     def compose(self) -> ComposeResult:
         yield Static("Layouts, offers and memory charts appear here when an answer has them.",
                      id="plan-empty")
-        yield Label("Memory per GPU", classes="plan-heading", id="memory-heading")
-        yield Label("Layouts, best first", classes="plan-heading", id="layouts-heading")
-        yield DataTable(id="layouts", zebra_stripes=True, cursor_type="row")
-        yield Label("Layouts rejected, and why", classes="plan-heading", id="rejected-heading")
-        yield DataTable(id="rejected", zebra_stripes=True, cursor_type="row")
-        yield Label("Offers, cheapest first", classes="plan-heading", id="offers-heading")
-        yield DataTable(id="offers", zebra_stripes=True, cursor_type="row")
-
-    def on_mount(self) -> None:
-        self._show_sections(PlanView())
+        # hidden until an answer has them (set here, not on mount: an answer may come first)
+        yield _hidden(Label("Memory per GPU", classes="plan-heading", id="memory-heading"))
+        for name, heading in (("layouts", "Layouts, best first"),
+                              ("rejected", "Layouts rejected, and why"),
+                              ("offers", "Offers, cheapest first")):
+            yield _hidden(Label(heading, classes="plan-heading", id=f"{name}-heading"))
+            yield _hidden(DataTable(id=name, zebra_stripes=True, cursor_type="row"))
 
     async def show_plan(self, data: dict[str, Any]) -> None:
         """Replace the tab's content with what `data` holds; keep it empty when it holds nothing."""

@@ -13,6 +13,7 @@ from textual.widgets.option_list import Option
 from clusterplan.tools.contract import NoteRef
 
 DISPUTED = "⚠ disputed"
+NO_SOURCES = Option(Content.styled("No sources yet.", "dim"), disabled=True)
 
 
 def source_prompt(number: int, ref: NoteRef) -> Content:
@@ -59,18 +60,15 @@ class SourcesPanel(OptionList):
         ref: NoteRef
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(NO_SOURCES, **kwargs)  # type: ignore[arg-type]
         self.refs: list[NoteRef] = []
-
-    def on_mount(self) -> None:
-        self.show_sources([])
 
     def show_sources(self, refs: list[NoteRef]) -> None:
         """List `refs`, numbered from 1 in the order the answer cites them."""
         self.refs = list(refs)
         self.clear_options()
         if not refs:
-            self.add_option(Option(Content.styled("No sources yet.", "dim"), disabled=True))
+            self.add_option(NO_SOURCES)
             return
         self.add_options(Option(source_prompt(n, ref)) for n, ref in enumerate(refs, start=1))
         self.highlighted = 0

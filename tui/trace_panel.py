@@ -26,16 +26,18 @@ class TracePanel(Tree[Step]):
         super().__init__("Steps", **kwargs)  # type: ignore[arg-type]
         self.show_root = False
         self.guide_depth = 2
-
-    def on_mount(self) -> None:
+        # filled here, not on mount: an answer may arrive before this panel is mounted
         self.root.add_leaf(Text("Ask a question to see the steps behind its answer.", "dim"))
         self.root.expand()
 
-    def show_steps(self, steps: list[Step]) -> None:
-        """Replace the tree with `steps`, collapsed: one line each until expanded."""
+    def show_steps(self, steps: list[Step] | None) -> None:
+        """Replace the tree with `steps` (None: no answer yet), collapsed until expanded."""
         self.clear()
-        if not steps:
+        if steps is None:
+            self.root.add_leaf(Text("Ask a question to see the steps behind its answer.", "dim"))
+        elif not steps:
             self.root.add_leaf(Text("This answer needed no calculation.", "dim"))
+        steps = steps or []
         for number, step in enumerate(steps, start=1):
             node = self.root.add(step_label(number, step), data=step, expand=False)
             _add_details(node, step)
