@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from clusterplan import __version__
 
 if TYPE_CHECKING:
+    from sqlite_utils import Database
+
     from clusterplan.knowledge.checks import CheckOutcome
 
 TABLE = "claim_verdicts"
@@ -62,7 +64,7 @@ def keep(outcome: CheckOutcome) -> None:
         pass  # read-only or busy store: the verdict is recomputed next time
 
 
-def _db():  # type: ignore[no-untyped-def]
+def _db() -> Database | None:
     from clusterplan.db.active import active_store
     from clusterplan.db.store import StoreError
 
