@@ -19,7 +19,6 @@ from clusterplan.tools.memory_terms import (
     activations_at,
     kv_bytes,
     model_states,
-    stage_share,
 )
 from clusterplan.tools.model_shape import ModelShape
 
@@ -37,36 +36,54 @@ def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int
     return dict(_min_gpus(job, ep, (("gpu", node_gpus, capacity_bytes),)))["gpu"]
 
 
-@lru_cache(maxsize=1024)
 def _min_gpus(job: Job, ep: int, kinds: GpuKinds) -> tuple[tuple[str, int | None], ...]:
-    shapes = {(node, memory) for _, node, memory in kinds}
-    best: dict[tuple[int, float], int | None] = dict.fromkeys(shapes)
-    usable = {k: (k[1] - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for k in shapes}
-    widest = max((node for node, _ in shapes), default=1)
+    """One pass over the layouts, fewest GPUs first: each layout's bytes are computed once and
+    compared with the room of every GPU shape (node size, memory) still open."""
+    node_of, room_of, shape_of = _kind_table(kinds)
+    best: list[int | None] = [None] * len(room_of)
     one = Layout(dp=ep, tp=1, pp=1, ep=ep)  # experts spread over dp ranks: dp starts at ep
     states = model_states(job, one)
     fixed1 = sum(t.fixed for t in states)
     spread1 = sum(t.spread for t in states) if job.training else 0.0
     kv1 = kv_bytes(job, one)
-    for model_parallel, tp, pp in _layouts(job.shape, widest):
-        open_kinds = [k for k in shapes if tp <= k[0] and _beats(model_parallel * ep, best[k])]
-        if not open_kinds:
-            if all(b is not None and b <= model_parallel * ep for b in best.values()):
-                break  # sorted by tp·pp: nothing later can use fewer GPUs
-            continue
-        share = stage_share(job, pp) / tp
-        fixed = fixed1 * share + activations_at(job, tp, pp, ep)
+    inference_acts: dict[int, float] = {}  # inference activations depend on tp alone
+    pending = list(range(len(room_of)))
+    for model_parallel, tp, pp, share, kv_share in _layouts(job.shape, max(node_of, default=1)):
+        gpus = model_parallel * ep
+        # A shape whose best already uses no more GPUs than this layout is settled: sorted by
+        # tp·pp, no later layout can use fewer.
+        pending = [i for i in pending if best[i] is None or gpus < best[i]]  # type: ignore[operator]
+        if not pending or gpus > MAX_GPUS:
+            break
+        if job.training:
+            acts = activations_at(job, tp, pp, ep)
+        elif (acts := inference_acts.get(tp, -1.0)) < 0:
+            acts = inference_acts[tp] = activations_at(job, tp, pp, ep)
+        fixed = fixed1 * share + acts
         if kv1:
-            fixed += kv1 * memory_kv.per_gpu_share(job.shape, tp, pp)
-        for k in open_kinds:
-            n = _with_dp(model_parallel, fixed, spread1 * share, usable[k], ep)
-            if n is not None and _beats(n, best[k]):
-                best[k] = n
-    return tuple((gid, best[node, memory]) for gid, node, memory in kinds)
+            fixed += kv1 * kv_share
+        if not spread1:  # nothing shrinks with dp: the layout fits with dp = ep or not at all
+            for i in pending:
+                if tp <= node_of[i] and fixed < room_of[i]:
+                    best[i] = gpus
+            continue
+        for i in pending:
+            if tp <= node_of[i]:
+                n = _with_dp(model_parallel, fixed, spread1 * share, room_of[i], ep)
+                if n is not None and (best[i] is None or n < best[i]):  # type: ignore[operator]
+                    best[i] = n
+    return tuple((gid, best[i]) for gid, i in shape_of)
 
 
-def _beats(n: int, best: int | None) -> bool:
-    return best is None or n < best
+@lru_cache(maxsize=64)
+def _kind_table(kinds: GpuKinds) -> tuple[tuple[int, ...], tuple[float, ...],
+                                          tuple[tuple[str, int], ...]]:
+    """Distinct GPU shapes: node sizes, usable bytes (memory less the CUDA context, over
+    1 + fragmentation), and each kind's id with the index of its shape."""
+    shapes = list(dict.fromkeys((node, memory) for _, node, memory in kinds))
+    return (tuple(node for node, _ in shapes),
+            tuple((memory - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for _, memory in shapes),
+            tuple((gid, shapes.index((node, memory))) for gid, node, memory in kinds))
 
 
 def _with_dp(model_parallel: int, fixed: float, spread: float, room: float,
@@ -80,11 +97,18 @@ def _with_dp(model_parallel: int, fixed: float, spread: float, room: float,
     return n if n <= MAX_GPUS else None
 
 
+Layouts = tuple[tuple[int, int, int, float, float], ...]
+
+
 @lru_cache(maxsize=256)
-def _layouts(shape: ModelShape, widest_tp: int) -> tuple[tuple[int, int, int], ...]:
-    """(tp·pp, tp, pp) for every valid power-of-two layout, fewest GPUs first."""
+def _layouts(shape: ModelShape, widest_tp: int) -> Layouts:
+    """(tp·pp, tp, pp, model-state share, KV share) for every valid power-of-two layout, fewest
+    GPUs first; the shares are what one GPU holds (stage_share/tp, memory_kv.per_gpu_share)."""
     tps = [t for t in _powers(widest_tp) if tp_problem(shape, t) is None]
-    return tuple(sorted((tp * pp, tp, pp) for tp in tps for pp in _powers(shape.layers)))
+    return tuple((mp, tp, pp, (math.ceil(shape.layers / pp) / shape.layers) / tp,
+                  memory_kv.per_gpu_share(shape, tp, pp))
+                 for mp, tp, pp in sorted((tp * pp, tp, pp) for tp in tps
+                                          for pp in _powers(shape.layers)))
 
 
 def _powers(limit: int) -> list[int]:
