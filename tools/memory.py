@@ -7,11 +7,10 @@ Contract: `MemoryInput`, `MemoryResult`, `run`. The parallelism solver reuses th
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import Field
 
-from clusterplan.db.active import active_store
 from clusterplan.db.rows import GpuRow
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import NoteRef, ToolError, ToolResult
@@ -29,17 +28,17 @@ from clusterplan.tools.memory_steps import (
     overhead_step,
     q,
     step,
-    trusted,
     weight_steps,
 )
-from clusterplan.tools.memory_terms import checkpoint_bytes, per_gpu
+from clusterplan.tools.memory_terms import Breakdown, checkpoint_bytes, per_gpu
+from clusterplan.tools.memory_trace import LazyTrace, pending
 from clusterplan.tools.memory_warnings import warnings_for
 from clusterplan.tools.registry import Tool
 
 __all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
 
 
-class MemoryResult(ToolResult):
+class MemoryResult(LazyTrace, ToolResult):
     """Bytes per GPU by kind (decimal GB), whether it fits, and the fewest GPUs of each kind."""
 
     model: str = Field(description="catalog id, or custom-<N>b for a params_b model")
@@ -84,52 +83,16 @@ def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], GpuRow | None]:
 
 def run(inp: MemoryInput) -> MemoryResult:
     """Account for every byte on the busiest GPU; say whether it fits and on how many GPUs."""
-    store = active_store()
-    if _answers_owner[0] is not store:  # another store may hold another catalog
-        _answers.clear()
-        _answers_owner[0] = store
-    key = tuple(tuple(v) if type(v) is list else v for v in inp.__dict__.values())
-    fields = _answers.get(key)
-    if fields is None:
-        if len(_answers) >= ANSWERS_KEPT:
-            _answers.clear()
-        fields = _answers[key] = _answer(inp)
-    # Fresh containers per call, so a caller that edits its result edits only its own.
-    fresh = {k: (v.copy() if type(v) in (list, dict) else v) for k, v in fields.items()}
-    return trusted(MemoryResult, fresh)
-
-
-# The same question gets the same answer: a small memo of computed fields by input.
-ANSWERS_KEPT = 4096
-_answers: dict[tuple, dict[str, Any]] = {}
-_answers_owner: list[Any] = [None]
-
-
-def _answer(inp: MemoryInput) -> dict[str, Any]:
-    """Every field of the result, computed."""
     job, layout, said, gpu_row = prepare(inp)
     parts = per_gpu(job, layout)
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
-    steps = [model_step(job), *weight_steps(job, layout, parts)]
-    steps.append(activation_step(job, layout, parts.activations))
-    steps += kv_steps(job, layout, per_token, parts.kv_cache)
-    steps.append(overhead_step(parts))
     per_gpu_gb = gb(parts.total)
-    steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache + "
-                      "overhead", {}, q(per_gpu_gb, "GB"), []))
     fits = headroom = memory = None
     if gpu_row is not None:
         memory = float(gpu_row.memory_gb)
         fits, headroom = per_gpu_gb <= memory, round(memory - per_gpu_gb, 3)
-        steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
-                          "gpu_memory": q(memory, "GB")}, q(fits), [gpu_row.source_note]))
     min_gpus = min_gpus_by_kind(job, layout.ep)
-    steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp within "
-                      "a node) whose busiest GPU holds the job", {}, q(len(min_gpus), "kinds"),
-                      ["zero-paper#model-parallel-split"]))
-    return dict(
-        steps=steps,
-        citations=list(_citations(tuple(dict.fromkeys(n for s in steps for n in s.notes)))),
+    fields = dict(
         assumptions=said + _fixed(),
         warnings=warnings_for(inp, job, layout, per_gpu_gb, memory),
         model=job.shape.id, workload=job.workload, params_b=job.shape.params_b,
@@ -142,6 +105,40 @@ def _answer(inp: MemoryInput) -> dict[str, Any]:
         gpu=gpu_row.id if gpu_row else None, gpu_memory_gb=memory, fits=fits,
         headroom_gb=headroom, min_gpus=min_gpus,
     )
+    return pending(MemoryResult, fields, _Trace(job, layout, parts, per_token, gpu_row,
+                                                len(min_gpus)))
+
+
+class _Trace(NamedTuple):
+    """What the steps are written from, kept until a caller first reads them."""
+
+    job: Job
+    layout: Layout
+    parts: Breakdown
+    per_token: float
+    gpu_row: GpuRow | None
+    kinds: int
+
+    def __call__(self) -> dict[str, Any]:
+        """The steps, and the citations of the notes they name."""
+        job, layout, parts, gpu_row = self.job, self.layout, self.parts, self.gpu_row
+        steps = [model_step(job), *weight_steps(job, layout, parts)]
+        steps.append(activation_step(job, layout, parts.activations))
+        steps += kv_steps(job, layout, self.per_token, parts.kv_cache)
+        steps.append(overhead_step(parts))
+        per_gpu_gb = gb(parts.total)
+        steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache "
+                          "+ overhead", {}, q(per_gpu_gb, "GB"), []))
+        if gpu_row is not None:
+            memory = float(gpu_row.memory_gb)
+            steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
+                              "gpu_memory": q(memory, "GB")}, q(per_gpu_gb <= memory),
+                              [gpu_row.source_note]))
+        steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp "
+                          "within a node) whose busiest GPU holds the job", {},
+                          q(self.kinds, "kinds"), ["zero-paper#model-parallel-split"]))
+        keys = tuple(dict.fromkeys(n for s in steps for n in s.notes))
+        return {"steps": steps, "citations": list(_citations(keys))}
 
 
 def _find_gpu(name: str) -> GpuRow:
