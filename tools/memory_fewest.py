@@ -46,33 +46,60 @@ def _min_gpus(job: Job, ep: int, kinds: GpuKinds) -> tuple[tuple[str, int | None
     fixed1 = sum(t.fixed for t in states)
     spread1 = sum(t.spread for t in states) if job.training else 0.0
     kv1 = kv_bytes(job, one)
-    inference_acts: dict[int, float] = {}  # inference activations depend on tp alone
+    layouts = _layouts(job.shape, max(node_of, default=1))
+    if job.training:
+        _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1, kv1)
+    else:
+        _search_serving(job, ep, layouts, node_of, room_of, best, fixed1, kv1)
+    return tuple((gid, best[i]) for gid, i in shape_of)
+
+
+def _search_serving(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ...],
+                    room_of: tuple[float, ...], best: list[int | None], fixed1: float,
+                    kv1: float) -> None:
+    """Inference: nothing shrinks with dp, so a shape's first layout that fits is its best."""
+    acts_of: dict[int, float] = {}  # inference activations depend on tp alone
     pending = list(range(len(room_of)))
-    for model_parallel, tp, pp, share, kv_share in _layouts(job.shape, max(node_of, default=1)):
+    for model_parallel, tp, pp, share, kv_share in layouts:
         gpus = model_parallel * ep
-        # A shape whose best already uses no more GPUs than this layout is settled: sorted by
-        # tp·pp, no later layout can use fewer.
-        pending = [i for i in pending if best[i] is None or gpus < best[i]]  # type: ignore[operator]
-        if not pending or gpus > MAX_GPUS:
-            break
-        if job.training:
-            acts = activations_at(job, tp, pp, ep)
-        elif (acts := inference_acts.get(tp, -1.0)) < 0:
-            acts = inference_acts[tp] = activations_at(job, tp, pp, ep)
+        if gpus > MAX_GPUS:
+            return
+        acts = acts_of.get(tp)
+        if acts is None:
+            acts = acts_of[tp] = activations_at(job, tp, pp, ep)
         fixed = fixed1 * share + acts
         if kv1:
             fixed += kv1 * kv_share
-        if not spread1:  # nothing shrinks with dp: the layout fits with dp = ep or not at all
-            for i in pending:
-                if tp <= node_of[i] and fixed < room_of[i]:
-                    best[i] = gpus
-            continue
+        still = []
+        for i in pending:
+            if tp <= node_of[i] and fixed < room_of[i]:
+                best[i] = gpus
+            else:
+                still.append(i)
+        if not still:
+            return
+        pending = still
+
+
+def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ...],
+                     room_of: tuple[float, ...], best: list[int | None], fixed1: float,
+                     spread1: float, kv1: float) -> None:
+    """Training: a layout may fit only with more data parallelism, so a shape settles when its
+    best uses no more GPUs than the layouts still to come."""
+    pending = list(range(len(room_of)))
+    for model_parallel, tp, pp, share, kv_share in layouts:
+        gpus = model_parallel * ep
+        pending = [i for i in pending if best[i] is None or gpus < best[i]]  # type: ignore[operator]
+        if not pending or gpus > MAX_GPUS:
+            return
+        fixed = fixed1 * share + activations_at(job, tp, pp, ep)
+        if kv1:
+            fixed += kv1 * kv_share
         for i in pending:
             if tp <= node_of[i]:
                 n = _with_dp(model_parallel, fixed, spread1 * share, room_of[i], ep)
                 if n is not None and (best[i] is None or n < best[i]):  # type: ignore[operator]
                     best[i] = n
-    return tuple((gid, best[i]) for gid, i in shape_of)
 
 
 @lru_cache(maxsize=64)
