@@ -346,6 +346,25 @@ async def test_the_plan_tab_shows_memory_rejected_layouts_and_offers(assistant, 
         assert not plan.query_one("#plan-empty").display
 
 
+async def test_the_command_palette_lists_the_tools_and_the_example_questions(assistant):
+    from clusterplan.tools.registry import tools
+    from clusterplan.tui.examples import EXAMPLE_QUESTIONS
+    from clusterplan.tui.palette import ToolsAndExamples
+
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE) as pilot:
+        provider = ToolsAndExamples(app.screen)
+        await provider.startup()
+        listed = [hit.text async for hit in provider.discover()]
+        assert listed == [f"/{name}" for name in tools()] + list(EXAMPLE_QUESTIONS)
+        [convert] = [hit async for hit in provider.search("convert 400")]
+        assert convert.text == "Convert 400 Gb/s to GB/s"
+        [memory] = [hit async for hit in provider.search("/memory") if hit.text == "/memory"]
+        memory.command()
+        await settle(app, pilot)
+        assert app.query_one(QuestionInput).value == "/memory "
+
+
 def test_the_app_follows_a_light_terminal(assistant):
     assert ClusterplanApp(assistant, environ={"COLORFGBG": "0;15"}).theme == "textual-light"
     assert ClusterplanApp(assistant, environ={"COLORFGBG": "15;0"}).theme == "textual-dark"

@@ -15,11 +15,10 @@ from typing import Any
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.lazy import Lazy
-from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from clusterplan import locations
@@ -27,39 +26,12 @@ from clusterplan.assistant.answer import Answer
 from clusterplan.tools.contract import NoteRef
 from clusterplan.tui.chat import Chat
 from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
-from clusterplan.tui.plan_panel import PlanPanel
+from clusterplan.tui.palette import ToolsAndExamples
+from clusterplan.tui.side_panel import SidePanel
 from clusterplan.tui.sources_panel import SourcesPanel, read_note
 from clusterplan.tui.theme import DARK, terminal_theme
-from clusterplan.tui.trace_panel import TracePanel
-
-
-def _palette() -> type:
-    # imported when the palette first opens: the registry it reads is not start-up work
-    from clusterplan.tui.palette import ToolsAndExamples
-
-    return ToolsAndExamples
-
 
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help"}
-
-
-class SidePanel(Vertical):
-    """The last answer's steps, sources and plan, a tab each."""
-
-    class Mounted(Message):
-        """The panel is in place (it is mounted lazily, after the first screen)."""
-
-    def on_mount(self) -> None:
-        self.post_message(self.Mounted())
-
-    def compose(self) -> ComposeResult:
-        with TabbedContent():
-            with TabPane("Trace", id="trace-tab"):
-                yield TracePanel(id="trace")
-            with TabPane("Sources", id="sources-tab"):
-                yield SourcesPanel(id="sources")
-            with TabPane("Plan", id="plan-tab"):
-                yield PlanPanel(id="plan")
 
 
 class ClusterplanApp(App[None]):
@@ -67,7 +39,7 @@ class ClusterplanApp(App[None]):
 
     TITLE = "clusterplan"
     CSS_PATH = ["app.tcss", "chat.tcss", "panels.tcss", "screens.tcss"]
-    COMMANDS = App.COMMANDS | {_palette}
+    COMMANDS = App.COMMANDS | {ToolsAndExamples}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     AUTO_FOCUS = "#question"
     BINDINGS = [
@@ -165,17 +137,13 @@ class ClusterplanApp(App[None]):
 
     async def _show_side(self, answer: Answer | None) -> None:
         self._side_answer = answer
-        if all(self.query(panel) for panel in (TracePanel, SourcesPanel, PlanPanel)):
-            await self._fill_side(answer)  # else the panel shows it once it is mounted
+        side = self.query(SidePanel)
+        if side and side.first().ready:  # else it shows this answer once it is mounted
+            await side.first().show(answer)
 
     @on(SidePanel.Mounted)
-    async def _side_mounted(self) -> None:
-        await self._fill_side(self._side_answer)
-
-    async def _fill_side(self, answer: Answer | None) -> None:
-        self.query_one(TracePanel).show_steps(answer.trace if answer else None)
-        self.query_one(SourcesPanel).show_sources(answer.citations if answer else [])
-        await self.query_one(PlanPanel).show_plan(answer.data if answer else {})
+    async def _side_mounted(self, event: SidePanel.Mounted) -> None:
+        await self.query_one(SidePanel).show(self._side_answer)
 
     @on(SessionLoaded)
     async def _session_loaded(self, event: SessionLoaded) -> None:
