@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
+from typing import Any, Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -18,6 +19,14 @@ def _tool_descriptions() -> list[tuple[str, str]]:
     return [(tool.name, tool.description) for tool in tools().values()]
 
 
+class AskingApp(Protocol):
+    """What the palette needs of the app: fill a slash command, ask a question."""
+
+    def call_later(self, callback: Callable[..., Any], *args: Any) -> bool: ...
+    def start_slash_command(self, tool: str) -> None: ...
+    async def ask(self, text: str) -> None: ...
+
+
 class ToolsAndExamples(Provider):
     """Lists `/tool` commands and example questions; choosing one fills or asks it."""
 
@@ -29,7 +38,7 @@ class ToolsAndExamples(Provider):
             self._tools = []
 
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.app
+        app = cast(AskingApp, self.app)
         entries: list[tuple[str, str, Callable[[], object]]] = [
             (f"/{name}", description, partial(app.call_later, app.start_slash_command, name))
             for name, description in self._tools
