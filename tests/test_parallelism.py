@@ -242,3 +242,16 @@ def test_every_accepted_layout_obeys_every_rule(gpus, per_node, heads, layers, b
         assert uneven or layers % x.pp == 0
         assert x.pp <= layers
         assert x.dp * x.micro_batch * x.num_microbatches == batch
+
+
+def _cited(result: dict) -> set[str]:
+    return {f"{c['id']}#{c['claim']}" if c["claim"] else c["id"] for c in result["citations"]}
+
+
+def test_the_70b_recipe_claim_is_cited_only_for_its_own_case():
+    recipe = "parallelism-strategies#recipe-70b-16-gpus"
+    own = _train(model="llama-3-70b", gpu="h100-sxm", gpus=16, nodes=2)
+    other = _train(model="gpt-3-175b", gpu="a100-sxm-80gb", gpus=1024, top_k=1)
+    assert recipe in _cited(own)
+    assert recipe not in _cited(other)
+    assert "parallelism-strategies#tp-inside-node" in _cited(other)

@@ -80,7 +80,7 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         result.warnings.append("LoRA skips most weight-gradient matmuls; the compute time "
                                "counts 6 FLOPs per parameter and is an upper bound")
     fits = fits_for(cluster, ctx, inp.min_headroom_gb)
-    result.recipe, recipe_step = compare_recipe(found, cluster, fits)
+    result.recipe, recipe_step = compare_recipe(found, cluster, fits, ctx.job.shape.params_b)
     if not found.ranked:
         _no_plan(inp, cluster, ctx, result, batch)
         result.steps.append(recipe_step)

@@ -115,8 +115,8 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
     ]
 
 
-def compare_recipe(found: TrainingSearch, cluster: Cluster,
-                   fits: Fits) -> tuple[RecipeComparison, Step]:
+def compare_recipe(found: TrainingSearch, cluster: Cluster, fits: Fits,
+                   params_b: float) -> tuple[RecipeComparison, Step]:
     """The standard layout (TP fills the node, PP spans the nodes) against the winner."""
     tp, pp = cluster.gpus_per_node, cluster.nodes
     dp = max(1, cluster.gpus // (tp * pp))
@@ -139,9 +139,16 @@ def compare_recipe(found: TrainingSearch, cluster: Cluster,
         said = f"not a valid plan: {why}"
     step = Step(label="compare with the standard recipe", formula="TP = GPUs per node inside "
                 "each node, PP = nodes across them", inputs={"tp": q(tp), "pp": q(pp)},
-                result=q(said), notes=["parallelism-strategies#recipe-70b-16-gpus",
-                                       "megatron-lm-2021#tp-within-node"])
+                result=q(said), notes=recipe_notes(cluster, params_b))
     return comparison, step
+
+
+def recipe_notes(cluster: Cluster, params_b: float) -> list[str]:
+    """The source's 70B-on-16-GPUs recipe is cited only where it speaks of this very case."""
+    general = ["parallelism-strategies#tp-inside-node",
+               "parallelism-strategies#pp-standard-multi-node", "megatron-lm-2021#tp-within-node"]
+    same_case = cluster.gpus == 16 and cluster.nodes == 2 and 60 <= params_b <= 80
+    return ["parallelism-strategies#recipe-70b-16-gpus", *general] if same_case else general
 
 
 def _why_variants_fail(space: SearchSpace, tp: int, pp: int, dp: int, fits: Fits) -> str:
