@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
+from textual.notifications import Notify
 from textual.widgets import DataTable, Input, MarkdownViewer, TabbedContent
 
 from clusterplan.assistant.session import Assistant
@@ -183,20 +184,25 @@ async def test_ctrl_e_writes_the_session_report(assistant, messages, tmp_path, m
         await settle(app, pilot)
         [written] = [m.path for m in seen(messages, ReportWritten)]
         assert written == default
+        told = [m.notification for m in seen(messages, Notify)]
+        assert any(str(default) in n.message and n.severity == "information" for n in told), \
+            "the app says where it wrote"
         assert default.read_text(encoding="utf-8") == assistant.report()
         assert CONCEPT in default.read_text(encoding="utf-8")
 
 
-async def test_an_export_that_fails_is_a_notification_not_a_crash(assistant, tmp_path):
+async def test_an_export_that_fails_is_a_notification_not_a_crash(assistant, messages, tmp_path):
     app = ClusterplanApp(assistant)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await pilot.press("ctrl+e")
         field = app.screen.query_one("#export-path", Input)
         field.value = str(tmp_path)  # a directory: the file cannot be written there
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.is_running and not isinstance(app.screen, ExportScreen)
-        assert any("export_report" in (n.title or "") for n in app._notifications)
+        told = [m.notification for m in seen(messages, Notify)]
+        [told] = [n for n in told if n.severity == "error"]
+        assert told.title == "Could not write the report" and "Error" in told.message
 
 
 HOSTILE = [

@@ -31,6 +31,13 @@ from clusterplan.tui.side_panel import SidePanel
 from clusterplan.tui.sources_panel import SourcesPanel, read_note
 from clusterplan.tui.theme import DARK, terminal_theme
 
+FAILED_WORK = {  # worker name -> what a person is told when it fails
+    "answer": "Could not answer",
+    "load_session": "Could not open the session",
+    "list_sessions": "Could not list the saved sessions",
+    "export_report": "Could not write the report",
+    "open_note": "Could not open the note",
+}
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help"}
 
 
@@ -182,8 +189,9 @@ class ClusterplanApp(App[None]):
         error = event.worker.error
         if event.state != WorkerState.ERROR or error is None:
             return
-        self.notify(f"{type(error).__name__}: {error}", title=f"{event.worker.name} failed",
-                    severity="error", markup=False)
+        title = FAILED_WORK.get(event.worker.name, f"{event.worker.name} failed")
+        self.notify(f"{type(error).__name__}: {error}", title=title, severity="error",
+                    markup=False)
         if event.worker.name == "answer":  # free the reply that waits for it
             failed = Answer(question="", markdown="", error=str(error))
             self.post_message(Chat.AnswerReady(failed))
