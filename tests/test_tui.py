@@ -254,6 +254,19 @@ async def test_new_session_then_open_the_old_one(assistant, messages):
         assert [len(m.history) for m in loaded] == [0, 0, 1]
 
 
+async def test_starting_in_a_saved_session_shows_its_conversation(assistant):
+    assistant.ask(CONCEPT)
+    resumed = Assistant(assistant.store, session=assistant.session_id)
+    app = ClusterplanApp(resumed)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert [q.source for q in app.query(Question)] == [CONCEPT]
+        assert [n.data for n in app.query_one(TracePanel).root.children] == \
+            resumed.history()[-1].trace
+        await pilot.press("up")
+        assert app.query_one(QuestionInput).value == CONCEPT
+
+
 async def test_up_and_down_walk_the_question_history(assistant):
     app = ClusterplanApp(assistant)
     async with app.run_test(size=SIZE) as pilot:
