@@ -76,7 +76,18 @@ def explain(question: str) -> Explanation:
         Step(label="quote the most relevant claims", result=q(len(citations), "claims"),
              notes=[ref.key for ref in citations]),
     ]
-    return Explanation(markdown=_markdown(quoted, citations), citations=citations, steps=steps)
+    lead = _lead(question, hits[0])
+    markdown = f"{lead}\n\n{_markdown(quoted, citations)}" if lead else _markdown(quoted, citations)
+    return Explanation(markdown=markdown, citations=citations, steps=steps)
+
+
+def _lead(question: str, best: Hit) -> str:
+    """The direct answer first: of the best note's three closest claims, the first two in the
+    note's own order (a definition comes before its consequences)."""
+    order = {c.id: i for i, c in enumerate(shipped_notes().notes[best.id].claims)}
+    closest = search_claims(question, [best.id], limit=3)
+    found = sorted(closest, key=lambda c: order.get(c.claim, len(order)))[:2]
+    return " ".join(f"{c.text.rstrip('.')}. [`{best.id}#{c.claim}`]" for c in found)
 
 
 def _best_notes(question: str) -> list[Hit]:

@@ -112,3 +112,16 @@ def test_search_works_from_another_thread_after_the_index_is_built():
     with ThreadPoolExecutor(max_workers=2) as pool:
         found = list(pool.map(lambda q: search(q)[0].id, ["pipeline parallelism"] * 4))
     assert found == ["parallelism-strategies"] * 4
+
+
+@pytest.mark.parametrize(("question", "first_claim"), [
+    ("What is pipeline parallelism?", "parallelism-strategies#pipeline-parallel"),
+    ("Why shouldn't tensor parallelism cross the node boundary?",
+     "parallelism-strategies#tensor-parallel"),
+])
+def test_a_concept_answer_leads_with_a_direct_claim_not_a_title(question, first_claim):
+    from clusterplan.knowledge.concepts import explain
+
+    first_line = explain(question).markdown.splitlines()[0]
+    assert not first_line.startswith("**")
+    assert f"[`{first_claim}`]" in first_line
