@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -105,12 +109,15 @@ def parse_note(text: str, file: str) -> Note:
         raise ValueError(f"{file}: field {where}: {first['msg']}") from None
 
 
-def load_notes(directory: Path) -> NoteSet:
-    """Every note in `directory`; a broken or duplicated note is reported and skipped."""
+def load_notes(directory: Path, parsed: dict[str, Any] | None = None) -> NoteSet:
+    """Every note in `directory`; a broken or duplicated note is reported and skipped.
+
+    `parsed` (file name -> {"sha256", "note"}) holds notes parsed before: a file whose text
+    has the same hash is read from it, and every note parsed anew is added to it."""
     result = NoteSet()
     for path in sorted(directory.glob("*.md")):
         try:
-            note = parse_note(path.read_text(encoding="utf-8"), path.name)
+            note = _parse_known(path.read_text(encoding="utf-8"), path.name, parsed)
         except ValueError as exc:
             result.problems.append(str(exc))
             continue
@@ -121,7 +128,65 @@ def load_notes(directory: Path) -> NoteSet:
     return result
 
 
+def _parse_known(text: str, file: str, parsed: dict[str, Any] | None) -> Note:
+    """parse_note, or the note kept in `parsed` for exactly this text."""
+    if parsed is None:
+        return parse_note(text, file)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    kept = parsed.get(file)
+    if isinstance(kept, dict) and kept.get("sha256") == digest:
+        try:
+            return Note.model_validate(kept["note"])
+        except (ValidationError, KeyError):
+            pass  # a damaged entry: parse the file again
+    note = parse_note(text, file)
+    dumped = note.model_dump(mode="json")
+    if Note.model_validate(dumped) == note:  # keep only what reads back exactly
+        parsed[file] = {"sha256": digest, "note": dumped}
+    return note
+
+
+# Parsing the YAML front matter of every shipped note is most of the cost of loading them
+# (tens of ms at each start), so the parsed notes are kept in the data directory, by file
+# and the hash of its text; any edit to a note's file parses it again.
+CACHE_FILE = "notes-parsed.json"
+CACHE_VERSION = 1
+
+
 @cache
 def shipped_notes() -> NoteSet:
     """The notes that ship with clusterplan, loaded once per process."""
-    return load_notes(notes_dir())
+    from clusterplan import locations
+
+    cache_path = locations.data_dir() / CACHE_FILE
+    before = _read_cache(cache_path)
+    parsed = dict(before)
+    loaded = load_notes(notes_dir(), parsed)
+    if parsed != before:
+        _write_cache(cache_path, parsed)
+    return loaded
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+        return {}
+    files = data.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _write_cache(path: Path, parsed: dict[str, Any]) -> None:
+    """Best effort, written aside and renamed so a reader never sees half a file."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".notes-", suffix=".json", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"version": CACHE_VERSION, "files": parsed}, out)
+        os.replace(tmp, path)
+    except OSError:  # a read-only data directory only costs the parse next time
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
