@@ -84,7 +84,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("gpu_specs", lambda t, s: "gpu" in s and "gpu_list" not in s and not _has_model(s)
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
-    ("cluster_size", lambda t, s: bool(HOW_MANY.search(t)) and _has_model(s)),
+    ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
     ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)),
     ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
                                                   or bool(FITS.search(t)))),

@@ -77,7 +77,7 @@ def test_a_missing_model_gets_a_clarifying_question_with_catalog_choices():
     "How should I split llama 3 70b on H100s?", "Plan a cluster for llama 3 70b",
     "How long to train llama 3 8b on 64 H100s?", "How much does it cost per month?", "asdf",
     "How long to copy 10 TB?", "egress cost on AWS", "convert 400 Gb/s",
-    "How much egress for 10 TB?",
+    "How much egress for 10 TB?", "how many GPUs do I need?", "how many H100s do I need?",
 ])
 def test_every_choice_offered_answers_the_clarifying_question(question):
     asked = respond(question)
@@ -86,6 +86,14 @@ def test_every_choice_offered_answers_the_clarifying_question(question):
         reply = respond(choice, previous=asked.intent)
         assert reply.clarification is None, (choice, reply.clarification)
         assert reply.error is None, (choice, reply.error)
+
+
+def test_how_many_gpus_without_a_model_asks_for_the_model():
+    asked = respond("how many H100s do I need?")
+    assert asked.intent.kind == "cluster_size"
+    assert asked.clarification.missing == ["model"]
+    reply = respond("llama 3 70b", previous=asked.intent)
+    assert reply.intent.kind == "cluster_size" and reply.intent.slots["gpu"] == "h100-sxm"
 
 
 def test_a_missing_gpu_count_is_asked_and_a_bare_number_answers_it():
