@@ -71,12 +71,13 @@ def model_step(job: Job) -> Step:
         formula = f"params_b given; assumed Llama 3-like: {', '.join(s.assumed)}"
     else:
         formula = "params_b and architecture as given"
-    inputs = {"params": q(s.params_b, "B"), "layers": q(s.layers), "hidden": q(s.hidden),
+    inputs = {"params": q(s.params_b, "billion params"), "layers": q(s.layers),
+              "hidden": q(s.hidden),
               "heads": q(s.heads), "kv_heads": q(s.kv_heads), "head_dim": q(s.head_dim)}
     if s.is_moe:
         inputs |= {"experts": q(s.experts), "experts_per_token": q(s.experts_per_token),
-                   "active": q(s.active_params_b, "B"),
-                   "expert_params": q(round(s.expert_params / 1e9, 2), "B")}
+                   "active": q(s.active_params_b, "billion params"),
+                   "expert_params": q(round(s.expert_params / 1e9, 2), "billion params")}
     return step("model", formula, inputs, q(s.name), notes)
 
 
@@ -96,7 +97,8 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
         notes += ["model-llama-4#moe-storage", "model-llama-4#expert-share"]
     out = [step("weights", f"params × {BYTES[job.precision]:.4g} bytes ({job.precision})"
                 f"{shard}{moe}{' ÷ dp (ZeRO-3)' if z >= 3 else ''}",
-                {"params": q(s.params_b, "B"), **split}, q(gb(parts.weights), "GB"),
+                {"params": q(s.params_b, "billion params"), **split},
+                q(gb(parts.weights), "GB"),
                 notes + (["zero-paper#stage-3"] if z >= 3 else []))]
     if not job.training:
         return out

@@ -33,7 +33,8 @@ RULE_NOTES = {
 def model_step(ctx: JobContext) -> Step:
     s = ctx.shape
     return Step(label="model", formula="from the catalog, or params_b with a stated shape",
-                inputs={"params": q(s.params_b, "B"), "active": q(s.active_params_b, "B"),
+                inputs={"params": q(s.params_b, "billion params"),
+                        "active": q(s.active_params_b, "billion params"),
                         "layers": q(s.layers), "hidden": q(s.hidden), "heads": q(s.heads),
                         "kv_heads": q(s.kv_heads), "experts": q(s.experts)},
                 result=q(s.id), notes=[s.source_note] if s.source_note else
