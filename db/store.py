@@ -62,7 +62,9 @@ class Store:
     @classmethod
     def memory(cls) -> Store:
         """A fresh in-memory store (tests, one-off calculations)."""
-        db = Database(memory=True, execute_plugins=False)
+        # The app's workers are threads: the connection must be usable from any of them.
+        connection = sqlite3.connect(":memory:", check_same_thread=False)
+        db = Database(connection, execute_plugins=False)
         _initialise(db)
         return cls(db)
 

@@ -93,3 +93,14 @@ def test_catalog_upgrade_keeps_user_offers_and_history(tmp_path, monkeypatch):
     assert [(u["provider"], u["usd_per_gpu_hour"]) for u in users] == [("my-colo", 1.99)]
     assert [m["text"] for m in reopened.db["messages"].rows] == ["hello"]
     assert reopened.db["gpus"].count == len(seed_rows("gpus"))
+
+
+def test_an_in_memory_store_serves_worker_threads():
+    import threading
+
+    store = Store.memory()
+    counts: list[int] = []
+    worker = threading.Thread(target=lambda: counts.append(store.db.table("gpus").count))
+    worker.start()
+    worker.join()
+    assert counts == [len(seed_rows("gpus"))]
