@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
@@ -24,9 +25,13 @@ class UnknownName(LookupError):
         super().__init__(f"unknown {kind} {name!r}{hint}")
 
 
+@lru_cache(maxsize=4096)
 def normalise(name: str) -> str:
     """Fold case, spaces, dashes and dots so 'Llama 3 70B' and 'llama-3-70b' meet."""
-    return re.sub(r"[\s_\-./]+", "", name.strip().lower())
+    return _FOLDED.sub("", name.strip().lower())
+
+
+_FOLDED = re.compile(r"[\s_\-./]+")
 
 
 @dataclass
