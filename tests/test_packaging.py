@@ -28,6 +28,7 @@ def test_wheel_ships_only_the_clusterplan_package_with_its_data(wheel):
     assert top == {"clusterplan"}  # nothing generic like `tools` or `db` in site-packages
     assert "clusterplan/db/seed/gpus.csv" in names
     assert any(n.startswith("clusterplan/knowledge/notes/") and n.endswith(".md") for n in names)
+    assert "clusterplan/tui/app.tcss" in names
 
 
 @pytest.mark.slow
