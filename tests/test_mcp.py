@@ -42,7 +42,23 @@ async def test_tools_resources_errors_and_survival(tmp_path):
         assert bad.is_error
         assert "colour" in bad.content[0].text
 
+        # Llama 3 70B has 70.55e9 parameters (its config); at 2 bytes each that is 141.1 GB.
+        memory = await session.call_tool(
+            "memory", {"model": "llama-3-70b", "workload": "inference", "precision": "bf16"})
+        assert not memory.is_error
+        assert memory.structured_content["breakdown_gb"]["weights"] == pytest.approx(141.1, 1e-3)
+        assert "Sources:" in memory.content[0].text
+
+        bad_memory = await session.call_tool("memory", {"model": "llama-3-70b", "workload": "x"})
+        assert bad_memory.is_error and "workload" in bad_memory.content[0].text
+
         good = await session.call_tool("notes", {"id": "nvidia-h200-datasheet"})
-        assert not good.is_error
+        assert not good.is_error  # the server survived the bad calls
         assert good.structured_content["note"]["id"] == "nvidia-h200-datasheet"
-        assert "Sources:" in good.content[0].text
+
+        asked = await session.call_tool("ask", {"question": "Convert 400 Gb/s to GB/s"})
+        assert not asked.is_error
+        assert "50 GB/s" in asked.structured_content["markdown"]  # 400 / 8 bits per byte
+        assert asked.structured_content["citations"]
+        refused = await session.call_tool("ask", {"question": ""})
+        assert refused.is_error and "question" in refused.content[0].text
