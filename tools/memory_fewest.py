@@ -28,38 +28,42 @@ GpuKinds = tuple[tuple[str, int, float], ...]  # (id, GPUs per node, memory in b
 
 def min_gpus_by_kind(job: Job, ep: int) -> dict[str, int | None]:
     """For every catalog GPU: the fewest that hold the job (None: no layout fits)."""
-    return dict(_min_gpus(job, ep, gpu_kinds()))
+    gpu_kinds()
+    return _min_gpus(job, ep, _kinds[2])
 
 
 def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int | None:
     """The fewest GPUs of one kind (node size, memory in bytes) that hold the job."""
-    return dict(_min_gpus(job, ep, (("gpu", node_gpus, capacity_bytes),)))["gpu"]
+    return _min_gpus(job, ep, _kind_table((("gpu", node_gpus, capacity_bytes),)))["gpu"]
 
 
-def _min_gpus(job: Job, ep: int, kinds: GpuKinds) -> tuple[tuple[str, int | None], ...]:
+def _min_gpus(job: Job, ep: int, table: KindTable) -> dict[str, int | None]:
     """One pass over the layouts, fewest GPUs first: each layout's bytes are computed once and
     compared with the room of every GPU shape (node size, memory) still open."""
-    node_of, room_of, shape_of = _kind_table(kinds)
+    node_of, room_of, shape_of, groups = table
     best: list[int | None] = [None] * len(room_of)
     one = Layout(dp=ep, tp=1, pp=1, ep=ep)  # experts spread over dp ranks: dp starts at ep
     states = model_states(job, one)
-    fixed1 = sum(t.fixed for t in states)
-    spread1 = sum(t.spread for t in states) if job.training else 0.0
+    fixed1 = states[0].fixed + states[1].fixed + states[2].fixed
     kv1 = kv_bytes(job, one)
     layouts = _layouts(job.shape, max(node_of, default=1))
     if job.training:
+        spread1 = states[0].spread + states[1].spread + states[2].spread
         _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1, kv1)
     else:
-        _search_serving(job, ep, layouts, node_of, room_of, best, fixed1, kv1)
-    return tuple((gid, best[i]) for gid, i in shape_of)
+        _search_serving(job, ep, layouts, groups, best, fixed1, kv1)
+    return {gid: best[i] for gid, i in shape_of}
 
 
-def _search_serving(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ...],
-                    room_of: tuple[float, ...], best: list[int | None], fixed1: float,
-                    kv1: float) -> None:
-    """Inference: nothing shrinks with dp, so a shape's first layout that fits is its best."""
+def _search_serving(job: Job, ep: int, layouts: Layouts, groups: Groups,
+                    best: list[int | None], fixed1: float, kv1: float) -> None:
+    """Inference: nothing shrinks with dp, so a shape's first layout that fits is its best.
+
+    Shapes are grouped by node size with the roomiest first, so the shapes a layout settles
+    are the front of each group's list still open."""
     acts_of: dict[int, float] = {}  # inference activations depend on tp alone
-    pending = list(range(len(room_of)))
+    open_at = [0] * len(groups)
+    left = sum(len(order) for _, order, _ in groups)
     for model_parallel, tp, pp, share, kv_share in layouts:
         gpus = model_parallel * ep
         if gpus > MAX_GPUS:
@@ -70,15 +74,20 @@ def _search_serving(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ...
         fixed = fixed1 * share + acts
         if kv1:
             fixed += kv1 * kv_share
-        still = []
-        for i in pending:
-            if tp <= node_of[i] and fixed < room_of[i]:
-                best[i] = gpus
-            else:
-                still.append(i)
-        if not still:
+        for g, (node, order, rooms) in enumerate(groups):
+            at = open_at[g]
+            if tp > node or at == len(order):
+                continue
+            while at < len(order) and fixed < rooms[at]:
+                best[order[at]] = gpus
+                at += 1
+            left -= at - open_at[g]
+            open_at[g] = at
+        if not left:
             return
-        pending = still
+
+
+Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...]], ...]
 
 
 def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ...],
@@ -107,15 +116,23 @@ def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ..
                 best[i] = n
 
 
+KindTable = tuple[tuple[int, ...], tuple[float, ...], tuple[tuple[str, int], ...], Groups]
+
+
 @lru_cache(maxsize=64)
-def _kind_table(kinds: GpuKinds) -> tuple[tuple[int, ...], tuple[float, ...],
-                                          tuple[tuple[str, int], ...]]:
+def _kind_table(kinds: GpuKinds) -> KindTable:
     """Distinct GPU shapes: node sizes, usable bytes (memory less the CUDA context, over
-    1 + fragmentation), and each kind's id with the index of its shape."""
+    1 + fragmentation), each kind's id with the index of its shape, and the shapes grouped by
+    node size (node size, shape indices roomiest first, their rooms)."""
     shapes = list(dict.fromkeys((node, memory) for _, node, memory in kinds))
-    return (tuple(node for node, _ in shapes),
-            tuple((memory - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for _, memory in shapes),
-            tuple((gid, shapes.index((node, memory))) for gid, node, memory in kinds))
+    node_of = tuple(node for node, _ in shapes)
+    room_of = tuple((memory - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for _, memory in shapes)
+    groups = []
+    for node in dict.fromkeys(node_of):
+        order = sorted((i for i, n in enumerate(node_of) if n == node), key=lambda i: -room_of[i])
+        groups.append((node, tuple(order), tuple(room_of[i] for i in order)))
+    return (node_of, room_of, tuple((gid, shapes.index((node, memory)))
+                                    for gid, node, memory in kinds), tuple(groups))
 
 
 Layouts = tuple[tuple[int, int, int, float, float], ...]
@@ -140,7 +157,7 @@ def _powers(limit: int) -> list[int]:
     return out
 
 
-_kinds: list[Any] = [None, ()]
+_kinds: list[Any] = [None, (), None]  # catalog rows, their kinds, their kind table
 
 
 def gpu_kinds() -> GpuKinds:
@@ -149,7 +166,7 @@ def gpu_kinds() -> GpuKinds:
 
     rows = catalog().gpus.rows
     if _kinds[0] is not rows:
-        _kinds[:] = [rows, tuple((gid, g.gpus_per_node, g.memory_gb * 1e9)
-                                 for gid, g in rows.items())]
+        kinds = tuple((gid, g.gpus_per_node, g.memory_gb * 1e9) for gid, g in rows.items())
+        _kinds[:] = [rows, kinds, _kind_table(kinds)]
     kinds: GpuKinds = _kinds[1]
     return kinds
