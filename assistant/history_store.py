@@ -17,6 +17,12 @@ from sqlite_utils import Database
 from clusterplan.assistant.answer import Answer
 from clusterplan.db.store import history
 
+_NEW_SESSION = ("insert or ignore into sessions (id, name, created_at, updated_at, state_json) "
+                "values (?, ?, ?, ?, '{}')")
+_NEW_MESSAGE = ("insert into messages (session_id, role, text, answer_json, created_at) "
+                "values (?, ?, ?, ?, ?)")
+_TOUCH_SESSION = "update sessions set updated_at = ?, state_json = ? where id = ?"
+
 
 class SessionInfo(BaseModel):
     """A stored conversation as a list of sessions shows it."""
@@ -56,18 +62,15 @@ class HistoryStore:
                state: dict[str, Any]) -> None:
         """Store one exchange, the session (if new) and its state in one transaction."""
         now, session_id = _now(), session.id
+        answer_json, state_json = answer.model_dump_json(), _dump(state)  # outside the lock
+        conn = self.db.conn  # prepared statements straight on the connection: no table lookups
         with self.db.atomic():
-            self.db.execute(
-                "insert or ignore into sessions (id, name, created_at, updated_at, state_json) "
-                "values (?, ?, ?, ?, '{}')", [session_id, session.name, now, now])
-            self.db.table("messages").insert_all([
-                {"session_id": session_id, "role": "user", "text": question,
-                 "answer_json": None, "created_at": now},
-                {"session_id": session_id, "role": "assistant", "text": answer.markdown,
-                 "answer_json": answer.model_dump_json(), "created_at": now},
+            conn.execute(_NEW_SESSION, [session_id, session.name, now, now])
+            conn.executemany(_NEW_MESSAGE, [
+                (session_id, "user", question, None, now),
+                (session_id, "assistant", answer.markdown, answer_json, now),
             ])
-            self.db.execute("update sessions set updated_at = ?, state_json = ? where id = ?",
-                            [now, _dump(state), session_id])
+            conn.execute(_TOUCH_SESSION, [now, state_json, session_id])
 
     def save_state(self, session_id: str, state: dict[str, Any]) -> None:
         """Replace the session's state (its follow-up context)."""

@@ -11,6 +11,7 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from pydantic import ValidationError
 
@@ -28,18 +29,36 @@ REQUIRED = ("provider", "gpu", "gpus_per_node", "kind", "verified_on", "source_n
 def find_offers(store: Store, gpu: str | None = None, provider: str | None = None,
                 kinds: tuple[str, ...] = ()) -> list[OfferRow]:
     """Offers matching every filter given, cheapest stated figure first."""
-    clauses, params = [], []
-    for column, value in (("gpu", gpu), ("provider", provider)):
-        if value is not None:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if kinds:
-        clauses.append(f"kind in ({', '.join('?' for _ in kinds)})")
-        params.extend(kinds)
-    where = f"where {' and '.join(clauses)}" if clauses else ""
-    sql = (f"select * from offers {where} "
+    return [row for row_gpu, row_provider, row_kind, row in _all_offers(store)
+            if (gpu is None or row_gpu == gpu) and (provider is None or row_provider == provider)
+            and (not kinds or row_kind in kinds)]
+
+
+# Every offer of a store, read and validated once: a batch prices hundreds of questions from
+# the same rows. Kept while the catalog fingerprint and SQLite's data_version (bumped when
+# another connection commits) stay the same; this module's own import clears it.
+_cache: WeakKeyDictionary[Store, tuple[tuple[Any, ...], list[tuple[str, str, str, OfferRow]]]]
+_cache = WeakKeyDictionary()
+
+
+def _all_offers(store: Store) -> list[tuple[str, str, str, OfferRow]]:
+    """(gpu, provider, kind as stored, row) for every offer, in the order lookups return."""
+    version = (store.meta("catalog"),
+               store.db.conn.execute("pragma data_version").fetchone()[0])
+    cached = _cache.get(store)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    sql = ("select * from offers "
            "order by provider, gpu, kind, gpus_per_node, verified_on desc, id")
-    return [_row(r) for r in store.db.execute_returning_dicts(sql, params)]
+    rows = [(r["gpu"], r["provider"], r["kind"], _row(r))
+            for r in store.db.execute_returning_dicts(sql)]
+    _cache[store] = (version, rows)
+    return rows
+
+
+def forget_offers(store: Store) -> None:
+    """Drop the offers kept for `store` (after rows were written to it)."""
+    _cache.pop(store, None)
 
 
 def offer_providers(store: Store) -> list[str]:
@@ -79,8 +98,11 @@ def import_offers(store: Store, text: str, dry_run: bool = False,
         report.added.append(row)
     if report.added and not dry_run:
         records = [r.model_dump(mode="json") for r in report.added]
-        with store.db.atomic():
-            store.db["offers"].insert_all(records)
+        try:
+            with store.db.atomic():
+                store.db["offers"].insert_all(records)
+        finally:
+            forget_offers(store)
     return report
 
 
