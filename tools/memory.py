@@ -141,14 +141,27 @@ class _Trace(NamedTuple):
         return {"steps": steps, "citations": list(_citations(keys))}
 
 
+_gpus: dict[str, GpuRow] = {}
+_gpus_owner: list[Any] = [None]
+
+
 def _find_gpu(name: str) -> GpuRow:
+    """The catalog GPU a person named, cached per catalog (as models are)."""
     from clusterplan.db.active import catalog
     from clusterplan.db.catalog import UnknownName
 
-    try:
-        return catalog().gpus.find(name)
-    except UnknownName as exc:
-        raise ToolError(f"gpu: unknown GPU {name!r}; nearest: {', '.join(exc.nearest)}") from None
+    gpus = catalog().gpus
+    if _gpus_owner[0] is not gpus:
+        _gpus.clear()
+        _gpus_owner[0] = gpus
+    row = _gpus.get(name)
+    if row is None:
+        try:
+            row = _gpus[name] = gpus.find(name)
+        except UnknownName as exc:
+            raise ToolError(f"gpu: unknown GPU {name!r}; nearest: "
+                            f"{', '.join(exc.nearest)}") from None
+    return row
 
 
 def _fixed() -> list[str]:

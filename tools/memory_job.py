@@ -3,7 +3,7 @@ default the user did not give written down as an assumption."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from clusterplan.tools.contract import ToolError
@@ -14,9 +14,12 @@ from clusterplan.tools.optimizers import OptimizerBytes, optimizer_bytes
 
 DEFAULT_TOKENS = 4096  # default seq_len (training) and context_len (inference), capped by model
 ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
+_KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8")  # a KV cache may take the weights'
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (a frozen dataclass sets each field through object.__setattr__, slower to build),
+# but hashed by value like one: the parallelism search memoises on it. Never mutated.
+@dataclass(slots=True, unsafe_hash=True)
 class Job:
     """Everything that decides the bytes, except how the GPUs split the work."""
 
@@ -38,30 +41,26 @@ class Job:
     context_len: int
     paging: bool
 
-    @property
-    def training(self) -> bool:
-        return self.workload in TRAINING
+    # Derived when the job is made (the byte formulas read them many times per answer).
+    training: bool = field(init=False, repr=False, compare=False)
+    adapters: bool = field(init=False, repr=False, compare=False)
+    weight_bytes: float = field(init=False, repr=False, compare=False)
+    grad_bytes: float = field(init=False, repr=False, compare=False)
+    activation_scale: float = field(init=False, repr=False, compare=False)
 
-    @property
-    def adapters(self) -> bool:
-        return self.workload in ("lora", "qlora")
-
-    @property
-    def weight_bytes(self) -> float:
-        return BYTES[self.precision]
-
-    @property
-    def grad_bytes(self) -> float:
-        """Gradient bytes per trainable parameter (adapters train at 16 bits)."""
-        return 2.0 if self.adapters and self.precision != "fp32" else gradient_bytes(self.precision)
-
-    @property
-    def activation_scale(self) -> float:
-        """The activation formula counts 16-bit values; FP32 activations take twice that."""
-        return 2.0 if self.precision == "fp32" else 1.0
+    def __post_init__(self) -> None:
+        precision = self.precision
+        self.training = self.workload in TRAINING
+        self.adapters = adapters = self.workload in ("lora", "qlora")
+        self.weight_bytes = BYTES[precision]
+        # Gradient bytes per trainable parameter (adapters train at 16 bits).
+        self.grad_bytes = (2.0 if adapters and precision != "fp32"
+                           else gradient_bytes(precision))
+        # The activation formula counts 16-bit values; FP32 activations take twice that.
+        self.activation_scale = 2.0 if precision == "fp32" else 1.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Layout:
     """How the GPUs split one job: data, tensor, pipeline and expert parallel degrees."""
 
@@ -86,17 +85,25 @@ def resolve_shape(inp: MemoryInput) -> ModelShape:
 
 
 def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
-    """Fill every default, appending to `said` what was assumed."""
-    workload = _default(inp.workload, "inference", "workload: inference (no workload given)", said)
+    """Fill every default, appending to `said` what was assumed (in the order of Job's fields;
+    written out field by field, as every answer runs it)."""
+    workload = inp.workload
+    if workload is None:
+        workload = "inference"
+        said.append("workload: inference (no workload given)")
     training = workload in TRAINING
-    base = "nf4" if workload == "qlora" else "bf16"
-    precision = _default(inp.precision, base, f"precision: {base} weights", said)
-    kv = inp.kv_precision or (precision if precision in ("fp32", "bf16", "fp16", "fp8", "int8")
-                              else "bf16")
+    adapters = workload == "lora" or workload == "qlora"
+    precision = inp.precision
+    if precision is None:
+        precision = "nf4" if workload == "qlora" else "bf16"
+        said.append(f"precision: {precision} weights")
+    kv = inp.kv_precision or (precision if precision in _KV_PRECISIONS else "bf16")
     if workload == "inference" and inp.kv_precision is None:
         said.append(f"kv_precision: {kv} KV cache")
     tokens = min(DEFAULT_TOKENS, shape.max_context)
     optimizer = None
+    zero_stage, seq_len, micro_batch = inp.zero_stage, inp.seq_len, inp.micro_batch
+    recompute, sequence_parallel = inp.recompute, inp.sequence_parallel
     if training:
         name = _default(inp.optimizer, "adamw", "optimizer: AdamW", said)
         # Mixed precision keeps an FP32 master copy; FP32 training has nothing to copy.
@@ -105,31 +112,40 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
                           "trained weights)" if mixed else "master_weights: off (FP32 training)",
                           said)
         optimizer = optimizer_bytes(name, bool(master) and mixed, shape.hidden)
-    return Job(
-        shape=shape, workload=workload, precision=precision, kv_precision=kv, optimizer=optimizer,
-        zero_stage=_training_default(inp.zero_stage, 3, "zero_stage: 3 (fully sharded data "
-                                     "parallel, like FSDP's FULL_SHARD)", training, said),
-        seq_len=_training_default(inp.seq_len, tokens, f"seq_len: {tokens} tokens", training,
-                                  said),
-        micro_batch=_training_default(inp.micro_batch, 1, "micro_batch: 1 sequence per GPU",
-                                      training, said),
-        in_flight=inp.microbatches_in_flight,
-        recompute=_training_default(inp.recompute, *_recompute_default(workload), training,
-                                    said),
-        sequence_parallel=_training_default(inp.sequence_parallel, False, "sequence_parallel: "
-                                            "off", training, said),
-        flash=_default(inp.flash_attention, True, "flash_attention: on (attention scores not "
-                       "kept)", said),
-        lora_rank=_lora_default(inp.lora_rank, 16, "lora_rank: 16", workload, said),
-        lora_targets=tuple(_lora_default(inp.lora_targets, ALL_TARGETS, "lora_targets: all "
-                                         "seven linear layers (q, k, v, o, gate, up, down)",
-                                         workload, said)),
-        batch=_default(inp.batch, 1, "batch: 1 sequence", said) if not training else 1,
-        context_len=(_default(inp.context_len, tokens, f"context_len: {tokens} tokens (prompt + "
-                              "generated)", said) if not training else 0),
-        paging=(_default(inp.paging, True, "paging: on (KV cache in 16-token pages)", said)
-                if not training else True),
-    )
+        zero_stage = _default(zero_stage, 3, "zero_stage: 3 (fully sharded data parallel, like "
+                              "FSDP's FULL_SHARD)", said)
+        seq_len = _default(seq_len, tokens, f"seq_len: {tokens} tokens", said)
+        micro_batch = _default(micro_batch, 1, "micro_batch: 1 sequence per GPU", said)
+        recompute = _default(recompute, *_recompute_default(workload), said)
+        sequence_parallel = _default(sequence_parallel, False, "sequence_parallel: off", said)
+    else:
+        zero_stage = 3 if zero_stage is None else zero_stage
+        seq_len = tokens if seq_len is None else seq_len
+        micro_batch = 1 if micro_batch is None else micro_batch
+        recompute = "none" if recompute is None else recompute
+        sequence_parallel = False if sequence_parallel is None else sequence_parallel
+    flash = inp.flash_attention
+    if flash is None:
+        flash = True
+        said.append("flash_attention: on (attention scores not kept)")
+    lora_rank, lora_targets = inp.lora_rank, inp.lora_targets
+    if lora_rank is None:
+        lora_rank = 16
+        if adapters:
+            said.append("lora_rank: 16")
+    if lora_targets is None:
+        lora_targets = ALL_TARGETS
+        if adapters:
+            said.append("lora_targets: all seven linear layers (q, k, v, o, gate, up, down)")
+    batch, context_len, paging = 1, 0, True
+    if not training:
+        batch = _default(inp.batch, 1, "batch: 1 sequence", said)
+        context_len = _default(inp.context_len, tokens, f"context_len: {tokens} tokens (prompt "
+                               "+ generated)", said)
+        paging = _default(inp.paging, True, "paging: on (KV cache in 16-token pages)", said)
+    return Job(shape, workload, precision, kv, optimizer, zero_stage, seq_len, micro_batch,
+               inp.microbatches_in_flight, recompute, sequence_parallel, flash, lora_rank,
+               tuple(lora_targets), batch, context_len, paging)
 
 
 def _recompute_default(workload: str) -> tuple[str, str]:
@@ -144,19 +160,6 @@ def _default(value: Any, fallback: Any, text: str, said: list[str]) -> Any:
         said.append(text)
         return fallback
     return value
-
-
-def _training_default(value: Any, fallback: Any, text: str, training: bool,
-                      said: list[str]) -> Any:
-    if training:
-        return _default(value, fallback, text, said)
-    return fallback if value is None else value
-
-
-def _lora_default(value: Any, fallback: Any, text: str, workload: str, said: list[str]) -> Any:
-    if workload in ("lora", "qlora"):
-        return _default(value, fallback, text, said)
-    return fallback if value is None else value
 
 
 def check_layout(shape: ModelShape, layout: Layout) -> None:

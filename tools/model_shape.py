@@ -49,26 +49,32 @@ class ModelShape:
     max_context: int = 131072
     source_note: str = ""
     assumed: tuple[str, ...] = field(default=())
+    # Derived once when the shape is made (every answer reads them many times).
+    params: float = field(init=False, repr=False, compare=False)
+    expert_params: float = field(init=False, repr=False, compare=False)
+    dense_params: float = field(init=False, repr=False, compare=False)
+    is_moe: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def params(self) -> float:
-        return self.params_b * 1e9
+    def __post_init__(self) -> None:
+        params = self.params_b * 1e9
+        experts = _expert_params(self.params_b, self.active_params_b, self.experts,
+                                 self.experts_per_token)
+        for name, value in (("params", params), ("expert_params", experts),
+                            ("dense_params", params - experts), ("is_moe", self.experts > 1)):
+            object.__setattr__(self, name, value)
 
-    @property
-    def expert_params(self) -> float:
-        """Parameters in routed experts: total - active = X(1 - k/E), so X = (P - A)E/(E - k)."""
-        if self.experts <= 1 or self.experts_per_token >= self.experts:
-            return 0.0
-        spread = (self.params_b - self.active_params_b) * 1e9
-        return min(self.params, spread * self.experts / (self.experts - self.experts_per_token))
+    def __hash__(self) -> int:
+        """By the few fields that tell shapes apart (equal shapes hash equal): the layout
+        search looks shapes up on every answer."""
+        return hash((self.id, self.params_b, self.layers, self.hidden, self.heads))
 
-    @property
-    def dense_params(self) -> float:
-        return self.params - self.expert_params
 
-    @property
-    def is_moe(self) -> bool:
-        return self.experts > 1
+def _expert_params(params_b: float, active_params_b: float, experts: int, top_k: int) -> float:
+    """Parameters in routed experts: total - active = X(1 - k/E), so X = (P - A)E/(E - k)."""
+    if experts <= 1 or top_k >= experts:
+        return 0.0
+    spread = (params_b - active_params_b) * 1e9
+    return min(params_b * 1e9, spread * experts / (experts - top_k))
 
 
 _cache: dict[str, ModelShape] = {}
