@@ -54,3 +54,16 @@ def inference_bytes(tokens: int, h: int, a: int, t: int, flash: bool, scale: flo
     """Transient activations of one layer over one prefill chunk (nothing kept for backward)."""
     chunk = min(tokens, PREFILL_TOKENS)
     return per_layer_bytes(chunk, 1, h, a, t, False, "none", flash) * scale
+
+
+def inference_bytes_by_tp(tokens: int, h: int, a: int, tps: tuple[int, ...], flash: bool,
+                          scale: float) -> dict[int, float]:
+    """`inference_bytes` for several tensor-parallel degrees at once (the layout search asks
+    for each), term for term the same arithmetic."""
+    chunk = min(tokens, PREFILL_TOKENS)
+    sbh = chunk * 1 * h
+    out = {}
+    for t in tps:
+        scores = 0.0 if flash else 5.0 * a * chunk / (h * t)
+        out[t] = sbh * (10.0 + 24.0 / t + scores) * scale
+    return out

@@ -11,7 +11,7 @@ import math
 from functools import lru_cache
 from typing import Any
 
-from clusterplan.tools import memory_kv
+from clusterplan.tools import activations, memory_kv
 from clusterplan.tools.memory_job import Job, Layout, tp_problem
 from clusterplan.tools.memory_terms import (
     CUDA_CONTEXT_BYTES,
@@ -46,45 +46,46 @@ def _min_gpus(job: Job, ep: int, table: KindTable) -> dict[str, int | None]:
     states = model_states(job, one)
     fixed1 = states[0].fixed + states[1].fixed + states[2].fixed
     kv1 = kv_bytes(job, one)
-    layouts = _layouts(job.shape, max(node_of, default=1))
     if job.training:
+        layouts = _layouts(job.shape, max(node_of, default=1))
         spread1 = states[0].spread + states[1].spread + states[2].spread
         _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1, kv1)
     else:
-        _search_serving(job, ep, layouts, groups, best, fixed1, kv1)
+        _search_serving(job, ep, groups, best, fixed1, kv1)
     return {gid: best[i] for gid, i in shape_of}
 
 
-def _search_serving(job: Job, ep: int, layouts: Layouts, groups: Groups,
-                    best: list[int | None], fixed1: float, kv1: float) -> None:
+def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], fixed1: float,
+                    kv1: float) -> None:
     """Inference: nothing shrinks with dp, so a shape's first layout that fits is its best.
 
-    Shapes are grouped by node size with the roomiest first, so the shapes a layout settles
-    are the front of each group's list still open."""
-    acts_of: dict[int, float] = {}  # inference activations depend on tp alone
-    open_at = [0] * len(groups)
-    left = sum(len(order) for _, order, _ in groups)
-    for model_parallel, tp, pp, share, kv_share in layouts:
-        gpus = model_parallel * ep
-        if gpus > MAX_GPUS:
-            return
-        acts = acts_of.get(tp)
-        if acts is None:
-            acts = acts_of[tp] = activations_at(job, tp, pp, ep)
-        fixed = fixed1 * share + acts
-        if kv1:
-            fixed += kv1 * kv_share
-        for g, (node, order, rooms) in enumerate(groups):
-            at = open_at[g]
-            if tp > node or at == len(order):
-                continue
-            while at < len(order) and fixed < rooms[at]:
+    Shapes are grouped by node size, roomiest first: walking the layouts a node allows, the
+    shapes a layout settles are the front of the group's list still open."""
+    if not groups:
+        return
+    shape = job.shape
+    acts_of = activations.inference_bytes_by_tp(
+        -(-job.batch // ep) * job.context_len, shape.hidden, shape.heads,
+        _tps(shape, groups[0][0]), job.flash, job.activation_scale)
+    for node, order, rooms in groups:
+        at, count = 0, len(order)
+        room = rooms[0]
+        for model_parallel, tp, _, share, kv_share in _layouts(shape, node):
+            fixed = fixed1 * share + acts_of[tp]
+            if kv1:
+                fixed += kv1 * kv_share
+            if fixed < room:
+                gpus = model_parallel * ep
+                if gpus > MAX_GPUS:
+                    break
                 best[order[at]] = gpus
                 at += 1
-            left -= at - open_at[g]
-            open_at[g] = at
-        if not left:
-            return
+                while at < count and fixed < rooms[at]:
+                    best[order[at]] = gpus
+                    at += 1
+                if at == count:
+                    break
+                room = rooms[at]
 
 
 Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...]], ...]
@@ -128,7 +129,7 @@ def _kind_table(kinds: GpuKinds) -> KindTable:
     node_of = tuple(node for node, _ in shapes)
     room_of = tuple((memory - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for _, memory in shapes)
     groups = []
-    for node in dict.fromkeys(node_of):
+    for node in sorted(set(node_of), reverse=True):  # the widest node first
         order = sorted((i for i, n in enumerate(node_of) if n == node), key=lambda i: -room_of[i])
         groups.append((node, tuple(order), tuple(room_of[i] for i in order)))
     return (node_of, room_of, tuple((gid, shapes.index((node, memory)))
@@ -142,11 +143,18 @@ Layouts = tuple[tuple[int, int, int, float, float], ...]
 def _layouts(shape: ModelShape, widest_tp: int) -> Layouts:
     """(tp·pp, tp, pp, model-state share, KV share) for every valid power-of-two layout, fewest
     GPUs first; the shares are what one GPU holds (stage_share/tp, memory_kv.per_gpu_share)."""
-    tps = [t for t in _powers(widest_tp) if tp_problem(shape, t) is None]
+    tps = _tps(shape, widest_tp)
     return tuple((mp, tp, pp, (math.ceil(shape.layers / pp) / shape.layers) / tp,
                   memory_kv.per_gpu_share(shape, tp, pp))
                  for mp, tp, pp in sorted((tp * pp, tp, pp) for tp in tps
                                           for pp in _powers(shape.layers)))
+
+
+@lru_cache(maxsize=256)
+def _tps(shape: ModelShape, widest_tp: int) -> tuple[int, ...]:
+    """The tensor-parallel degrees the layouts use: powers of two within a node that split
+    the heads."""
+    return tuple(t for t in _powers(widest_tp) if tp_problem(shape, t) is None)
 
 
 def _powers(limit: int) -> list[int]:
