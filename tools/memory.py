@@ -86,25 +86,34 @@ def run(inp: MemoryInput) -> MemoryResult:
     job, layout, said, gpu_row = prepare(inp)
     parts = per_gpu(job, layout)
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
-    per_gpu_gb = gb(parts.total)
+    weights, gradients, optimizer, activations, kv_cache, overhead = parts
+    per_gpu_gb = round(parts.total / 1e9, 3)  # memory_steps.gb, written out: a dozen per answer
     fits = headroom = memory = None
     if gpu_row is not None:
         memory = float(gpu_row.memory_gb)
         fits, headroom = per_gpu_gb <= memory, round(memory - per_gpu_gb, 3)
     min_gpus = min_gpus_by_kind(job, layout.ep)
-    fields = dict(
-        assumptions=said + _fixed(),
-        warnings=warnings_for(inp, job, layout, per_gpu_gb, memory),
-        model=job.shape.id, workload=job.workload, params_b=job.shape.params_b,
-        layout={"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
-                "gpus": layout.gpus},
-        per_gpu_gb=per_gpu_gb, total_gb=round(per_gpu_gb * layout.gpus, 3),
-        breakdown_gb={k: gb(v) for k, v in parts._asdict().items()},
-        model_states_gb=gb(parts.weights + parts.gradients + parts.optimizer),
-        kv_cache_bytes_per_token=per_token, checkpoint_gb=gb(checkpoint_bytes(job)),
-        gpu=gpu_row.id if gpu_row else None, gpu_memory_gb=memory, fits=fits,
-        headroom_gb=headroom, min_gpus=min_gpus,
-    )
+    said.extend(FIXED_ASSUMPTIONS)
+    gpus = layout.gpus
+    fields = {
+        "assumptions": said,
+        "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory),
+        "model": job.shape.id, "workload": job.workload, "params_b": job.shape.params_b,
+        "layout": {"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
+                   "gpus": gpus},
+        "per_gpu_gb": per_gpu_gb, "total_gb": round(per_gpu_gb * gpus, 3),
+        "breakdown_gb": {"weights": round(weights / 1e9, 3),
+                         "gradients": round(gradients / 1e9, 3),
+                         "optimizer": round(optimizer / 1e9, 3),
+                         "activations": round(activations / 1e9, 3),
+                         "kv_cache": round(kv_cache / 1e9, 3),
+                         "overhead": round(overhead / 1e9, 3)},
+        "model_states_gb": round((weights + gradients + optimizer) / 1e9, 3),
+        "kv_cache_bytes_per_token": per_token,
+        "checkpoint_gb": round(checkpoint_bytes(job) / 1e9, 3),
+        "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
+        "headroom_gb": headroom, "min_gpus": min_gpus,
+    }
     return pending(MemoryResult, fields, _Trace(job, layout, parts, per_token, gpu_row,
                                                 len(min_gpus)))
 
@@ -164,9 +173,8 @@ def _find_gpu(name: str) -> GpuRow:
     return row
 
 
-def _fixed() -> list[str]:
-    return ["overhead: 0.5 GB CUDA context and 5% of allocated bytes for allocator "
-            "fragmentation per GPU", "GB means 1e9 bytes"]
+FIXED_ASSUMPTIONS = ("overhead: 0.5 GB CUDA context and 5% of allocated bytes for allocator "
+                     "fragmentation per GPU", "GB means 1e9 bytes")
 
 
 @lru_cache(maxsize=1024)

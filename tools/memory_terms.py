@@ -74,7 +74,7 @@ def model_states(job: Job, layout: Layout) -> tuple[Sharded, Sharded, Sharded]:
     dense, expert = s.dense_params * share, s.expert_params * share / ep
     base = dense + expert
     if not job.training:
-        return Sharded(base * job.weight_bytes, 0.0), Sharded(0.0, 0.0), Sharded(0.0, 0.0)
+        return Sharded(base * job.weight_bytes, 0.0), _NOTHING, _NOTHING
     spread = dense + expert * ep
     z, k = job.zero_stage, job.optimizer.per_param if job.optimizer else 0.0
     if job.adapters:
@@ -88,6 +88,9 @@ def model_states(job: Job, layout: Layout) -> tuple[Sharded, Sharded, Sharded]:
     return (_shard(base * job.weight_bytes, spread * job.weight_bytes, z >= 3),
             _shard(base * job.grad_bytes, spread * job.grad_bytes, z >= 2),
             _shard(base * k, spread * k, z >= 1))
+
+
+_NOTHING = Sharded(0.0, 0.0)
 
 
 def _shard(whole: float, spread: float, sharded: bool) -> Sharded:
@@ -133,8 +136,11 @@ def overhead_bytes(allocated: float) -> float:
 
 def per_gpu(job: Job, layout: Layout) -> Breakdown:
     """The full breakdown on the busiest GPU."""
-    w, g, o = (term.over(layout.dp) for term in model_states(job, layout))
-    act, kv = activation_bytes(job, layout), kv_bytes(job, layout)
+    dp = layout.dp
+    (w, ws), (g, gs), (o, os) = model_states(job, layout)  # each term's fixed + spread/dp
+    w, g, o = w + ws / dp, g + gs / dp, o + os / dp
+    act = activations_at(job, layout.tp, layout.pp, dp)
+    kv = kv_bytes(job, layout)
     return Breakdown(w, g, o, act, kv, overhead_bytes(w + g + o + act + kv))
 
 
