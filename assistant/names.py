@@ -59,6 +59,14 @@ class NameIndex:
                         if kind in ("gpus", "models"):
                             getattr(self, kind).setdefault(key, row_id)
         self.prefixes = {key[:n] for key in self.names for n in range(1, len(key) + 1)}
+        self.close_models: dict[str, str | None] = {}  # folded run -> nearest model key
+
+    def close_model(self, key: str) -> str | None:
+        """The model name nearest `key` above the cutoff; difflib is slow, so each run once."""
+        if key not in self.close_models:
+            close = difflib.get_close_matches(key, self.models, n=1, cutoff=MODEL_CUTOFF)
+            self.close_models[key] = close[0] if close else None
+        return self.close_models[key]
 
     def get(self, key: str) -> tuple[str, str] | None:
         """The row a folded name means; a trailing plural 's' is forgiven ('H100s')."""
@@ -114,9 +122,9 @@ def _fuzzy_model(words: list[re.Match[str]], folded: list[str], index: NameIndex
             if any(m.start < run[-1].end() and run[0].start() < m.end for m in taken):
                 continue
             key = "".join(folded[j - n + 1:j + 1])
-            close = difflib.get_close_matches(key, index.models, n=1, cutoff=MODEL_CUTOFF)
-            if close:
-                return Mention("models", index.models[close[0]], run[0].start(),
+            close = index.close_model(key)
+            if close is not None:
+                return Mention("models", index.models[close], run[0].start(),
                                run[-1].end(), _text(run), fuzzy=True)
     return None
 

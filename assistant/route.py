@@ -27,11 +27,15 @@ class Call:
     why: str
     payload: dict[str, Any]
     result: ToolResult
+    dumped: dict[str, Any] | None = None  # a remembered result's data, dumped when first made
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        """The result as JSON-ready data (dumped once: the route and the Answer both read it)."""
-        return self.result.model_dump(mode="json")
+        """The result as JSON-ready data (dumped once: the route and the Answer both read it).
+
+        Read-only: a remembered result's data is shared by every answer that repeats the call.
+        """
+        return self.dumped if self.dumped is not None else self.result.model_dump(mode="json")
 
 
 @dataclass
@@ -61,7 +65,8 @@ class Calls:
 
         clean = {k: v for k, v in payload.items() if v is not None}
         self.tried.append((name, why, clean))
-        call = Call(name=name, why=why, payload=clean, result=_remembered(name, clean, invoke))
+        result, dumped = _remembered(name, clean, invoke)
+        call = Call(name=name, why=why, payload=clean, result=result, dumped=dumped)
         self.made.append(call)
         return call.data
 
@@ -69,16 +74,21 @@ class Calls:
 # Calculators whose result depends only on their input and the catalog's GPUs, models and
 # links (prices change with imports and the date, so pricing is always run afresh).
 PURE_TOOLS = frozenset({"memory", "interconnect", "parallelism"})
-_REMEMBERED: OrderedDict[tuple[str, str], ToolResult] = OrderedDict()
+# A remembered result, its data, and the disputes its citations carried when it was dumped (an
+# answer marks disputes on the cited claims afterwards; the data must then show them too).
+_REMEMBERED: OrderedDict[tuple[str, str], tuple[ToolResult, dict[str, Any], tuple[Any, ...]]]
+_REMEMBERED = OrderedDict()
 _FOR_CATALOG: list[Any] = []
 _MOST_REMEMBERED = 512
 
 
 def _remembered(name: str, payload: dict[str, Any],
-                invoke: Callable[[str, Any], ToolResult]) -> ToolResult:
-    """A pure tool's result for an input already answered in this process, else a fresh one."""
+                invoke: Callable[[str, Any], ToolResult]
+                ) -> tuple[ToolResult, dict[str, Any] | None]:
+    """A pure tool's result (and its data) for an input already answered in this process, else
+    a fresh one."""
     if name not in PURE_TOOLS:
-        return invoke(name, payload)
+        return invoke(name, payload), None
     from clusterplan.db.active import catalog
 
     current = catalog()
@@ -89,12 +99,20 @@ def _remembered(name: str, payload: dict[str, Any],
     key = (name, json.dumps(payload, sort_keys=True, default=str))
     if key in _REMEMBERED:
         _REMEMBERED.move_to_end(key)
-        return _REMEMBERED[key]
+        result, data, disputes = _REMEMBERED[key]
+        if disputes != _disputes(result):
+            data = result.model_dump(mode="json")
+            _REMEMBERED[key] = (result, data, _disputes(result))
+        return result, data
     result = invoke(name, payload)
-    _REMEMBERED[key] = result
+    _REMEMBERED[key] = (result, result.model_dump(mode="json"), _disputes(result))
     if len(_REMEMBERED) > _MOST_REMEMBERED:
         _REMEMBERED.popitem(last=False)
-    return result
+    return result, _REMEMBERED[key][1]
+
+
+def _disputes(result: ToolResult) -> tuple[Any, ...]:
+    return tuple(ref.dispute for ref in result.citations)
 
 
 Route = Callable[[Intent, Calls], Reply]
