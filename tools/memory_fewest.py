@@ -13,11 +13,11 @@ from typing import Any
 
 from clusterplan.tools import activations, memory_kv
 from clusterplan.tools.memory_job import Job, Layout, tp_problem
+from clusterplan.tools.memory_precision import BYTES
 from clusterplan.tools.memory_terms import (
     CUDA_CONTEXT_BYTES,
     FRAGMENTATION,
     activations_at,
-    kv_bytes,
     model_states,
 )
 from clusterplan.tools.model_shape import ModelShape
@@ -42,16 +42,15 @@ def _min_gpus(job: Job, ep: int, table: KindTable) -> dict[str, int | None]:
     compared with the room of every GPU shape (node size, memory) still open."""
     node_of, room_of, shape_of, groups = table
     best: list[int | None] = [None] * len(room_of)
-    one = Layout(dp=ep, tp=1, pp=1, ep=ep)  # experts spread over dp ranks: dp starts at ep
-    states = model_states(job, one)
-    fixed1 = states[0].fixed + states[1].fixed + states[2].fixed
-    kv1 = kv_bytes(job, one)
     if job.training:
-        layouts = _layouts(job.shape, max(node_of, default=1))
+        one = Layout(dp=ep, tp=1, pp=1, ep=ep)  # experts spread over dp ranks: dp starts at ep
+        states = model_states(job, one)
+        fixed1 = states[0].fixed + states[1].fixed + states[2].fixed
         spread1 = states[0].spread + states[1].spread + states[2].spread
-        _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1, kv1)
+        layouts = _layouts(job.shape, max(node_of, default=1))
+        _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1, 0.0)
     else:
-        _search_serving(job, ep, groups, best, fixed1, kv1)
+        _search_serving(job, ep, groups, best, *_serving_whole(job, ep))
     return {gid: best[i] for gid, i in shape_of}
 
 
@@ -86,6 +85,15 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
                 if at == count:
                     break
                 room = rooms[at]
+
+
+def _serving_whole(job: Job, ep: int) -> tuple[float, float]:
+    """Weights and KV cache of one GPU at tp = pp = 1 (dp = ep): model_states and kv_bytes
+    with their shares, which are exactly 1 there, left out."""
+    s = job.shape
+    weights = (s.dense_params + s.expert_params / ep) * job.weight_bytes
+    tokens = memory_kv.cached_tokens(-(-job.batch // ep), job.context_len, job.paging)
+    return weights, memory_kv.bytes_per_token(s, BYTES[job.kv_precision]) * tokens
 
 
 Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...]], ...]
