@@ -33,6 +33,7 @@ from clusterplan.tools.memory_steps import (
 from clusterplan.tools.memory_terms import Breakdown, checkpoint_bytes, per_gpu
 from clusterplan.tools.memory_trace import LazyTrace, pending
 from clusterplan.tools.memory_warnings import warnings_for
+from clusterplan.tools.model_shape import active_catalog
 from clusterplan.tools.registry import Tool
 
 __all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
@@ -156,10 +157,7 @@ _gpus_owner: list[Any] = [None]
 
 def _find_gpu(name: str) -> GpuRow:
     """The catalog GPU a person named, cached per catalog (as models are)."""
-    from clusterplan.db.active import catalog
-    from clusterplan.db.catalog import UnknownName
-
-    gpus = catalog().gpus
+    gpus = active_catalog().gpus
     if _gpus_owner[0] is not gpus:
         _gpus.clear()
         _gpus_owner[0] = gpus
@@ -167,7 +165,11 @@ def _find_gpu(name: str) -> GpuRow:
     if row is None:
         try:
             row = _gpus[name] = gpus.find(name)
-        except UnknownName as exc:
+        except Exception as exc:
+            from clusterplan.db.catalog import UnknownName
+
+            if not isinstance(exc, UnknownName):
+                raise
             raise ToolError(f"gpu: unknown GPU {name!r}; nearest: "
                             f"{', '.join(exc.nearest)}") from None
     return row

@@ -20,7 +20,7 @@ from clusterplan.tools.memory_terms import (
     activations_at,
     model_states,
 )
-from clusterplan.tools.model_shape import ModelShape
+from clusterplan.tools.model_shape import ModelShape, active_catalog
 
 MAX_GPUS = 1 << 20
 GpuKinds = tuple[tuple[str, int, float], ...]  # (id, GPUs per node, memory in bytes)
@@ -178,9 +178,7 @@ _kinds: list[Any] = [None, (), None]  # catalog rows, their kinds, their kind ta
 
 def gpu_kinds() -> GpuKinds:
     """(id, GPUs per node, memory in bytes) of every catalog GPU, read once per catalog."""
-    from clusterplan.db.active import catalog
-
-    rows = catalog().gpus.rows
+    rows = active_catalog().gpus.rows
     if _kinds[0] is not rows:
         kinds = tuple((gid, g.gpus_per_node, g.memory_gb * 1e9) for gid, g in rows.items())
         _kinds[:] = [rows, kinds, _kind_table(kinds)]

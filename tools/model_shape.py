@@ -81,12 +81,23 @@ _cache: dict[str, ModelShape] = {}
 _cache_owner: list[Any] = [None]
 
 
+def active_catalog() -> Any:
+    """clusterplan.db.active.catalog(), imported on first use (the catalog's modules are slow
+    to import) and then called directly: an import statement costs a microsecond a call."""
+    read = _reader[0]
+    if read is None:
+        from clusterplan.db.active import catalog as read
+
+        _reader[0] = read
+    return read()
+
+
+_reader: list[Any] = [None]
+
+
 def find_model(name: str) -> ModelShape:
     """The catalog model a person named, cached per catalog; unknown names list the nearest."""
-    from clusterplan.db.active import catalog
-    from clusterplan.db.catalog import UnknownName
-
-    models = catalog().models
+    models = active_catalog().models
     if _cache_owner[0] is not models:
         _cache.clear()
         _cache_owner[0] = models
@@ -94,7 +105,11 @@ def find_model(name: str) -> ModelShape:
     if shape is None:
         try:
             row = models.find(name)
-        except UnknownName as exc:
+        except Exception as exc:
+            from clusterplan.db.catalog import UnknownName
+
+            if not isinstance(exc, UnknownName):
+                raise
             raise ToolError(f"model: unknown model {name!r}; nearest catalog models: "
                             f"{', '.join(exc.nearest)} (or give params_b)") from None
         shape = _cache[name] = shape_of_row(row)
