@@ -124,8 +124,7 @@ def kv_bytes(job: Job, layout: Layout) -> float:
     if job.training:
         return 0.0
     per_token = memory_kv.bytes_per_token(job.shape, BYTES[job.kv_precision])
-    tokens = memory_kv.cached_tokens(sequences_per_replica(job, layout), job.context_len,
-                                     job.paging)
+    tokens = memory_kv.cached_tokens(-(-job.batch // layout.dp), job.context_len, job.paging)
     return per_token * tokens * memory_kv.per_gpu_share(job.shape, layout.tp, layout.pp)
 
 

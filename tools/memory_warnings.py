@@ -9,6 +9,7 @@ TRAINING_ONLY = ("optimizer", "master_weights", "zero_stage", "seq_len", "micro_
                  "microbatches_in_flight", "recompute", "sequence_parallel", "lora_rank",
                  "lora_targets")
 INFERENCE_ONLY = ("batch", "context_len", "kv_precision")
+LORA_ONLY = ("lora_rank", "lora_targets")
 TIGHT = 0.05  # warn when less than 5% of the GPU's memory is left
 
 
@@ -35,8 +36,10 @@ def warnings_for(inp: MemoryInput, job: Job, layout: Layout, per_gpu_gb: float,
 
 def _ignored(inp: MemoryInput, job: Job) -> list[str]:
     unused = INFERENCE_ONLY if job.training else TRAINING_ONLY
+    named = inp.model_fields_set  # every field defaults to None, so a value was given by name
+    if named.isdisjoint(unused) and (job.adapters or named.isdisjoint(LORA_ONLY)):
+        return []
     given = [f for f in unused if getattr(inp, f) is not None]
     if not job.adapters:
-        given += [f for f in ("lora_rank", "lora_targets") if getattr(inp, f) is not None
-                  and f not in given]
+        given += [f for f in LORA_ONLY if getattr(inp, f) is not None and f not in given]
     return [f"{', '.join(given)} ignored: not used for workload {job.workload}"] if given else []
