@@ -27,6 +27,12 @@ def _checked() -> tuple[tuple[str, str, str, str, str, dict[str, Any]], ...]:
                  for n in shipped_notes().notes.values() for c in n.claims if c.check)
 
 
+@cache
+def _titles() -> dict[tuple[str, str], tuple[str, str]]:
+    """(note, claim) -> (note title, address), built once."""
+    return {(n, c): (t, a) for n, c, t, a, _, _ in _checked()}
+
+
 def claims_about(calls: list[tuple[str, dict[str, Any]]]) -> list[NoteRef]:
     """The checked claims whose tool and subject match one of the calls made."""
     from clusterplan.db.active import catalog
@@ -34,7 +40,9 @@ def claims_about(calls: list[tuple[str, dict[str, Any]]]) -> list[NoteRef]:
     keys = dict.fromkeys(
         key for name, payload in calls
         for key in _matching(id(catalog()), name, json.dumps(payload, sort_keys=True, default=str)))
-    found = {(n, c): (t, a) for n, c, t, a, _, _ in _checked()}
+    if not keys:
+        return []
+    found = _titles()
     return [NoteRef(id=n, claim=c, title=found[n, c][0], address=found[n, c][1]) for n, c in keys]
 
 

@@ -6,62 +6,63 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplan.assistant.lazy_re import lazy
 from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
 from clusterplan.assistant.quantities import COUNT, count, read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
 
 _I = re.IGNORECASE
 PRECISIONS = (
-    (re.compile(r"\b(?:bf16|bfloat-?16)\b", _I), "bf16"),
-    (re.compile(r"\b(?:fp16|float-?16|half[\s-]precision)\b", _I), "fp16"),
-    (re.compile(r"\b(?:fp32|float-?32|full[\s-]precision)\b", _I), "fp32"),
-    (re.compile(r"\b(?:fp8|float-?8|e4m3)\b", _I), "fp8"),
-    (re.compile(r"\b(?:int8|8[\s-]?bit)\b(?![\s-]*adam)", _I), "int8"),
-    (re.compile(r"\b(?:nf4)\b", _I), "nf4"),
-    (re.compile(r"\b(?:int4|4[\s-]?bit|q4|awq|gptq)\b", _I), "int4"),
+    (lazy(r"\b(?:bf16|bfloat-?16)\b", _I), "bf16"),
+    (lazy(r"\b(?:fp16|float-?16|half[\s-]precision)\b", _I), "fp16"),
+    (lazy(r"\b(?:fp32|float-?32|full[\s-]precision)\b", _I), "fp32"),
+    (lazy(r"\b(?:fp8|float-?8|e4m3)\b", _I), "fp8"),
+    (lazy(r"\b(?:int8|8[\s-]?bit)\b(?![\s-]*adam)", _I), "int8"),
+    (lazy(r"\b(?:nf4)\b", _I), "nf4"),
+    (lazy(r"\b(?:int4|4[\s-]?bit|q4|awq|gptq)\b", _I), "int4"),
 )
 WORKLOADS = (
-    (re.compile(r"\bq-?lora\b", _I), "qlora"),
-    (re.compile(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
-    (re.compile(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
+    (lazy(r"\bq-?lora\b", _I), "qlora"),
+    (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
+    (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
                 r"\bsft\b", _I), "full_finetune"),
-    (re.compile(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch", _I),
+    (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch", _I),
      "pretrain"),
-    (re.compile(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
+    (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
                 r"\bdecod|\bkv[\s-]*cache\b", _I), "inference"),
-    (re.compile(r"\btrain(?:s|ing|ed)?\b", _I), "pretrain"),
-    (re.compile(r"\brun\b|\brunning\b|\bchat\b", _I), "inference"),
+    (lazy(r"\btrain(?:s|ing|ed)?\b", _I), "pretrain"),
+    (lazy(r"\brun\b|\brunning\b|\bchat\b", _I), "inference"),
 )
 OPTIMIZERS = (
-    (re.compile(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
-    (re.compile(r"\badam(?:w)?\b", _I), "adamw"),
-    (re.compile(r"\bsgd\b", _I), "sgd_momentum"),
-    (re.compile(r"\badafactor\b", _I), "adafactor"),
-    (re.compile(r"\blion\b", _I), "lion"),
+    (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
+    (lazy(r"\badam(?:w)?\b", _I), "adamw"),
+    (lazy(r"\bsgd\b", _I), "sgd_momentum"),
+    (lazy(r"\badafactor\b", _I), "adafactor"),
+    (lazy(r"\blion\b", _I), "lion"),
 )
 COLLECTIVES = (
-    (re.compile(r"\ball[\s-]*reduce", _I), "all_reduce"),
-    (re.compile(r"\ball[\s-]*gather", _I), "all_gather"),
-    (re.compile(r"\breduce[\s-]*scatter", _I), "reduce_scatter"),
-    (re.compile(r"\ball[\s-]*to[\s-]*all", _I), "all_to_all"),
-    (re.compile(r"\bbroadcast", _I), "broadcast"),
+    (lazy(r"\ball[\s-]*reduce", _I), "all_reduce"),
+    (lazy(r"\ball[\s-]*gather", _I), "all_gather"),
+    (lazy(r"\breduce[\s-]*scatter", _I), "reduce_scatter"),
+    (lazy(r"\ball[\s-]*to[\s-]*all", _I), "all_to_all"),
+    (lazy(r"\bbroadcast", _I), "broadcast"),
 )
 PRICE_KINDS = (
-    (re.compile(r"\bon[\s-]*demand\b", _I), "on_demand"),
-    (re.compile(r"\bspot\b|\bpreemptible\b", _I), "spot"),
-    (re.compile(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
+    (lazy(r"\bon[\s-]*demand\b", _I), "on_demand"),
+    (lazy(r"\bspot\b|\bpreemptible\b", _I), "spot"),
+    (lazy(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
 )
 G = r"<g(\d)>"
 NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
-NODE_OF = re.compile(rf"\b(?:{COUNT}\s+)?(\d+)\s*x\s*{G}\s*{NODE}\b", _I)
-TIMES_GPU = re.compile(rf"\b(\d[\d,]*)\s*x\s*{G}|{G}\s*x\s*(\d+)\b", _I)
-N_GPU = re.compile(rf"\b{COUNT}\s+{G}", _I)
-N_GPUS = re.compile(rf"\b{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I)
-N_NODES = re.compile(rf"\b{COUNT}\s+(?:\w+\s+)?{NODE}\b", _I)
-PER_NODE = re.compile(rf"\b(\d+)\s+(?:gpus?|<g\d>s?)\s+(?:per|each|a)\s+{NODE}", _I)
-GENERIC_LINK = re.compile(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
+NODE_OF = lazy(rf"\b(?:{COUNT}\s+)?(\d+)\s*x\s*{G}\s*{NODE}\b", _I)
+TIMES_GPU = lazy(rf"\b(\d[\d,]*)\s*x\s*{G}|{G}\s*x\s*(\d+)\b", _I)
+N_GPU = lazy(rf"\b{COUNT}\s+{G}", _I)
+N_GPUS = lazy(rf"\b{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I)
+N_NODES = lazy(rf"\b{COUNT}\s+(?:\w+\s+)?{NODE}\b", _I)
+PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|<g\d>s?)\s+(?:per|each|a)\s+{NODE}", _I)
+GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
-MOE_NAME = re.compile(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
+MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
 
 @dataclass

@@ -11,45 +11,47 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from clusterplan.assistant.lazy_re import lazy
+
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
          "pricing", "training", "gpu_compare", "serving", "checkpoint", "concept", "plan",
          "gpu_specs")
 
-PLAN = re.compile(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
+PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
                   r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
-CONVERT = re.compile(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
+CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
-CHECKPOINT = re.compile(r"\bcheckpoints?\b", _I)
-EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
-TRANSFER = re.compile(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
-COMPARE = re.compile(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
+CHECKPOINT = lazy(r"\bcheckpoints?\b", _I)
+EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
+TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
+COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
-LINK_WORDS = re.compile(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
-TIME_TO_TRAIN = re.compile(r"\bhow\s+long\b.*\btrain|\btrain.*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
+TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\btrain|\btrain.*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train",
                            _I)
-COST = re.compile(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:al|ing)?\b|"
+COST = lazy(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:al|ing)?\b|"
                   r"\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
                   r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b", _I)
-LAYOUT = re.compile(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?:plan|"
+LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?:plan|"
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
                     r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)", _I)
-CONCEPT = re.compile(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
+CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
-HOW_MANY = re.compile(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
+HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b", _I)
-SERVING = re.compile(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b|\bqps\b|"
+SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b|\bqps\b|"
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b",
                      _I)
-FIT = re.compile(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
+FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
                  r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b", _I)
-SPECS = re.compile(r"\bbandwidth\b|\bspecs?\b|\bspecifications?\b|\btflops?\b|\bflops\b|"
+SPECS = lazy(r"\bbandwidth\b|\bspecs?\b|\bspecifications?\b|\btflops?\b|\bflops\b|"
                    r"\bmemory\b|\bhbm\b|\bvram\b|\btdp\b|\bpower\b|\bwatts?\b", _I)
-FITS = re.compile(r"\bfits?\b", _I)
-MEMORY = re.compile(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
+FITS = lazy(r"\bfits?\b", _I)
+MEMORY = lazy(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
                     r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b",
                     _I)
 

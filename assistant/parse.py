@@ -18,18 +18,19 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.entities import extract
 from clusterplan.assistant.intents import COST, classify
+from clusterplan.assistant.lazy_re import lazy
 from clusterplan.assistant.needs import complete
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
-FOLLOW_UP = re.compile(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
+FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
                        r"at|for|using|but|if|what\s+if|ok|okay|that|it)\b", re.IGNORECASE)
-REFERS_BACK = re.compile(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
+REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
                          re.IGNORECASE)
-BARE_NUMBER = re.compile(r"^\W*(\d[\d,]*)\W*$")
-BARE_UNIT = re.compile(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
-EGRESS = re.compile(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
-BREAK_EVEN = re.compile(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
+BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
+BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
+EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from clusterplan.assistant.lazy_re import lazy
+
 NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 WORD_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -21,31 +23,31 @@ SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion
          "t": 1e12, "trillion": 1e12}
 
 _I = re.IGNORECASE
-SIZE = re.compile(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*s|ps)")
-BANDWIDTH = re.compile(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bps)\b)")
-CONVERT = re.compile(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
-TO_UNIT = re.compile(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
-MONEY = re.compile(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
-DURATION = re.compile(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
-PERIOD = re.compile(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
+SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*s|ps)")
+BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
+TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
+MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
+DURATION = lazy(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
+PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
-TOKENS = re.compile(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
-CONTEXT_AFTER = re.compile(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
-CONTEXT_BEFORE = re.compile(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
+TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
+CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
+CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
-BARE_K = re.compile(r"(?<![\w.])(\d+)k\b", _I)
-SEQ_LEN = re.compile(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
+BARE_K = lazy(r"(?<![\w.])(\d+)k\b", _I)
+SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
-MICRO_BATCH = re.compile(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
-CONCURRENCY = re.compile(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
+MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
+CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
                          r"users|sequences|streams|sessions|queries)\b", _I)
-BATCH = re.compile(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
-UTILISATION = re.compile(NUM + r"\s*%", _I)
-ZERO = re.compile(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
-DEGREES = re.compile(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
-LORA_RANK = re.compile(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
+BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
+UTILISATION = lazy(NUM + r"\s*%", _I)
+ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
+DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
+LORA_RANK = lazy(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
 # A model size: "70B", "7b", "405-billion", "1.8 trillion"; not "8x7B" (an MoE name).
-PARAMS = re.compile(r"(?<![x\w.])" + NUM + r"\s*-?\s*(b|bn|billion|t|trillion)\b"
+PARAMS = lazy(r"(?<![x\w.])" + NUM + r"\s*-?\s*(b|bn|billion|t|trillion)\b"
                     r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
 
 
