@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_NEWLINE = re.compile(r"\s*\n\s*")
+from clusterplan.assistant.lazy_re import lazy
+
+_CONTROL = lazy(r"[\x00-\x08\x0b-\x1f\x7f]")
+_NEWLINE = lazy(r"\s*\n\s*")
 # One pass of str.translate: control characters dropped, punctuation backslashed.
 _ESCAPES = str.maketrans({**{chr(c): None for c in [*range(0x09), *range(0x0b, 0x20), 0x7f]},
                           **{ch: "\\" + ch for ch in "\\`*_[]<>|~#$&"}})
-_NEEDS_WORK = re.compile(r"[\x00-\x1f\x7f\\`*_\[\]<>|~#$&]")  # most cells have none
+_NEEDS_WORK = lazy(r"[\x00-\x1f\x7f\\`*_\[\]<>|~#$&]")  # most cells have none
 
 
 def escape(text: Any) -> str:

@@ -11,19 +11,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from clusterplan.assistant.lazy_re import lazy
 from clusterplan.db.catalog import Catalog, normalise
 
-WORD = re.compile(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*", re.IGNORECASE)
+WORD = lazy(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*", re.IGNORECASE)
 KINDS = ("gpus", "models", "links", "providers")
 MARK = {"gpus": "g", "models": "m", "links": "l", "providers": "p"}
 # Tokens that look like a product code but are units, sizes or precisions, never a GPU typo.
-NOT_A_GPU = re.compile(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gpt\d*|x\d+|"
+NOT_A_GPU = lazy(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gpt\d*|x\d+|"
                        r"\d+(gb|tb|gib|gbps|ms|us|s|h|k|b|t)|zero\d|tp\d+|pp\d+|dp\d+|llama\d*)$")
-PRODUCT_CODE = re.compile(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
+PRODUCT_CODE = lazy(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
 # Link aliases that are everyday words in a question ("egress cost"), never read as a link.
 COMMON_WORDS = {"egress", "internet", "wan", "bucket", "google", "microsoft", "amazon"}
 # A word that ends a model name: its size ('70b', '8x7b', '405b').
-SIZE_WORD = re.compile(r"(?<![a-z])\d+(\.\d+)?(x\d+)?b$|^\d+(\.\d+)?(x\d+)?b$")
+SIZE_WORD = lazy(r"(?<![a-z])\d+(\.\d+)?(x\d+)?b$|^\d+(\.\d+)?(x\d+)?b$")
 # 'lama370b' is llama-3-70b (0.94) but 'llama270b' is not (0.89: Llama 2 is another model).
 MODEL_CUTOFF = 0.9
 LONE = {"a", "an", "i", "on", "in", "of", "to", "at", "for", "and", "the", "with", "x"}
