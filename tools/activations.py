@@ -67,3 +67,13 @@ def inference_bytes_by_tp(tokens: int, h: int, a: int, tps: tuple[int, ...], fla
         scores = 0.0 if flash else 5.0 * a * chunk / (h * t)
         out[t] = sbh * (10.0 + 24.0 / t + scores) * scale
     return out
+
+
+def training_per_tp(s: int, b: int, h: int, a: int, tps: tuple[int, ...], sp: bool,
+                    recompute: str, flash: bool) -> dict[int, tuple[float, float]]:
+    """For each tp: (bytes one layer keeps, the working set full recompute adds once), the two
+    layout-independent parts of `training_bytes` (the layout search uses every tp often)."""
+    full = recompute == "full"
+    return {t: (per_layer_bytes(s, b, h, a, t, sp, recompute, flash),
+                per_layer_bytes(s, b, h, a, t, sp, "none", flash) if full else 0.0)
+            for t in tps}

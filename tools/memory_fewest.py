@@ -17,7 +17,6 @@ from clusterplan.tools.memory_precision import BYTES
 from clusterplan.tools.memory_terms import (
     CUDA_CONTEXT_BYTES,
     FRAGMENTATION,
-    activations_at,
     model_states,
 )
 from clusterplan.tools.model_shape import ModelShape, active_catalog
@@ -105,12 +104,23 @@ def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ..
     """Training: a layout may fit only with more data parallelism, so a shape settles when its
     best uses no more GPUs than the layouts still to come."""
     pending = list(range(len(room_of)))
+    shape, scale, in_flight, full = job.shape, job.activation_scale, job.in_flight, \
+        job.recompute == "full"
+    layers = shape.layers
+    per_tp = activations.training_per_tp(
+        job.seq_len, job.micro_batch, shape.hidden, shape.heads,
+        _tps(shape, max(node_of, default=1)), job.sequence_parallel, job.recompute, job.flash)
     for model_parallel, tp, pp, share, kv_share in layouts:
         gpus = model_parallel * ep
         pending = [i for i in pending if best[i] is None or gpus < best[i]]  # type: ignore[operator]
         if not pending or gpus > MAX_GPUS:
             return
-        fixed = fixed1 * share + activations_at(job, tp, pp, ep)
+        # activations.training_bytes, term for term, from the per-tp parts
+        per_layer, working = per_tp[tp]
+        kept = per_layer * math.ceil(layers / pp) * (in_flight or pp)
+        if full:
+            kept += working
+        fixed = fixed1 * share + kept * scale
         if kv1:
             fixed += kv1 * kv_share
         spread = spread1 * share
