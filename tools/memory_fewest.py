@@ -104,6 +104,7 @@ def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ..
     """Training: a layout may fit only with more data parallelism, so a shape settles when its
     best uses no more GPUs than the layouts still to come."""
     pending = list(range(len(room_of)))
+    ceil, log2 = math.ceil, math.log2
     shape, scale, in_flight, full = job.shape, job.activation_scale, job.in_flight, \
         job.recompute == "full"
     layers = shape.layers
@@ -117,7 +118,7 @@ def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ..
             return
         # activations.training_bytes, term for term, from the per-tp parts
         per_layer, working = per_tp[tp]
-        kept = per_layer * math.ceil(layers / pp) * (in_flight or pp)
+        kept = per_layer * ceil(layers / pp) * (in_flight or pp)
         if full:
             kept += working
         fixed = fixed1 * share + kept * scale
@@ -130,8 +131,8 @@ def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ..
             if tp > node_of[i] or (room := room_of[i] - fixed) <= 0:
                 continue
             need = spread / room / ep
-            n = gpus * (1 if need <= 1 else 1 << math.ceil(math.log2(need)))
-            if n <= MAX_GPUS and (best[i] is None or n < best[i]):  # type: ignore[operator]
+            n = gpus if need <= 1 else gpus * (1 << ceil(log2(need)))
+            if n <= MAX_GPUS and ((b := best[i]) is None or n < b):
                 best[i] = n
 
 
