@@ -8,6 +8,7 @@ they are computed once and scaled; activations and KV cache use the answer's own
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -64,11 +65,11 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
     shape = job.shape
     acts_of = activations.inference_bytes_by_tp(
         -(-job.batch // ep) * job.context_len, shape.hidden, shape.heads,
-        _tps(shape, groups[0][0]), job.flash, job.activation_scale)
+        _derived(shape, _tps, groups[0][0]), job.flash, job.activation_scale)
     for node, order, rooms in groups:
         at, count = 0, len(order)
         room = rooms[0]
-        for model_parallel, tp, _, share, kv_share in _layouts(shape, node):
+        for model_parallel, tp, _, share, kv_share in _derived(shape, _layouts, node):
             fixed = fixed1 * share + acts_of[tp]
             if kv1:
                 fixed += kv1 * kv_share
@@ -84,6 +85,15 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
                 if at == count:
                     break
                 room = rooms[at]
+
+
+def _derived(shape: ModelShape, table: Callable[[ModelShape, int], Any], widest_tp: int) -> Any:
+    """table(shape, widest_tp), kept in the shape's own memo (no hashing of the shape)."""
+    key = (table, widest_tp)
+    found = shape.derived.get(key)
+    if found is None:
+        found = shape.derived[key] = table(shape, widest_tp)
+    return found
 
 
 def _serving_whole(job: Job, ep: int) -> tuple[float, float]:

@@ -54,13 +54,17 @@ class ModelShape:
     expert_params: float = field(init=False, repr=False, compare=False)
     dense_params: float = field(init=False, repr=False, compare=False)
     is_moe: bool = field(init=False, repr=False, compare=False)
+    # Tables other modules derive from the shape alone (the layout search's layouts), kept
+    # with the shape so that a catalog model's are built once.
+    derived: dict[Any, Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         params = self.params_b * 1e9
         experts = _expert_params(self.params_b, self.active_params_b, self.experts,
                                  self.experts_per_token)
         for name, value in (("params", params), ("expert_params", experts),
-                            ("dense_params", params - experts), ("is_moe", self.experts > 1)):
+                            ("dense_params", params - experts), ("is_moe", self.experts > 1),
+                            ("derived", {})):
             object.__setattr__(self, name, value)
 
     def __hash__(self) -> int:
