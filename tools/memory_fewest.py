@@ -201,7 +201,7 @@ def gpu_kinds() -> GpuKinds:
     """(id, GPUs per node, memory in bytes) of every catalog GPU, read once per catalog."""
     rows = active_catalog().gpus.rows
     if _kinds[0] is not rows:
-        kinds = tuple((gid, g.gpus_per_node, g.memory_gb * 1e9) for gid, g in rows.items())
-        _kinds[:] = [rows, kinds, _kind_table(kinds)]
+        read = tuple((gid, g.gpus_per_node, g.memory_gb * 1e9) for gid, g in rows.items())
+        _kinds[:] = [rows, read, _kind_table(read)]
     kinds: GpuKinds = _kinds[1]
     return kinds

@@ -88,12 +88,11 @@ _cache_owner: list[Any] = [None]
 def active_catalog() -> Any:
     """clusterplan.db.active.catalog(), imported on first use (the catalog's modules are slow
     to import) and then called directly: an import statement costs a microsecond a call."""
-    read = _reader[0]
-    if read is None:
-        from clusterplan.db.active import catalog as read
+    if _reader[0] is None:
+        from clusterplan.db.active import catalog
 
-        _reader[0] = read
-    return read()
+        _reader[0] = catalog
+    return _reader[0]()
 
 
 _reader: list[Any] = [None]
