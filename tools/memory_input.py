@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from clusterplan.tools.contract import ToolInput
+from clusterplan.tools.input_checks import plausible_params_b, within
 from clusterplan.tools.memory_precision import QUANTISED, TRAINING_PRECISIONS, Precision
 from clusterplan.tools.model_shape import ARCHITECTURE_FIELDS
 from clusterplan.tools.optimizers import Optimizer
@@ -26,7 +27,6 @@ RANGES: dict[str, tuple[float, float]] = {
     "micro_batch": (1, 65_536), "microbatches_in_flight": (1, 65_536), "lora_rank": (1, 65_536),
     "batch": (1, 1_000_000), "context_len": (1, 100_000_000), "gpus": (1, 1_000_000),
 }
-MAX_PARAMS_B = 10_000  # 10 trillion parameters: several times any model yet announced
 
 
 class MemoryInput(ToolInput):
@@ -81,19 +81,12 @@ class MemoryInput(ToolInput):
     @field_validator(*RANGES, mode="after")
     @classmethod
     def _in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
-        low, high = RANGES[str(info.field_name)]
-        if value is not None and not low <= value <= high:
-            raise ValueError(f"{value:,} is outside the valid range {low:,} to {high:,}")
-        return value
+        return within(value, str(info.field_name), RANGES)
 
     @field_validator("params_b", "active_params_b", mode="after")
     @classmethod
     def _plausible_size(cls, value: float | None) -> float | None:
-        if value is not None and not 0 < value <= MAX_PARAMS_B:
-            raise ValueError(f"{value:,} billion parameters is outside the valid range: "
-                             f"above 0 and at most {MAX_PARAMS_B:,} (10 trillion, beyond any "
-                             "model built; give 70 for a 70B model)")
-        return value
+        return plausible_params_b(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> MemoryInput:

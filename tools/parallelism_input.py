@@ -8,7 +8,8 @@ from typing import Literal
 from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 from clusterplan.tools.contract import ToolInput
-from clusterplan.tools.memory_input import MAX_PARAMS_B, KvPrecision, Recompute
+from clusterplan.tools.input_checks import plausible_params_b, within
+from clusterplan.tools.memory_input import KvPrecision, Recompute
 from clusterplan.tools.memory_precision import Precision
 from clusterplan.tools.model_shape import ARCHITECTURE_FIELDS
 from clusterplan.tools.optimizers import Optimizer
@@ -104,18 +105,12 @@ class ParallelismInput(ToolInput):
     @field_validator(*RANGES, mode="after")
     @classmethod
     def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
-        low, high = RANGES[str(info.field_name)]
-        if value is not None and not low <= value <= high:
-            raise ValueError(f"{value:,} is outside the valid range {low:,} to {high:,}")
-        return value
+        return within(value, str(info.field_name), RANGES)
 
     @field_validator("params_b", "active_params_b", mode="after")
     @classmethod
     def _plausible_size(cls, value: float | None) -> float | None:
-        if value is not None and not 0 < value <= MAX_PARAMS_B:
-            raise ValueError(f"{value:,} billion parameters is outside the valid range: above 0 "
-                             f"and at most {MAX_PARAMS_B:,} (give 70 for a 70B model)")
-        return value
+        return plausible_params_b(value)
 
     @field_validator("micro_batches", mode="after")
     @classmethod
