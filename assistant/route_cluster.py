@@ -48,9 +48,13 @@ def layout_sentence(result: dict[str, Any]) -> str:
             f"{'s' if result['nodes'] != 1 else ''})"
     if not result["plans"]:
         small = result.get("smallest_cluster")
-        more = (f" The smallest cluster that holds it: **{small['gpus']} GPUs** "
-                f"({small['nodes']} nodes).") if small else ""
-        return f"No layout fits on {where}: {result['verdict']}.{more}"
+        if not small:
+            return f"No layout fits on {where}: {result['verdict']}."
+        lay = small["layout"]
+        return (f"No layout fits on {where}. The smallest cluster that holds it: "
+                f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with TP {lay['tp']} × "
+                f"PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute "
+                f"{lay['recompute']}: {small['per_gpu_gb']:.3g} GB per GPU.")
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
