@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clusterplan.commands.common import store
+from clusterplan.commands.common import emit, store
 
 if TYPE_CHECKING:
     from clusterplan.assistant.batch import BatchItem, BatchQuestion
@@ -37,13 +37,7 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
         raise click.ClickException(f"cannot read {file}: {exc.strerror or exc}") from None
     items = _answer_all(questions)
     text = _render(items, fmt, title or f"Planning report: {file.name}")
-    if out is None:
-        click.echo(text, nl=False)
-    else:
-        try:
-            out.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+    emit(text, out)
     failed = [item for item in items if item.failed]
     if failed:
         click.echo(f"{len(failed)} of {len(items)} questions failed: "

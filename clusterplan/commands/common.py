@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -51,3 +52,18 @@ class UsageFailure(click.ClickException):
 
     def show(self, file: Any = None) -> None:
         click.echo(f"Error: {self.format_message()}", err=True, file=file or sys.stderr)
+
+
+def emit(text: str, out: Path | None) -> bool:
+    """Print `text`, or write it to `out`; a file that cannot be written is a one-line error.
+
+    Returns whether it went to a file, so the caller can say where.
+    """
+    if out is None:
+        click.echo(text, nl=False)
+        return False
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageFailure(f"cannot write {out}: {exc.strerror or exc}") from None
+    return True

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clusterplan.commands.common import UsageFailure, store
+from clusterplan.commands.common import UsageFailure, emit, store
 
 if TYPE_CHECKING:
     from clusterplan.tools.pricing_offers import Offer
@@ -115,11 +115,5 @@ def export_prices(ctx: click.Context, origin: str, output: Path | None) -> None:
     from clusterplan.db.offers import export_offers
 
     text = export_offers(store(ctx), origin)
-    if output is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageFailure(f"cannot write {output}: {exc.strerror}") from None
-    click.echo(f"wrote {text.count(chr(10)) - 1} offer(s) to {output}")
+    if emit(text, output):
+        click.echo(f"wrote {text.count(chr(10)) - 1} offer(s) to {output}")

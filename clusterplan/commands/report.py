@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from clusterplan.commands.common import UsageFailure, store
+from clusterplan.commands.common import UsageFailure, emit, store
 
 if TYPE_CHECKING:
     from clusterplan.assistant.history_store import HistoryStore
@@ -31,14 +31,8 @@ def report(ctx: click.Context, session: str | None, out: Path | None, title: str
     if found is None:
         raise UsageFailure(_no_session(saved, session))
     text = Assistant(opened, session=found.id).report(title=title)
-    if out is None:
-        click.echo(text, nl=False)
-        return
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
-    click.echo(f"wrote the report of {found.questions} questions to {out}", err=True)
+    if emit(text, out):
+        click.echo(f"wrote the report of {found.questions} questions to {out}", err=True)
 
 
 def _no_session(saved: HistoryStore, wanted: str | None) -> str:
