@@ -12,8 +12,9 @@ from typing import Any, NamedTuple
 from pydantic import Field
 
 from clusterplan.db.rows import GpuRow
+from clusterplan.tools.catalog_lookup import CatalogLookup
 from clusterplan.tools.citing import note_ref
-from clusterplan.tools.contract import NoteRef, ToolError, ToolResult
+from clusterplan.tools.contract import NoteRef, ToolResult
 from clusterplan.tools.memory_fewest import min_gpus_by_kind
 from clusterplan.tools.memory_input import MemoryInput
 from clusterplan.tools.memory_job import Job, Layout, check_layout, resolve_job, resolve_shape
@@ -33,7 +34,6 @@ from clusterplan.tools.memory_steps import (
 from clusterplan.tools.memory_terms import Breakdown, checkpoint_bytes, per_gpu
 from clusterplan.tools.memory_trace import LazyTrace, pending
 from clusterplan.tools.memory_warnings import warnings_for
-from clusterplan.tools.model_shape import active_catalog
 from clusterplan.tools.registry import Tool
 
 __all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
@@ -151,28 +151,8 @@ class _Trace(NamedTuple):
         return {"steps": steps, "citations": list(_citations(keys))}
 
 
-_gpus: dict[str, GpuRow] = {}
-_gpus_owner: list[Any] = [None]
-
-
-def _find_gpu(name: str) -> GpuRow:
-    """The catalog GPU a person named, cached per catalog (as models are)."""
-    gpus = active_catalog().gpus
-    if _gpus_owner[0] is not gpus:
-        _gpus.clear()
-        _gpus_owner[0] = gpus
-    row = _gpus.get(name)
-    if row is None:
-        try:
-            row = _gpus[name] = gpus.find(name)
-        except Exception as exc:
-            from clusterplan.db.catalog import UnknownName
-
-            if not isinstance(exc, UnknownName):
-                raise
-            raise ToolError(f"gpu: unknown GPU {name!r}; nearest: "
-                            f"{', '.join(exc.nearest)}") from None
-    return row
+_find_gpu: CatalogLookup[GpuRow] = CatalogLookup(
+    "gpus", lambda row: row, "gpu: unknown GPU {name!r}; nearest: {nearest}")
 
 
 FIXED_ASSUMPTIONS = ("overhead: 0.5 GB CUDA context and 5% of allocated bytes for allocator "

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from clusterplan.tools import activations, memory_kv
+from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.memory_job import Job, Layout, tp_problem
 from clusterplan.tools.memory_precision import BYTES
 from clusterplan.tools.memory_terms import (
@@ -20,7 +21,7 @@ from clusterplan.tools.memory_terms import (
     FRAGMENTATION,
     model_states,
 )
-from clusterplan.tools.model_shape import ModelShape, active_catalog
+from clusterplan.tools.model_shape import ModelShape
 
 MAX_GPUS = 1 << 20
 GpuKinds = tuple[tuple[str, int, float], ...]  # (id, GPUs per node, memory in bytes)

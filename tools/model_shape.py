@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusterplan.tools.contract import ToolError
+from clusterplan.tools.catalog_lookup import CatalogLookup
 
 # Fields a user may give alongside `params_b` (the catalog's architecture columns).
 ARCHITECTURE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
@@ -81,42 +81,9 @@ def _expert_params(params_b: float, active_params_b: float, experts: int, top_k:
     return min(params_b * 1e9, spread * experts / (experts - top_k))
 
 
-_cache: dict[str, ModelShape] = {}
-_cache_owner: list[Any] = [None]
-
-
-def active_catalog() -> Any:
-    """clusterplan.db.active.catalog(), imported on first use (the catalog's modules are slow
-    to import) and then called directly: an import statement costs a microsecond a call."""
-    if _reader[0] is None:
-        from clusterplan.db.active import catalog
-
-        _reader[0] = catalog
-    return _reader[0]()
-
-
-_reader: list[Any] = [None]
-
-
 def find_model(name: str) -> ModelShape:
     """The catalog model a person named, cached per catalog; unknown names list the nearest."""
-    models = active_catalog().models
-    if _cache_owner[0] is not models:
-        _cache.clear()
-        _cache_owner[0] = models
-    shape = _cache.get(name)
-    if shape is None:
-        try:
-            row = models.find(name)
-        except Exception as exc:
-            from clusterplan.db.catalog import UnknownName
-
-            if not isinstance(exc, UnknownName):
-                raise
-            raise ToolError(f"model: unknown model {name!r}; nearest catalog models: "
-                            f"{', '.join(exc.nearest)} (or give params_b)") from None
-        shape = _cache[name] = shape_of_row(row)
-    return shape
+    return _models(name)
 
 
 def shape_of_row(row: Any) -> ModelShape:
@@ -173,3 +140,8 @@ def _assumed_hidden(params_b: float, layers: int | None) -> int:
     else:
         raw = (params_b * 1e9 * ASSUMED_HIDDEN_PER_LAYER / per) ** (1 / 3)
     return 1024 * max(1, round(raw / 1024))  # a multiple of 1024 keeps heads a multiple of 8
+
+
+_models: CatalogLookup[ModelShape] = CatalogLookup(
+    "models", shape_of_row,
+    "model: unknown model {name!r}; nearest catalog models: {nearest} (or give params_b)")

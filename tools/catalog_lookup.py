@@ -1,0 +1,50 @@
+"""Catalog rows found by what a person typed, remembered per catalog, refused with the nearest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+from clusterplan.tools.contract import ToolError
+
+T = TypeVar("T")
+
+_reader: list[Any] = [None]
+
+
+def active_catalog() -> Any:
+    """clusterplan.db.active.catalog(), imported on first use (the catalog's modules are slow
+    to import) and then called directly: an import statement costs a microsecond a call."""
+    if _reader[0] is None:
+        from clusterplan.db.active import catalog
+
+        _reader[0] = catalog
+    return _reader[0]()
+
+
+class CatalogLookup(Generic[T]):
+    """Resolve names in one catalog table; a new catalog (another store) forgets old answers."""
+
+    def __init__(self, table: str, convert: Callable[[Any], T], refusal: str):
+        self.table, self.convert, self.refusal = table, convert, refusal
+        self._found: dict[str, T] = {}
+        self._rows: Any = None
+
+    def __call__(self, name: str) -> T:
+        rows = getattr(active_catalog(), self.table)
+        if self._rows is not rows:
+            self._found.clear()
+            self._rows = rows
+        found = self._found.get(name)
+        if found is None:
+            found = self._found[name] = self.convert(self._row(rows, name))
+        return found
+
+    def _row(self, rows: Any, name: str) -> Any:
+        from clusterplan.db.catalog import UnknownName
+
+        try:
+            return rows.find(name)
+        except UnknownName as exc:
+            raise ToolError(self.refusal.format(name=name, nearest=", ".join(exc.nearest))) \
+                from None
