@@ -49,7 +49,7 @@ def _min_gpus(job: Job, ep: int, table: KindTable) -> dict[str, int | None]:
         fixed1 = states[0].fixed + states[1].fixed + states[2].fixed
         spread1 = states[0].spread + states[1].spread + states[2].spread
         layouts = _layouts(job.shape, max(node_of, default=1))
-        _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1, 0.0)
+        _search_training(job, ep, layouts, node_of, room_of, best, fixed1, spread1)
     else:
         _search_serving(job, ep, groups, best, *_serving_whole(job, ep))
     return {gid: best[i] for gid, i in shape_of}
@@ -111,10 +111,10 @@ Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...]], ...]
 
 def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ...],
                      room_of: tuple[float, ...], best: list[int | None], fixed1: float,
-                     spread1: float, kv1: float) -> None:
-    """Training: a layout may fit only with more data parallelism, so a shape settles when its
-    best uses no more GPUs than the layouts still to come."""
-    pending = list(range(len(room_of)))
+                     spread1: float) -> None:
+    """Training: a layout may fit only with more data parallelism. Each layout's bytes are
+    computed once; then each GPU shape walks the layouts fewest GPUs first and stops at the
+    first whose tp·pp·ep alone reaches its best."""
     ceil, log2 = math.ceil, math.log2
     shape, scale, in_flight, full = job.shape, job.activation_scale, job.in_flight, \
         job.recompute == "full"
@@ -122,29 +122,31 @@ def _search_training(job: Job, ep: int, layouts: Layouts, node_of: tuple[int, ..
     per_tp = activations.training_per_tp(
         job.seq_len, job.micro_batch, shape.hidden, shape.heads,
         _tps(shape, max(node_of, default=1)), job.sequence_parallel, job.recompute, job.flash)
-    for model_parallel, tp, pp, share, kv_share in layouts:
+    rows = []  # (GPUs, tp, bytes every GPU holds, bytes divided by dp/ep)
+    for model_parallel, tp, pp, share, _ in layouts:
         gpus = model_parallel * ep
-        pending = [i for i in pending if best[i] is None or gpus < best[i]]  # type: ignore[operator]
-        if not pending or gpus > MAX_GPUS:
-            return
+        if gpus > MAX_GPUS:
+            break
         # activations.training_bytes, term for term, from the per-tp parts
         per_layer, working = per_tp[tp]
         kept = per_layer * ceil(layers / pp) * (in_flight or pp)
         if full:
             kept += working
-        fixed = fixed1 * share + kept * scale
-        if kv1:
-            fixed += kv1 * kv_share
-        spread = spread1 * share
-        # GPUs when dp = ep·2^k is the smallest that makes fixed + spread/dp fit the room
-        # (inline: this loop runs about a hundred times per answer).
-        for i in pending:
-            if tp > node_of[i] or (room := room_of[i] - fixed) <= 0:
+        rows.append((gpus, tp, fixed1 * share + kept * scale, spread1 * share))
+    none = MAX_GPUS + 1
+    for i, room in enumerate(room_of):
+        node, fewest = node_of[i], none
+        for gpus, tp, fixed, spread in rows:
+            if gpus >= fewest:
+                break
+            if tp > node or fixed >= room:
                 continue
-            need = spread / room / ep
+            # GPUs when dp = ep·2^k is the smallest that makes fixed + spread/dp fit the room
+            need = spread / (room - fixed) / ep
             n = gpus if need <= 1 else gpus * (1 << ceil(log2(need)))
-            if n <= MAX_GPUS and ((b := best[i]) is None or n < b):
-                best[i] = n
+            if n < fewest:
+                fewest = n
+        best[i] = fewest if fewest < none else None
 
 
 KindTable = tuple[tuple[int, ...], tuple[float, ...], tuple[tuple[str, int], ...], Groups]
