@@ -12,10 +12,9 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from sqlite_utils import Database
 
 from clusterplan.assistant.answer import Answer
-from clusterplan.db.store import history
+from clusterplan.db.store import Store
 
 _NEW_SESSION = ("insert or ignore into sessions (id, name, created_at, updated_at, state_json) "
                 "values (?, ?, ?, ?, '{}')")
@@ -35,11 +34,10 @@ class SessionInfo(BaseModel):
 
 
 class HistoryStore:
-    """Reads and writes sessions and messages; applies the history migrations on open."""
+    """Reads and writes sessions and messages (the store has applied the history migrations)."""
 
-    def __init__(self, db: Database):
-        self.db = db
-        history.apply(db)
+    def __init__(self, store: Store):
+        self.conn = store.conn
 
     def find_session(self, name_or_id: str) -> SessionInfo | None:
         """The session with this id, else the latest one with this name, else None."""
@@ -63,8 +61,7 @@ class HistoryStore:
         """Store one exchange, the session (if new) and its state in one transaction."""
         now, session_id = _now(), session.id
         answer_json, state_json = answer.model_dump_json(), _dump(state)  # outside the lock
-        conn = self.db.conn  # prepared statements straight on the connection: no table lookups
-        with self.db.atomic():
+        with self.conn as conn:  # one transaction: committed, or rolled back on an error
             conn.execute(_NEW_SESSION, [session_id, session.name, now, now])
             conn.executemany(_NEW_MESSAGE, [
                 (session_id, "user", question, None, now),
@@ -74,13 +71,13 @@ class HistoryStore:
 
     def save_state(self, session_id: str, state: dict[str, Any]) -> None:
         """Replace the session's state (its follow-up context)."""
-        with self.db.atomic():
-            self.db.execute("update sessions set state_json = ? where id = ?",
-                            [_dump(state), session_id])
+        with self.conn as conn:
+            conn.execute("update sessions set state_json = ? where id = ?",
+                         [_dump(state), session_id])
 
     def state(self, session_id: str) -> dict[str, Any]:
         """The session's saved state; an unreadable state is an empty one."""
-        row = self.db.execute("select state_json from sessions where id = ?",
+        row = self.conn.execute("select state_json from sessions where id = ?",
                               [session_id]).fetchone()
         try:
             loaded = json.loads(row[0]) if row and row[0] else {}
@@ -90,7 +87,7 @@ class HistoryStore:
 
     def answers(self, session_id: str) -> list[Answer]:
         """The session's answers in the order they were given (unreadable rows skipped)."""
-        rows = self.db.execute(
+        rows = self.conn.execute(
             "select answer_json from messages where session_id = ? and role = 'assistant' "
             "order by id", [session_id]).fetchall()
         found = []
@@ -112,7 +109,7 @@ class HistoryStore:
         return [
             SessionInfo(id=r[0], name=r[1], updated_at=r[2], questions=r[3],
                         first_question=(r[4] or "")[:200])
-            for r in self.db.execute(sql, params).fetchall()
+            for r in self.conn.execute(sql, params).fetchall()
         ]
 
 

@@ -25,7 +25,7 @@ class Assistant:
 
     def __init__(self, store: Store, session: str | None = None):
         self.store = store
-        self.saved = HistoryStore(store.db)
+        self.saved = HistoryStore(store)
         self.last_intent: Intent | None = None
         self._session = _unsaved(None)
         if session:

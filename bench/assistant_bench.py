@@ -73,7 +73,7 @@ def own_parts(answers: list) -> tuple[float, float]:
     from clusterplan.db.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
-        saved = HistoryStore(Store.open(Path(tmp) / "store.db").db)
+        saved = HistoryStore(Store.open(Path(tmp) / "store.db"))
         session = _unsaved("bench")
         start = time.perf_counter()
         for answer in answers:

@@ -93,7 +93,7 @@ def load_catalog(store: Store) -> Catalog:
 
 
 def _table(store: Store, table: str, kind: str, model: type[Row]) -> Table[Row]:
-    if table not in store.db.table_names():
+    if table not in store.table_names():
         return Table(kind, {})
-    rows = {r["id"]: model.model_validate(r) for r in store.db[table].rows}
+    rows = {r["id"]: model.model_validate(r) for r in store.rows(f"select * from [{table}]")}
     return Table(kind, rows)

@@ -44,14 +44,14 @@ _cache = WeakKeyDictionary()
 def _all_offers(store: Store) -> list[tuple[str, str, str, OfferRow]]:
     """(gpu, provider, kind as stored, row) for every offer, in the order lookups return."""
     version = (store.meta("catalog"),
-               store.db.conn.execute("pragma data_version").fetchone()[0])
+               store.conn.execute("pragma data_version").fetchone()[0])
     cached = _cache.get(store)
     if cached is not None and cached[0] == version:
         return cached[1]
     sql = ("select * from offers "
            "order by provider, gpu, kind, gpus_per_node, verified_on desc, id")
     rows = [(r["gpu"], r["provider"], r["kind"], _row(r))
-            for r in store.db.execute_returning_dicts(sql)]
+            for r in store.rows(sql)]
     _cache[store] = (version, rows)
     return rows
 
@@ -63,7 +63,7 @@ def forget_offers(store: Store) -> None:
 
 def offer_providers(store: Store) -> list[str]:
     """Every provider name that has an offer, catalog or imported."""
-    rows = store.db.execute("select distinct provider from offers order by provider").fetchall()
+    rows = store.conn.execute("select distinct provider from offers order by provider").fetchall()
     return [r[0] for r in rows]
 
 

@@ -12,38 +12,23 @@ import os
 import sqlite3
 import tempfile
 from pathlib import Path
-from typing import Any, get_args
-
-from pydantic import BaseModel
-from sqlite_utils import Database
-from sqlite_utils.migrations import Migrations
+from typing import TYPE_CHECKING, Any, get_args
 
 from clusterplan.db.seed_data import CATALOG, catalog_fingerprint, seed_rows
 
-# Database(..., execute_plugins=False) throughout: loading sqlite-utils plugins scans every
-# installed package's entry points (tens of ms at each start) for hooks clusterplan never uses.
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from sqlite_utils import Database
+
+# Opening a store that is up to date reads it with sqlite3 alone. sqlite-utils (with what it
+# imports, near 0.1 s of every start) is loaded only to build or change tables, always as
+# Database(..., execute_plugins=False): loading its plugins scans every installed package's
+# entry points for hooks clusterplan never uses.
 
 APP_ID = "clusterplan"
 SCHEMA_VERSION = "1"
-
-history = Migrations("clusterplan-history")
-
-
-@history()
-def create_sessions_and_messages(db: Database) -> None:
-    db.table("sessions").create(
-        {"id": str, "name": str, "created_at": str, "updated_at": str, "state_json": str},
-        pk="id",
-        if_not_exists=True,
-    )
-    db.table("messages").create(
-        {"id": int, "session_id": str, "role": str, "text": str, "answer_json": str,
-         "created_at": str},
-        pk="id",
-        foreign_keys=[("session_id", "sessions", "id")],
-        if_not_exists=True,
-    )
-    db.table("messages").create_index(["session_id"], if_not_exists=True)
+HISTORY_SET = "clusterplan-history"
+HISTORY_MIGRATIONS = ("create_sessions_and_messages",)  # db/history_schema.py, in order
 
 
 class StoreError(Exception):
@@ -53,20 +38,34 @@ class StoreError(Exception):
 class Store:
     """One SQLite database holding the catalog, the user's imported rows and sessions."""
 
-    def __init__(self, db: Database, path: Path | None = None, notices: list[str] | None = None):
-        self.db = db
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None,
+                 notices: list[str] | None = None):
+        self.conn = conn
         self.path = path
         self.notices = notices or []
         self._catalog: Any = None
+        self._db: Database | None = None
+
+    @property
+    def db(self) -> Database:
+        """sqlite-utils over the same connection, for code that creates or fills tables."""
+        if self._db is None:
+            self._db = _utils(self.conn)
+        return self._db
 
     @classmethod
     def memory(cls) -> Store:
         """A fresh in-memory store (tests, one-off calculations)."""
-        # The app's workers are threads: the connection must be usable from any of them.
-        connection = sqlite3.connect(":memory:", check_same_thread=False)
-        db = Database(connection, execute_plugins=False)
-        _initialise(db)
-        return cls(db)
+        store = cls(_connect(":memory:"))
+        _initialise(store.db)
+        return store
+
+    @classmethod
+    def scratch(cls) -> Store:
+        """An in-memory store holding only the history tables: a batch's session."""
+        store = cls(_connect(":memory:"))
+        _history().apply(store.db)
+        return store
 
     @classmethod
     def open(cls, path: Path) -> Store:
@@ -81,23 +80,54 @@ class Store:
                 f"{path} was not a clusterplan store; moved it to {aside} and built anew")
         if not path.exists():
             _build_new(path)
-        db = Database(sqlite3.connect(path, timeout=30, check_same_thread=False),
-                      execute_plugins=False)
+        store = cls(_connect(path), path, notices)
         # Under WAL, NORMAL syncs at checkpoints rather than on every commit: a saved message
         # costs no fsync, and a crash can lose only the last few commits, never corrupt the file.
-        db.conn.execute("pragma synchronous = normal")
-        _refresh_if_stale(db)
-        return cls(db, path, notices)
+        store.conn.execute("pragma synchronous = normal")
+        store.conn.execute("pragma busy_timeout = 30000")
+        if not _up_to_date(store.conn):
+            _refresh(store.db)
+        return store
 
     def rebuild_catalog(self) -> None:
         """Rebuild the catalog tables from the shipped CSVs, keeping user rows and history."""
-        with _immediate(self.db):
+        with _immediate(self.conn):
             _load_catalog(self.db)
         self._catalog = None
 
     def meta(self, key: str) -> str | None:
-        row = self.db.execute("select value from meta where key = ?", [key]).fetchone()
+        row = self.conn.execute("select value from meta where key = ?", [key]).fetchone()
         return row[0] if row else None
+
+    def table_names(self) -> set[str]:
+        """The tables in the store."""
+        rows = self.conn.execute("select name from sqlite_master where type = 'table'")
+        return {name for (name,) in rows}
+
+    def rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        """The rows of a query as dicts, column name to value."""
+        cursor = self.conn.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _connect(path: Path | str) -> sqlite3.Connection:
+    # The app's workers are threads: the connection must be usable from any of them.
+    conn = sqlite3.connect(path, timeout=30, check_same_thread=False)
+    conn.execute("pragma recursive_triggers = on")  # as sqlite-utils sets it on every connection
+    return conn
+
+
+def _utils(conn: sqlite3.Connection) -> Database:
+    from sqlite_utils import Database
+
+    return Database(conn, execute_plugins=False)
+
+
+def _history() -> Any:
+    from clusterplan.db.history_schema import history
+
+    return history
 
 
 def _stamp() -> str:
@@ -123,7 +153,7 @@ def _build_new(path: Path) -> None:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        db = Database(tmp, execute_plugins=False)
+        db = _utils(_connect(tmp))
         _initialise(db)
         db.conn.execute("pragma journal_mode=wal")
         db.close()
@@ -138,18 +168,27 @@ def _build_new(path: Path) -> None:
 def _initialise(db: Database) -> None:
     db.table("meta").create({"key": str, "value": str}, pk="key", if_not_exists=True)
     db.table("meta").upsert({"key": "app", "value": APP_ID}, pk="key")
-    history.apply(db)
-    with _immediate(db):
+    _history().apply(db)
+    with _immediate(db.conn):
         _load_catalog(db)
 
 
-def _refresh_if_stale(db: Database) -> None:
-    db.conn.execute("pragma busy_timeout = 30000")
-    history.apply(db)
-    if _fingerprint(db) == _wanted_fingerprint():
+def _up_to_date(conn: sqlite3.Connection) -> bool:
+    """The catalog is today's and every history migration is applied (sqlite3 alone)."""
+    try:
+        done = {name for (name,) in conn.execute(
+            "select name from _sqlite_migrations where migration_set = ?", [HISTORY_SET])}
+    except sqlite3.OperationalError:  # no migrations table yet
+        return False
+    return done >= set(HISTORY_MIGRATIONS) and _fingerprint(conn) == _wanted_fingerprint()
+
+
+def _refresh(db: Database) -> None:
+    _history().apply(db)
+    if _fingerprint(db.conn) == _wanted_fingerprint():
         return
-    with _immediate(db):
-        if _fingerprint(db) != _wanted_fingerprint():  # another process may have just done it
+    with _immediate(db.conn):
+        if _fingerprint(db.conn) != _wanted_fingerprint():  # another process may have just done it
             _load_catalog(db)
 
 
@@ -157,16 +196,16 @@ def _wanted_fingerprint() -> str:
     return f"{SCHEMA_VERSION}:{catalog_fingerprint()}"
 
 
-def _fingerprint(db: Database) -> str | None:
-    row = db.execute("select value from meta where key = 'catalog'").fetchone()
+def _fingerprint(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("select value from meta where key = 'catalog'").fetchone()
     return row[0] if row else None
 
 
 class _immediate:
     """A write transaction taken up front, so two processes refreshing do not interleave."""
 
-    def __init__(self, db: Database):
-        self.conn = db.conn
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
 
     def __enter__(self) -> None:
         self.conn.execute("begin immediate")

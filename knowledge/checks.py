@@ -130,9 +130,9 @@ def read_path(data: dict[str, Any], path: str) -> Any:
 
 
 def _run(check: Check) -> dict[str, Any]:
-    from clusterplan.tools.registry import invoke, tools
+    from clusterplan.tools.registry import TOOL_BY_NAME, invoke
 
-    if check.tool not in tools():
+    if check.tool not in TOOL_BY_NAME:
         raise NotCheckable(f"tool {check.tool!r} is not registered")
     try:
         result = invoke(check.tool, check.input)

@@ -12,9 +12,10 @@ import threading
 from functools import cache
 
 from pydantic import BaseModel, Field
-from sqlite_utils import Database
 
 from clusterplan.knowledge.notes import NoteSet, shipped_notes
+
+Counts = dict[str, int]  # note or claim key -> matches
 
 # bm25 column weights: title, topics, claims, body.
 _WEIGHTS = (8.0, 8.0, 2.0, 1.0)
@@ -53,31 +54,42 @@ _LOCK = threading.RLock()
 
 
 @cache
-def _index() -> Database:
+def _index() -> sqlite3.Connection:
     return build_index(shipped_notes())
 
 
-def build_index(notes: NoteSet) -> Database:
-    """An in-memory FTS5 index of every note (title, topics, claims, body) and every claim."""
-    db = Database(sqlite3.connect(":memory:", check_same_thread=False))
-    db.table("notes").insert_all(
-        ({"id": n.id, "title": n.title, "topics": "\n".join(n.topics),
-          "claims": "\n".join(c.text for c in n.claims), "body": n.body, "address": n.address}
-         for n in notes.notes.values()),
-        pk="id",
-    )
-    db.table("notes").enable_fts(["title", "topics", "claims", "body"], fts_version="FTS5",
-                           tokenize="porter")
-    db.table("claims").insert_all(
-        ({"key": f"{n.id}#{c.id}", "note": n.id, "claim": c.id, "text": c.text}
-         for n in notes.notes.values() for c in n.claims),
-        pk="key",
-    )
-    db.table("claims").enable_fts(["text"], fts_version="FTS5", tokenize="porter")
+def build_index(notes: NoteSet) -> sqlite3.Connection:
+    """An in-memory FTS5 index of every note (title, topics, claims, body) and every claim.
+
+    Each FTS table reads its text from a plain table (content=) by rowid, so a hit joins back
+    to the note or claim it came from."""
+    db = sqlite3.connect(":memory:", check_same_thread=False)
+    db.executescript(_SCHEMA)
+    db.executemany("insert into notes values (?, ?, ?, ?, ?, ?)", (
+        (n.id, n.title, "\n".join(n.topics), "\n".join(c.text for c in n.claims), n.body,
+         n.address) for n in notes.notes.values()))
+    db.executemany("insert into claims values (?, ?, ?, ?)", (
+        (f"{n.id}#{c.id}", n.id, c.id, c.text) for n in notes.notes.values() for c in n.claims))
+    db.executescript(_FILL)
     return db
 
 
-def search(text: str, limit: int = 5, db: Database | None = None) -> list[Hit]:
+_SCHEMA = """
+create table notes (id text primary key, title text, topics text, claims text, body text,
+                    address text);
+create virtual table notes_fts using fts5 (title, topics, claims, body, tokenize='porter',
+                                           content='notes');
+create table claims (key text primary key, note text, claim text, text text);
+create virtual table claims_fts using fts5 (text, tokenize='porter', content='claims');
+"""
+_FILL = """
+insert into notes_fts (rowid, title, topics, claims, body)
+    select rowid, title, topics, claims, body from notes;
+insert into claims_fts (rowid, text) select rowid, text from claims;
+"""
+
+
+def search(text: str, limit: int = 5, db: sqlite3.Connection | None = None) -> list[Hit]:
     """Notes matching the words of `text`, best first, each with its best-matching claims."""
     words = content_words(text)
     if not words:
@@ -96,7 +108,7 @@ def search(text: str, limit: int = 5, db: Database | None = None) -> list[Hit]:
 
 
 def search_claims(text: str, note_ids: list[str] | None = None, limit: int = 5,
-                  db: Database | None = None) -> list[ClaimHit]:
+                  db: sqlite3.Connection | None = None) -> list[ClaimHit]:
     """Claims matching the words of `text` (within `note_ids` when given), best first."""
     words = content_words(text)
     if not words:
@@ -108,7 +120,7 @@ def search_claims(text: str, note_ids: list[str] | None = None, limit: int = 5,
     return flat[:limit]
 
 
-def _rank(db: Database, words: list[str]) -> list[tuple[str, str, str, str, float]]:
+def _rank(db: sqlite3.Connection, words: list[str]) -> list[tuple[str, str, str, str, float]]:
     """Candidates by bm25, re-scored by the question's phrases found in titles and topics."""
     sql = (
         "select notes.id, notes.title, notes.address, "
@@ -127,7 +139,7 @@ def _rank(db: Database, words: list[str]) -> list[tuple[str, str, str, str, floa
     return sorted(scored, key=lambda r: -r[4])
 
 
-def _phrase_counts(db: Database, words: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+def _phrase_counts(db: sqlite3.Connection, words: list[str]) -> tuple[Counts, Counts]:
     """Per note: how many of the question's word pairs its title or topics name, and it names."""
     in_title: dict[str, int] = {}
     anywhere: dict[str, int] = {}
@@ -143,7 +155,7 @@ def _phrase_counts(db: Database, words: list[str]) -> tuple[dict[str, int], dict
     return in_title, anywhere
 
 
-def _claims_by_note(db: Database, words: list[str],
+def _claims_by_note(db: sqlite3.Connection, words: list[str],
                     note_ids: list[str] | None) -> dict[str, list[ClaimHit]]:
     """Matching claims grouped by note, best first within each note.
 
@@ -170,7 +182,7 @@ def _claims_by_note(db: Database, words: list[str],
     return grouped
 
 
-def _claim_phrases(db: Database, words: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+def _claim_phrases(db: sqlite3.Connection, words: list[str]) -> tuple[Counts, Counts]:
     """Per claim: how many question word pairs it opens with, and how many it contains."""
     opens: dict[str, int] = {}
     mentions: dict[str, int] = {}

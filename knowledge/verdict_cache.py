@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 from clusterplan import __version__
 
 if TYPE_CHECKING:
-    from sqlite_utils import Database
-
+    from clusterplan.db.store import Store
     from clusterplan.knowledge.checks import CheckOutcome
 
 TABLE = "claim_verdicts"
@@ -42,10 +41,10 @@ def recall(key: str) -> CheckOutcome | None:
     """The kept verdict for `note#claim`, if it was computed under today's basis."""
     from clusterplan.knowledge.checks import CheckOutcome
 
-    db = _db()
-    if db is None or TABLE not in db.table_names():
+    store = _store()
+    if store is None or TABLE not in store.table_names():
         return None
-    row = db.execute(f"select outcome_json from {TABLE} where key = ? and basis = ?",
+    row = store.conn.execute(f"select outcome_json from {TABLE} where key = ? and basis = ?",
                      [key, basis()]).fetchone()
     return CheckOutcome.model_validate_json(row[0]) if row else None
 
@@ -54,21 +53,24 @@ def keep(outcome: CheckOutcome) -> None:
     """Keep a verdict; a store that cannot be written to just does not remember it."""
     import sqlite3
 
-    db = _db()
-    if db is None:
+    store = _store()
+    if store is None:
         return
     try:
-        db.table(TABLE).upsert({"key": outcome.key, "basis": basis(),
-                                "outcome_json": outcome.model_dump_json()}, pk="key")
+        with store.conn as conn:
+            conn.execute(f"create table if not exists [{TABLE}] "
+                         "([key] TEXT PRIMARY KEY, [basis] TEXT, [outcome_json] TEXT)")
+            conn.execute(f"insert or replace into [{TABLE}] values (?, ?, ?)",
+                         [outcome.key, basis(), outcome.model_dump_json()])
     except sqlite3.Error:
         pass  # read-only or busy store: the verdict is recomputed next time
 
 
-def _db() -> Database | None:
+def _store() -> Store | None:
     from clusterplan.db.active import active_store
     from clusterplan.db.store import StoreError
 
     try:
-        return active_store().db
+        return active_store()
     except StoreError:
         return None

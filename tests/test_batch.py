@@ -6,8 +6,6 @@ import io
 import json
 import sys
 
-from sqlite_utils import Database
-
 from clusterplan.assistant.batch import read_jsonl, read_questions, read_text, run_batch
 from clusterplan.assistant.session import Assistant
 from clusterplan.db.store import Store
@@ -23,7 +21,7 @@ TXT = """# notes questions
 
 
 def fresh_assistant() -> Assistant:
-    return Assistant(Store(Database(memory=True)))
+    return Assistant(Store.scratch())
 
 
 def test_text_files_skip_blank_lines_and_comments_and_keep_line_numbers():

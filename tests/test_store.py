@@ -104,3 +104,34 @@ def test_an_in_memory_store_serves_worker_threads():
     worker.start()
     worker.join()
     assert counts == [len(seed_rows("gpus"))]
+
+
+def test_the_store_names_every_history_migration():
+    from clusterplan.db.history_schema import history
+
+    assert [m.name for m in history._migrations] == list(store_module.HISTORY_MIGRATIONS)
+
+
+def test_a_store_missing_a_history_migration_gets_it_on_open(tmp_path):
+    path = tmp_path / "old.db"
+    Store.open(path).conn.close()
+    conn = sqlite3.connect(path)
+    conn.executescript("drop table messages; drop table sessions; drop table _sqlite_migrations")
+    conn.close()
+    reopened = Store.open(path)
+    assert {"sessions", "messages"} <= reopened.table_names()
+
+
+def test_asking_with_a_current_store_reads_it_without_sqlite_utils(tmp_path):
+    # sqlite-utils (near 0.1 s to import) is for building tables; a question needs sqlite3 only.
+    path = tmp_path / "s.db"
+    Store.open(path).conn.close()
+    code = ("import sys; from pathlib import Path; from clusterplan.db.store import Store; "
+            "from clusterplan.db.active import use_store; "
+            "from clusterplan.assistant.session import Assistant; "
+            "s = Store.open(Path(sys.argv[1])); use_store(s); "
+            "a = Assistant(s); a.ask('how many H100 to serve llama 3 70b?'); "
+            "a.ask('cheapest H100 per hour'); print('sqlite_utils' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.strip() == "False", out.stderr

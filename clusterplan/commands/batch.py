@@ -47,13 +47,11 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
 
 def _answer_all(questions: list[BatchQuestion]) -> list[BatchItem]:
     """Answer in a session kept in memory; progress bar only when stderr is a terminal."""
-    from sqlite_utils import Database
-
     from clusterplan.assistant.batch import run_batch
     from clusterplan.assistant.session import Assistant
     from clusterplan.db.store import Store
 
-    assistant = Assistant(Store(Database(memory=True)))
+    assistant = Assistant(Store.scratch())
     if not sys.stderr.isatty():
         return run_batch(questions, assistant)
     with click.progressbar(length=len(questions), label="answering", file=sys.stderr) as bar:

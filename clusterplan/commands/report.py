@@ -26,7 +26,7 @@ def report(ctx: click.Context, session: str | None, out: Path | None, title: str
     from clusterplan.assistant.session import Assistant
 
     opened = store(ctx)
-    saved = HistoryStore(opened.db)
+    saved = HistoryStore(opened)
     found = saved.find_session(session) if session else saved.latest_session()
     if found is None:
         raise UsageFailure(_no_session(saved, session))
