@@ -79,7 +79,7 @@ def own_parts(answers: list) -> tuple[float, float]:
         for answer in answers:
             saved.record(session, answer.question, answer, {"last_intent": None})
         stored = time.perf_counter() - start
-        saved.db.close()
+        saved.conn.close()
     start = time.perf_counter()
     render_report(answers, dt.date.today())
     return stored, time.perf_counter() - start
