@@ -44,8 +44,6 @@ def questions(count: int) -> list[str]:
 def batch_throughput(count: int) -> tuple[float, float, list, float]:
     """Seconds to answer `count` questions, with the report too, the items answered, and the
     CPU seconds of answering (steadier than wall time when other work shares the machine)."""
-    from sqlite_utils import Database
-
     from clusterplan.assistant.batch import read_questions, run_batch
     from clusterplan.assistant.report import render_report
     from clusterplan.assistant.session import Assistant
@@ -57,7 +55,7 @@ def batch_throughput(count: int) -> tuple[float, float, list, float]:
         path.write_text("\n".join(questions(count)) + "\n", encoding="utf-8")
         active_store()  # the catalog is built once, as `clusterplan batch` opens it once
         start, cpu = time.perf_counter(), time.process_time()
-        items = run_batch(read_questions(path), Assistant(Store(Database(memory=True))))
+        items = run_batch(read_questions(path), Assistant(Store.scratch()))
         answered, cpu = time.perf_counter() - start, time.process_time() - cpu
         render_report([i.answer for i in items], dt.date.today())
         total = time.perf_counter() - start
