@@ -14,6 +14,7 @@ import uuid
 from pydantic import ValidationError
 
 from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.history_memory import HistoryInMemory
 from clusterplan.assistant.history_store import HistoryStore, SessionInfo
 from clusterplan.db.store import Store
 
@@ -23,9 +24,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class Assistant:
     """Answers questions in one session at a time, keeping the last intent for follow-ups."""
 
-    def __init__(self, store: Store, session: str | None = None):
+    def __init__(self, store: Store, session: str | None = None,
+                 history: HistoryStore | HistoryInMemory | None = None):
         self.store = store
-        self.saved = HistoryStore(store)
+        self.saved = history if history is not None else HistoryStore(store)
         self.last_intent: Intent | None = None
         self._session = _unsaved(None)
         if session:

@@ -45,17 +45,17 @@ def batch_throughput(count: int) -> tuple[float, float, list, float]:
     """Seconds to answer `count` questions, with the report too, the items answered, and the
     CPU seconds of answering (steadier than wall time when other work shares the machine)."""
     from clusterplan.assistant.batch import read_questions, run_batch
+    from clusterplan.assistant.history_memory import HistoryInMemory
     from clusterplan.assistant.report import render_report
     from clusterplan.assistant.session import Assistant
     from clusterplan.db.active import active_store
-    from clusterplan.db.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "questions.txt"
         path.write_text("\n".join(questions(count)) + "\n", encoding="utf-8")
-        active_store()  # the catalog is built once, as `clusterplan batch` opens it once
+        opened = active_store()  # the catalog is built once, as `clusterplan batch` opens it once
         start, cpu = time.perf_counter(), time.process_time()
-        items = run_batch(read_questions(path), Assistant(Store.scratch()))
+        items = run_batch(read_questions(path), Assistant(opened, history=HistoryInMemory()))
         answered, cpu = time.perf_counter() - start, time.process_time() - cpu
         render_report([i.answer for i in items], dt.date.today())
         total = time.perf_counter() - start

@@ -61,13 +61,6 @@ class Store:
         return store
 
     @classmethod
-    def scratch(cls) -> Store:
-        """An in-memory store holding only the history tables: a batch's session."""
-        store = cls(_connect(":memory:"))
-        _history().apply(store.db)
-        return store
-
-    @classmethod
     def open(cls, path: Path) -> Store:
         """Open the store at `path`, building it or refreshing its catalog as needed."""
         if not path.parent.is_dir():

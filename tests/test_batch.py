@@ -7,6 +7,7 @@ import json
 import sys
 
 from clusterplan.assistant.batch import read_jsonl, read_questions, read_text, run_batch
+from clusterplan.assistant.history_memory import HistoryInMemory
 from clusterplan.assistant.session import Assistant
 from clusterplan.db.store import Store
 from tests.conftest import run_cli
@@ -21,7 +22,7 @@ TXT = """# notes questions
 
 
 def fresh_assistant() -> Assistant:
-    return Assistant(Store.scratch())
+    return Assistant(Store.memory(), history=HistoryInMemory())
 
 
 def test_text_files_skip_blank_lines_and_comments_and_keep_line_numbers():
@@ -128,7 +129,7 @@ def test_progress_bar_only_when_stderr_is_a_terminal(memory_store, monkeypatch):
 
     for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
         monkeypatch.setattr(sys, "stderr", stream)
-        items = _answer_all(read_text(TXT))
+        items = _answer_all(read_text(TXT), memory_store)
         assert len(items) == 3
         assert ("answering" in stream.getvalue()) is shown
         assert ("100%" in stream.getvalue()) is shown

@@ -12,6 +12,7 @@ from clusterplan.commands.common import emit, store
 
 if TYPE_CHECKING:
     from clusterplan.assistant.batch import BatchItem, BatchQuestion
+    from clusterplan.db.store import Store
 
 
 @click.command("batch")
@@ -30,12 +31,12 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
     """
     from clusterplan.assistant import batch as batching
 
-    store(ctx)  # the catalog the tools read
+    opened = store(ctx)  # the catalog the tools read
     try:
         questions = batching.read_questions(file)
     except OSError as exc:
         raise click.ClickException(f"cannot read {file}: {exc.strerror or exc}") from None
-    items = _answer_all(questions)
+    items = _answer_all(questions, opened)
     text = _render(items, fmt, title or f"Planning report: {file.name}")
     emit(text, out)
     failed = [item for item in items if item.failed]
@@ -45,13 +46,14 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
         ctx.exit(1)
 
 
-def _answer_all(questions: list[BatchQuestion]) -> list[BatchItem]:
-    """Answer in a session kept in memory; progress bar only when stderr is a terminal."""
+def _answer_all(questions: list[BatchQuestion], opened: Store) -> list[BatchItem]:
+    """Answer in a session kept in memory (the user's saved history is left alone); progress
+    bar only when stderr is a terminal."""
     from clusterplan.assistant.batch import run_batch
+    from clusterplan.assistant.history_memory import HistoryInMemory
     from clusterplan.assistant.session import Assistant
-    from clusterplan.db.store import Store
 
-    assistant = Assistant(Store.scratch())
+    assistant = Assistant(opened, history=HistoryInMemory())
     if not sys.stderr.isatty():
         return run_batch(questions, assistant)
     with click.progressbar(length=len(questions), label="answering", file=sys.stderr) as bar:
