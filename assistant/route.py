@@ -72,11 +72,12 @@ class Calls:
 
 
 # Calculators whose result depends only on their input and the catalog's GPUs, models and
-# links (prices change with imports and the date, so pricing is always run afresh).
-PURE_TOOLS = frozenset({"memory", "interconnect", "parallelism"})
+# links; pricing also on the offers on record and today's date, so those are in its key.
+PURE_TOOLS = frozenset({"memory", "interconnect", "parallelism", "pricing"})
 # A remembered result, its data, and the disputes its citations carried when it was dumped (an
 # answer marks disputes on the cited claims afterwards; the data must then show them too).
-_REMEMBERED: OrderedDict[tuple[str, str], tuple[ToolResult, dict[str, Any], tuple[Any, ...]]]
+_REMEMBERED: OrderedDict[tuple[str, str, tuple[Any, ...]],
+                        tuple[ToolResult, dict[str, Any], tuple[Any, ...], Any]]
 _REMEMBERED = OrderedDict()
 _FOR_CATALOG: list[Any] = []
 _MOST_REMEMBERED = 512
@@ -96,19 +97,33 @@ def _remembered(name: str, payload: dict[str, Any],
         # Another store's catalog: forget (holding the catalog keeps its id from being reused).
         _REMEMBERED.clear()
         _FOR_CATALOG[:] = [current]
-    key = (name, json.dumps(payload, sort_keys=True, default=str))
+    version, keep = _prices_version() if name == "pricing" else ((), None)
+    key = (name, json.dumps(payload, sort_keys=True, default=str), version)
     if key in _REMEMBERED:
         _REMEMBERED.move_to_end(key)
-        result, data, disputes = _REMEMBERED[key]
+        result, data, disputes, _ = _REMEMBERED[key]
         if disputes != _disputes(result):
             data = result.model_dump(mode="json")
-            _REMEMBERED[key] = (result, data, _disputes(result))
+            _REMEMBERED[key] = (result, data, _disputes(result), keep)
         return result, data
     result = invoke(name, payload)
-    _REMEMBERED[key] = (result, result.model_dump(mode="json"), _disputes(result))
+    _REMEMBERED[key] = (result, result.model_dump(mode="json"), _disputes(result), keep)
     if len(_REMEMBERED) > _MOST_REMEMBERED:
         _REMEMBERED.popitem(last=False)
     return result, _REMEMBERED[key][1]
+
+
+def _prices_version() -> tuple[tuple[Any, ...], Any]:
+    """What a price depends on besides its input: today's date and the offers on record (the
+    list of offers is read anew whenever rows are imported or another process writes; it is
+    kept with the result so its id is not reused)."""
+    import datetime as dt
+
+    from clusterplan.db.active import active_store
+    from clusterplan.db.offers import offers_on_record
+
+    offers = offers_on_record(active_store())
+    return (dt.date.today().isoformat(), id(offers)), offers
 
 
 def _disputes(result: ToolResult) -> tuple[Any, ...]:

@@ -56,6 +56,11 @@ def _all_offers(store: Store) -> list[tuple[str, str, str, OfferRow]]:
     return rows
 
 
+def offers_on_record(store: Store) -> list[Any]:
+    """Every offer of the store as read now: the same list object until the offers change."""
+    return _all_offers(store)
+
+
 def forget_offers(store: Store) -> None:
     """Drop the offers kept for `store` (after rows were written to it)."""
     _cache.pop(store, None)

@@ -221,3 +221,17 @@ def test_random_follow_ups_never_raise(first, second):
     assert isinstance(answer, Answer)
     if answer.error:
         assert "internal error" not in answer.error, (first, second, answer.error)
+
+
+def test_a_price_asked_again_after_an_import_uses_the_new_offer(memory_store):
+    from clusterplan.db.offers import import_offers
+
+    question = "What is the cheapest H100 per hour?"
+    before = respond(question).data["pricing"]["cheapest"]["effective_usd_per_gpu_hour"]
+    assert before > 1.0
+    report = import_offers(memory_store, (
+        "provider,gpu,gpus_per_node,kind,usd_per_gpu_hour,verified_on,source_note\n"
+        "my-colo,h100-sxm,1,on_demand,0.99,2026-11-30,gpu-prices-2026\n"))
+    assert not report.problems and len(report.added) == 1
+    after = respond(question).data["pricing"]["cheapest"]
+    assert (after["provider"], after["effective_usd_per_gpu_hour"]) == ("my-colo", 0.99)
