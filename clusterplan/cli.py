@@ -37,11 +37,18 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @click.pass_context
 def ui(ctx: click.Context, session: str | None) -> None:
     """Start the terminal app (the default when no command is given)."""
-    from clusterplan.assistant.session import Assistant
-    from clusterplan.commands.common import store
     from clusterplan.tui.app import ClusterplanApp  # Textual loads only for the app
 
-    ClusterplanApp(Assistant(store(ctx), session=session)).run()
+    def assistant():  # built by the app once its question box is on screen
+        from clusterplan.assistant.session import Assistant
+        from clusterplan.commands.common import store
+
+        return Assistant(store(ctx), session=session)
+
+    app = ClusterplanApp(assistant)
+    app.run()
+    if app.start_error is not None:  # e.g. a store that cannot be opened: said as before
+        raise app.start_error
 
 
 cli.add_command(tool)

@@ -71,13 +71,14 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
 
 def test_bare_clusterplan_answers_in_a_real_terminal_and_quits_cleanly(terminal, tmp_path):
     terminal.wait_for(lambda: READY in terminal.screen(), "the question box")
-    assert (tmp_path / "home" / "clusterplan.db").exists(), "the store is the one asked for"
 
+    # typed at once: the store opens behind the box, and the question waits for it
     terminal.tmux("send-keys", "-t", "app", "-l", QUESTION)
     terminal.tmux("send-keys", "-t", "app", "Enter")
     terminal.wait_for(lambda: WEIGHTS.search(terminal.screen()) is not None,
                       "the weights of Llama 3 70B in BF16 (141 GB)")
     assert "Traceback" not in terminal.screen()
+    assert (tmp_path / "home" / "clusterplan.db").exists(), "the store is the one asked for"
 
     terminal.tmux("send-keys", "-t", "app", "C-q")
     # the shell echoes the app's exit status; tmux may already show its own dead-pane line

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -389,3 +392,80 @@ def test_the_app_follows_a_light_terminal(assistant):
     assert ClusterplanApp(assistant, environ={"COLORFGBG": "15;0"}).theme == "textual-dark"
     assert ClusterplanApp(assistant, environ={"CLUSTERPLAN_THEME": "no-such"}).theme == \
         "textual-dark"
+
+
+def held_back(assistant: Assistant) -> tuple[threading.Event, object]:
+    """A way to build `assistant` that waits until the returned event is set: the app's
+    first screen is up and taking keys long before (as `clusterplan` starts it)."""
+    may_build = threading.Event()
+
+    def build() -> Assistant:
+        assert may_build.wait(30), "the test never let the assistant be built"
+        return assistant
+
+    return may_build, build
+
+
+async def test_questions_asked_before_the_assistant_is_built_wait_and_keep_their_order(
+        assistant, messages):
+    may_build, build = held_back(assistant)
+    app = ClusterplanApp(build)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.press(*"first question", "enter")
+        await pilot.press(*"second question", "enter")
+        await pilot.pause()
+        assert app.focused is app.query_one(QuestionInput), "the box is up and took the keys"
+        assert [q.source for q in app.query(Question)] == ["first question", "second question"]
+        assert len(app.query(".-pending")) == 2 and not answers(messages), "nothing lost, yet"
+        may_build.set()
+        await settle(app, pilot)
+        assert [a.question for a in answers(messages)] == ["first question", "second question"]
+        replies = [r.source for r in app.query(Reply) if not r.has_class("welcome")]
+        assert replies == [a.markdown for a in answers(messages)] and not app.query(".-pending")
+        assert [s.history for s in seen(messages, SessionLoaded)] == [[]]
+        await pilot.press("up")
+        assert app.query_one(QuestionInput).value == "second question"
+
+
+async def test_names_typed_before_the_catalog_is_open_are_completed_once_it_is(assistant):
+    may_build, build = held_back(assistant)
+    app = ClusterplanApp(build)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"serve llama-3-7")
+        may_build.set()
+        await settle(app, pilot)
+        await pilot.press("right")
+        assert app.query_one(QuestionInput).value == "serve llama-3-70b"
+
+
+async def test_what_opening_the_store_changed_is_told_once_the_app_is_up(assistant, messages):
+    assistant.store.notices = ["old.db was not a clusterplan store; moved it aside"]
+    app = ClusterplanApp(lambda: assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        told = [m.notification for m in seen(messages, Notify)]
+        assert [(n.message, n.severity) for n in told] == [
+            ("old.db was not a clusterplan store; moved it aside", "warning")]
+
+
+async def test_an_assistant_that_cannot_be_built_ends_the_app_with_status_1():
+    def build() -> Assistant:
+        raise RuntimeError("no store here")
+
+    app = ClusterplanApp(build)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.return_code == 1
+
+
+@pytest.mark.slow
+def test_bare_clusterplan_on_a_store_that_cannot_open_says_why_and_exits_1(tmp_path):
+    missing = tmp_path / "no-such-dir" / "plan.db"
+    done = subprocess.run([sys.executable, "-m", "clusterplan", "--db", str(missing), "ui"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.rstrip().endswith(
+        f"Error: the directory for the store does not exist: {missing.parent}")
+    assert "Traceback" not in done.stderr

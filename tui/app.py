@@ -1,16 +1,22 @@
 """The clusterplan app: a chat with the assistant beside the trace, sources and plan of each answer.
 
 Thin by design: it lays out the widgets, binds the keys, runs the assistant's work in thread
-workers and hands each result to the widget that shows it.
+workers and hands each result to the widget that shows it. Given a way to build the assistant
+rather than the assistant, it shows the question box first and builds it in a worker; a
+question asked meanwhile waits for it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
+import queue
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -30,6 +36,9 @@ from clusterplan.tui.palette import ToolsAndExamples
 from clusterplan.tui.side_panel import SidePanel
 from clusterplan.tui.sources_panel import SourcesPanel, read_note
 from clusterplan.tui.theme import DARK, terminal_theme
+
+if TYPE_CHECKING:
+    from clusterplan.assistant.session import Assistant
 
 FAILED_WORK = {  # worker name -> what a person is told when it fails
     "answer": "Could not answer",
@@ -58,10 +67,20 @@ class ClusterplanApp(App[None]):
         Binding("f1", "help", "Help"),
     ]
 
-    def __init__(self, assistant: Any, environ: dict[str, str] | None = None) -> None:
+    def __init__(self, assistant: Assistant | Callable[[], Assistant],
+                 environ: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.assistant = assistant
+        self._assistant: Assistant | None = None
+        self._build: Callable[[], Assistant] | None = None
+        self._started = threading.Event()  # set once the assistant is built (or failed to be)
+        if callable(assistant):
+            self._build = assistant
+        else:
+            self._assistant = assistant
+            self._started.set()
         self._one_at_a_time = threading.Lock()  # the assistant keeps one conversation state
+        self._questions: queue.Queue[str] = queue.Queue()  # asked, not yet taken, in order
+        self.start_error: BaseException | None = None  # why the assistant could not be built
         self._side_answer: Answer | None = None  # what the side panel shows, once mounted
         wanted = terminal_theme(os.environ if environ is None else environ)
         self.theme = wanted if wanted in self.available_themes else DARK
@@ -69,14 +88,32 @@ class ClusterplanApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield Chat(id="chat")
+            yield Chat(id="chat", names=self._catalog_names)
             # mounted just after the first screen is drawn, so typing can start sooner
             yield Lazy(SidePanel(id="side"))
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = self.assistant.session_name or "new session"
-        self.load_session(None)
+        self.sub_title = (self._assistant and self._assistant.session_name) or "new session"
+        if self._build is None:
+            self.load_session(None)
+        else:  # after the first screen is drawn: typing can start while the assistant loads
+            self.call_after_refresh(self.start_assistant, self._build)
+
+    @property
+    def assistant(self) -> Assistant:
+        """The assistant; a worker that asks for it before it is built waits here."""
+        self._started.wait()
+        if self._assistant is None:
+            raise RuntimeError("the assistant could not be started")
+        return self._assistant
+
+    def _catalog_names(self) -> list[str]:
+        """Model and GPU names of the assistant's catalog, once it is open (off the event loop)."""
+        from clusterplan.tui.completion import catalog_names
+
+        self.assistant  # noqa: B018 - waits until the store is open and in use
+        return catalog_names()
 
     @property
     def chat(self) -> Chat:
@@ -95,31 +132,56 @@ class ClusterplanApp(App[None]):
 
     # Workers: they call the assistant, never a widget, and post what they found.
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="answer")
-    def answer(self, question: str) -> None:
-        with self._one_at_a_time:
-            self.post_message(Chat.AnswerReady(self.assistant.ask(question)))
+    @work(exit_on_error=False, group="start")
+    async def start_assistant(self, build: Callable[[], Assistant]) -> None:
+        # A thread of its own: the shared pool's threads may all be waiting for the assistant.
+        with ThreadPoolExecutor(1, thread_name_prefix="start") as own:
+            await asyncio.get_running_loop().run_in_executor(own, self._build_assistant, build)
+
+    def _build_assistant(self, build: Callable[[], Assistant]) -> None:
+        with self._one_at_a_time:  # holds back every other worker until the session is shown
+            try:
+                self._assistant = build()
+            finally:
+                self._started.set()
+            self.post_message(self._session(self._assistant))
+            for notice in self._assistant.store.notices:  # what opening the store changed
+                self.notify(notice, title="Store", severity="warning", timeout=30, markup=False)
+
+    @work(thread=True, exit_on_error=False, group="answer")
+    def answer(self) -> None:
+        assistant = self.assistant
+        with self._one_at_a_time:  # each worker answers the oldest waiting question
+            question = self._questions.get_nowait()
+            self.post_message(Chat.AnswerReady(assistant.ask(question)))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session")
     def load_session(self, session_id: str | None, new: bool = False) -> None:
+        assistant = self.assistant
         with self._one_at_a_time:
             if new:
-                self.assistant.new_session()
+                assistant.new_session()
             elif session_id is not None:
-                self.assistant.open_session(session_id)
-            loaded = SessionLoaded(self.assistant.session_name or "new session",
-                                   self.assistant.history(), replace=new or bool(session_id))
+                assistant.open_session(session_id)
+            loaded = self._session(assistant, replace=new or bool(session_id))
         self.post_message(loaded)
+
+    @staticmethod
+    def _session(assistant: Assistant, replace: bool = False) -> SessionLoaded:
+        return SessionLoaded(assistant.session_name or "new session", assistant.history(),
+                             replace=replace)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session")
     def list_sessions(self) -> None:
+        assistant = self.assistant
         with self._one_at_a_time:
-            self.post_message(SessionsListed(self.assistant.sessions()))
+            self.post_message(SessionsListed(assistant.sessions()))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export")
     def export_report(self, path: Path) -> None:
+        assistant = self.assistant
         with self._one_at_a_time:
-            report = self.assistant.report()
+            report = assistant.report()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(report, encoding="utf-8")
         self.post_message(ReportWritten(path))
@@ -132,7 +194,8 @@ class ClusterplanApp(App[None]):
 
     @on(Chat.QuestionAsked)
     def _question_asked(self, event: Chat.QuestionAsked) -> None:
-        self.answer(event.text)
+        self._questions.put(event.text)
+        self.answer()
 
     @on(Chat.AnswerReady)
     async def _answer_ready(self, event: Chat.AnswerReady) -> None:
@@ -189,6 +252,10 @@ class ClusterplanApp(App[None]):
         error = event.worker.error
         if event.state != WorkerState.ERROR or error is None:
             return
+        if event.worker.name == "start_assistant":  # nothing works without it: leave
+            self.start_error = error  # for the caller to report as the command line does
+            self.exit(return_code=1)
+            return
         title = FAILED_WORK.get(event.worker.name, f"{event.worker.name} failed")
         self.notify(f"{type(error).__name__}: {error}", title=title, severity="error",
                     markup=False)
@@ -208,7 +275,8 @@ class ClusterplanApp(App[None]):
         from clusterplan.tui.screens import ExportScreen, default_report_path
 
         today = dt.date.today().isoformat()
-        default = default_report_path(locations.reports_dir(), self.assistant.session_name, today)
+        name = self._assistant.session_name if self._assistant else None  # never wait here
+        default = default_report_path(locations.reports_dir(), name, today)
 
         def chosen(path: Path | None) -> None:
             if path is not None:

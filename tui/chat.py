@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual import on
@@ -15,7 +16,7 @@ from textual.widgets import Input, Markdown, OptionList
 from textual.widgets.option_list import Option
 
 from clusterplan.assistant.answer import Answer
-from clusterplan.tui.completion import CatalogSuggester
+from clusterplan.tui.completion import CatalogSuggester, catalog_names
 
 WELCOME = (
     "Ask how to size, lay out or pay for a GPU cluster, e.g. *Does a 70B model fit for full "
@@ -110,16 +111,17 @@ class Chat(Vertical):
 
         answer: Answer
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, names: Callable[[], list[str]] = catalog_names, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._pending: deque[tuple[Question, Reply]] = deque()
+        self._names = names  # what the question box completes, read once when first needed
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="chat-log"):
             yield Reply(WELCOME, classes="welcome")
         yield QuestionInput(
             placeholder="Ask about memory, layouts, links or prices… (F1 help)",
-            suggester=CatalogSuggester(),
+            suggester=CatalogSuggester(self._names),
             id="question",
         )
 

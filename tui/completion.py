@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 
 from textual.suggester import Suggester
@@ -43,18 +44,25 @@ def _word_starts(value: str) -> list[int]:
 
 
 class CatalogSuggester(Suggester):
-    """Suggests the rest of a model or GPU name; names are read once, when first needed."""
+    """Suggests the rest of a model or GPU name; names are read once, when first needed, in a
+    thread (the catalog may still be opening: the question box keeps taking keys meanwhile)."""
 
     def __init__(self, load_names: Callable[[], list[str]] = catalog_names) -> None:
         # case_sensitive: the suggestion keeps the person's own casing of what they typed
         super().__init__(use_cache=True, case_sensitive=True)
         self._load_names = load_names
         self._names: list[str] | None = None
+        self._reading: asyncio.Task[list[str]] | None = None
 
     async def get_suggestion(self, value: str) -> str | None:
         if self._names is None:
-            try:
-                self._names = self._load_names()
-            except Exception:  # a catalog that cannot be read means no completion, not a crash
-                self._names = []
+            if self._reading is None:  # the first key starts the one read; later keys wait
+                self._reading = asyncio.create_task(asyncio.to_thread(self._read_names))
+            self._names = await asyncio.shield(self._reading)
         return complete(value, self._names)
+
+    def _read_names(self) -> list[str]:
+        try:
+            return self._load_names()
+        except Exception:  # a catalog that cannot be read means no completion, not a crash
+            return []
