@@ -8,7 +8,7 @@ layers...) rejects every ZeRO stage, micro-batch and recompute choice of that sh
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 TP_CROSSES_NODE = "tp crosses the node boundary (tp > gpus per node)"
@@ -38,7 +38,7 @@ class Layout:
     recompute: str
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return dict(self.__dict__)  # the fields in order; all plain ints and strings
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,15 @@ class Rejections:
     counts: dict[str, int] = field(default_factory=dict)
     examples: dict[str, dict[str, Any]] = field(default_factory=dict)
 
-    def add(self, reason: str, example: dict[str, Any], count: int = 1) -> None:
+    def add(self, reason: str, example: dict[str, Any] | None, count: int = 1) -> None:
+        """Count a rejection; `example` may be None once the reason has one (see `has`)."""
         self.counts[reason] = self.counts.get(reason, 0) + count
-        self.examples.setdefault(reason, example)
+        if example is not None:
+            self.examples.setdefault(reason, example)
+
+    def has(self, reason: str) -> bool:
+        """The reason has its example already, so a later one need not be built."""
+        return reason in self.examples
 
     @property
     def total(self) -> int:
@@ -176,8 +182,8 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
                     layout = Layout(tp, pp, dp, ep, zero, mb, m, rc)
                     gb, ok, detail = fits(layout)
                     if not ok:
-                        rejected.add(NO_FIT, {**layout.as_dict(), "per_gpu_gb": round(gb, 2),
-                                              "detail": detail})
+                        rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
+                            **layout.as_dict(), "per_gpu_gb": round(gb, 2), "detail": detail})
                         continue
                     accepted.append(Accepted(layout, gb, score(layout, gb)))
     return SearchOutcome(accepted, rejected, len(accepted) + rejected.total)

@@ -164,8 +164,14 @@ def memory_of(job: Job, tp: int, pp: int, dp: int, ep: int, zero: int, micro_bat
               recompute: str, batch: int = 1) -> Breakdown:
     """Bytes per GPU from the memory tool, once per distinct layout."""
     if job.training:
-        job = dataclasses.replace(job, zero_stage=zero, micro_batch=micro_batch,
-                                  recompute=recompute)
+        job = _training_variant(job, zero, micro_batch, recompute)
     else:
         job = dataclasses.replace(job, batch=batch)
     return per_gpu(job, MemoryLayout(dp=dp, tp=tp, pp=pp, ep=ep))
+
+
+@lru_cache(maxsize=1024)
+def _training_variant(job: Job, zero: int, micro_batch: int, recompute: str) -> Job:
+    """The job with the search's ZeRO stage, micro-batch and recompute: a few dozen variants
+    serve thousands of layouts."""
+    return dataclasses.replace(job, zero_stage=zero, micro_batch=micro_batch, recompute=recompute)
