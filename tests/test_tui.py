@@ -16,7 +16,8 @@ from clusterplan.assistant.session import Assistant
 from clusterplan.db.active import open_store, use_store
 from clusterplan.knowledge.notes import shipped_notes
 from clusterplan.tui.app import ClusterplanApp
-from clusterplan.tui.chat import Chat, Choices, Question, QuestionInput, Reply
+from clusterplan.tui.chat import Chat, QuestionInput
+from clusterplan.tui.chat_entries import Choices, Question, Reply
 from clusterplan.tui.memory_chart import MemoryChart
 from clusterplan.tui.messages import ReportWritten, SessionLoaded
 from clusterplan.tui.plan_panel import PlanPanel

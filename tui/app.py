@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import importlib
 import os
 import queue
 import threading
@@ -22,23 +23,22 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.lazy import Lazy
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
 from clusterplan import locations
-from clusterplan.assistant.answer import Answer
-from clusterplan.tools.contract import NoteRef
 from clusterplan.tui.chat import Chat
 from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
 from clusterplan.tui.palette import ToolsAndExamples
-from clusterplan.tui.side_panel import SidePanel
-from clusterplan.tui.sources_panel import SourcesPanel, read_note
 from clusterplan.tui.theme import DARK, terminal_theme
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the core loads behind the first screen, not before it
+    from clusterplan.assistant.answer import Answer
     from clusterplan.assistant.session import Assistant
+    from clusterplan.tools.contract import NoteRef
+    from clusterplan.tui.side_panel import SidePanel
+    from clusterplan.tui.sources_panel import SourcesPanel
 
 FAILED_WORK = {  # worker name -> what a person is told when it fails
     "answer": "Could not answer",
@@ -47,6 +47,8 @@ FAILED_WORK = {  # worker name -> what a person is told when it fails
     "export_report": "Could not write the report",
     "open_note": "Could not open the note",
 }
+# what the first screen does without; loaded just after it is drawn
+AFTER_FIRST_SCREEN = ("clusterplan.tui.chat_entries", "clusterplan.tui.side_panel")
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help"}
 
 
@@ -89,16 +91,14 @@ class ClusterplanApp(App[None]):
         yield Header()
         with Horizontal(id="main"):
             yield Chat(id="chat", names=self._catalog_names)
-            # mounted just after the first screen is drawn, so typing can start sooner
-            yield Lazy(SidePanel(id="side"))
+            # the side panel follows just after the first screen is drawn
         yield Footer()
 
     def on_mount(self) -> None:
         self.sub_title = (self._assistant and self._assistant.session_name) or "new session"
         if self._build is None:
             self.load_session(None)
-        else:  # after the first screen is drawn: typing can start while the assistant loads
-            self.call_after_refresh(self.start_assistant, self._build)
+        self.call_after_refresh(self.finish_start)  # once the question box is on screen
 
     @property
     def assistant(self) -> Assistant:
@@ -133,10 +133,29 @@ class ClusterplanApp(App[None]):
     # Workers: they call the assistant, never a widget, and post what they found.
 
     @work(exit_on_error=False, group="start")
-    async def start_assistant(self, build: Callable[[], Assistant]) -> None:
-        # A thread of its own: the shared pool's threads may all be waiting for the assistant.
-        with ThreadPoolExecutor(1, thread_name_prefix="start") as own:
-            await asyncio.get_running_loop().run_in_executor(own, self._build_assistant, build)
+    async def finish_start(self) -> None:
+        """Load and show the rest behind the question box: the welcome (Markdown), the side
+        panel, then the assistant. One thread of its own does the loading, one piece at a
+        time, so keys typed meanwhile still get the event loop's attention; and not a pool
+        thread, as those may all be waiting for the assistant."""
+        loop = asyncio.get_running_loop()
+        try:
+            with ThreadPoolExecutor(1, thread_name_prefix="start") as own:
+                for module in AFTER_FIRST_SCREEN:
+                    await loop.run_in_executor(own, importlib.import_module, module)
+                await self.chat.welcome()
+                await self._mount_side_panel()
+                if self._build is not None:
+                    await loop.run_in_executor(own, self._build_assistant, self._build)
+        finally:
+            self._started.set()  # nothing waits forever, even if this failed
+
+    async def _mount_side_panel(self) -> None:
+        from clusterplan.tui.side_panel import SidePanel
+
+        main = self.query_one("#main")
+        if main.is_mounted:  # else the app is already closing
+            await main.mount(SidePanel(id="side"))
 
     def _build_assistant(self, build: Callable[[], Assistant]) -> None:
         with self._one_at_a_time:  # holds back every other worker until the session is shown
@@ -188,6 +207,8 @@ class ClusterplanApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="note")
     def open_note(self, ref: NoteRef) -> None:
+        from clusterplan.tui.sources_panel import read_note
+
         self.post_message(NoteLoaded(*read_note(ref)))
 
     # Handlers: what each finished piece of work changes on screen.
@@ -207,13 +228,15 @@ class ClusterplanApp(App[None]):
 
     async def _show_side(self, answer: Answer | None) -> None:
         self._side_answer = answer
-        side = self.query(SidePanel)
-        if side and side.first().ready:  # else it shows this answer once it is mounted
-            await side.first().show(answer)
+        side = self.query("SidePanel")
+        panel: SidePanel | None = side.first() if side else None
+        if panel is not None and panel.ready:  # else it shows this answer once it is mounted
+            await panel.show(answer)
 
-    @on(SidePanel.Mounted)
-    async def _side_mounted(self, event: SidePanel.Mounted) -> None:
-        await self.query_one(SidePanel).show(self._side_answer)
+    # named, not @on(...): the panel's module loads after the first screen
+    async def on_side_panel_mounted(self, event: SidePanel.Mounted) -> None:
+        panel: SidePanel = self.query_one("SidePanel")
+        await panel.show(self._side_answer)
 
     @on(SessionLoaded)
     async def _session_loaded(self, event: SessionLoaded) -> None:
@@ -237,8 +260,7 @@ class ClusterplanApp(App[None]):
     def _report_written(self, event: ReportWritten) -> None:
         self.notify(f"Wrote the report to {event.path}", title="Exported", markup=False)
 
-    @on(SourcesPanel.NoteChosen)
-    def _note_chosen(self, event: SourcesPanel.NoteChosen) -> None:
+    def on_sources_panel_note_chosen(self, event: SourcesPanel.NoteChosen) -> None:
         self.open_note(event.ref)
 
     @on(NoteLoaded)
@@ -252,7 +274,7 @@ class ClusterplanApp(App[None]):
         error = event.worker.error
         if event.state != WorkerState.ERROR or error is None:
             return
-        if event.worker.name == "start_assistant":  # nothing works without it: leave
+        if event.worker.name == "finish_start":  # nothing works without it: leave
             self.start_error = error  # for the caller to report as the command line does
             self.exit(return_code=1)
             return
@@ -260,6 +282,8 @@ class ClusterplanApp(App[None]):
         self.notify(f"{type(error).__name__}: {error}", title=title, severity="error",
                     markup=False)
         if event.worker.name == "answer":  # free the reply that waits for it
+            from clusterplan.assistant.answer import Answer
+
             failed = Answer(question="", markdown="", error=str(error))
             self.post_message(Chat.AnswerReady(failed))
 

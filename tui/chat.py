@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -12,11 +13,14 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Input, Markdown, OptionList
+from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
-from clusterplan.assistant.answer import Answer
 from clusterplan.tui.completion import CatalogSuggester, catalog_names
+
+if TYPE_CHECKING:  # the core and Markdown load behind the first screen, not before it
+    from clusterplan.assistant.answer import Answer
+    from clusterplan.tui.chat_entries import Question, Reply
 
 WELCOME = (
     "Ask how to size, lay out or pay for a GPU cluster, e.g. *Does a 70B model fit for full "
@@ -25,20 +29,6 @@ WELCOME = (
 )
 WORKING = "_Working it out…_"
 SHOWN_QUESTION_CHARS = 2000  # a pasted essay is answered whole but echoed shortened
-
-
-class Question(Markdown):
-    """The person's question, as they typed it."""
-
-
-class Reply(Markdown):
-    """The assistant's answer: the direct reply first, then its tables."""
-
-    BORDER_TITLE = "clusterplan"
-
-
-class Choices(OptionList):
-    """The choices offered by a clarifying question; picking one answers it."""
 
 
 def reply_markdown(answer: Answer) -> str:
@@ -117,13 +107,20 @@ class Chat(Vertical):
         self._names = names  # what the question box completes, read once when first needed
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="chat-log"):
-            yield Reply(WELCOME, classes="welcome")
+        yield VerticalScroll(id="chat-log")  # the welcome comes just after the first screen
         yield QuestionInput(
             placeholder="Ask about memory, layouts, links or prices… (F1 help)",
             suggester=CatalogSuggester(self._names),
             id="question",
         )
+
+    async def welcome(self) -> None:
+        """Greet at the top of the log (the app calls this once Markdown has loaded)."""
+        from clusterplan.tui.chat_entries import Reply
+
+        log = self.log_view
+        if log.is_mounted:  # else the app is already closing
+            await log.mount(Reply(WELCOME, classes="welcome"), before=0 if log.children else None)
 
     @property
     def log_view(self) -> VerticalScroll:
@@ -135,6 +132,8 @@ class Chat(Vertical):
 
     async def ask(self, text: str) -> None:
         """Show the question with a placeholder reply, and announce it to the app."""
+        from clusterplan.tui.chat_entries import Question, Reply
+
         self.question_input.remember(text)
         question, reply = Question(shown_question(text)), Reply(WORKING, classes="-pending")
         self._pending.append((question, reply))
@@ -144,6 +143,8 @@ class Chat(Vertical):
 
     async def show_answer(self, answer: Answer) -> None:
         """Fill the oldest waiting reply with `answer`, with its choices if it asks back."""
+        from clusterplan.tui.chat_entries import Choices, Question, Reply
+
         if self._pending:
             question, reply = self._pending.popleft()
         else:  # its question was cleared away by a session change
@@ -169,13 +170,15 @@ class Chat(Vertical):
     @property
     def asked(self) -> bool:
         """Whether the log holds any question (asked or loaded)."""
-        return bool(self.log_view.query(Question))
+        return bool(self.log_view.query("Question"))
 
     async def load(self, history: list[Answer], replace: bool = True) -> None:
         """Show a session's questions and answers: instead of the log, or before what is in it."""
+        from clusterplan.tui.chat_entries import Question, Reply
+
         if replace:
             await self.clear()
-        widgets: list[Markdown] = []
+        widgets: list[Question | Reply] = []
         for answer in history:
             widgets += [Question(shown_question(answer.question)), Reply(reply_markdown(answer))]
         self.question_input.recall([answer.question for answer in history])

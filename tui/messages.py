@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from clusterplan.assistant.answer import Answer
+if TYPE_CHECKING:  # the core loads behind the first screen, not before it
+    from clusterplan.assistant.answer import Answer
 
 
 @dataclass

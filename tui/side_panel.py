@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import TabbedContent, TabPane
 
-from clusterplan.assistant.answer import Answer
 from clusterplan.tui.plan_panel import PlanPanel
 from clusterplan.tui.sources_panel import SourcesPanel
 from clusterplan.tui.trace_panel import TracePanel
+
+if TYPE_CHECKING:  # the core loads behind the first screen, not before it
+    from clusterplan.assistant.answer import Answer
 
 
 class SidePanel(Vertical):

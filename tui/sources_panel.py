@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from clusterplan.tools.contract import NoteRef
+if TYPE_CHECKING:  # the core loads behind the first screen, not before it
+    from clusterplan.tools.contract import NoteRef
 
 DISPUTED = "⚠ disputed"
 NO_SOURCES = Option(Content.styled("No sources yet.", "dim"), disabled=True)

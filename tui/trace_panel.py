@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from clusterplan.tools.contract import Step
+if TYPE_CHECKING:  # the core loads behind the first screen, not before it
+    from clusterplan.tools.contract import Step
 
 
 def step_label(number: int, step: Step) -> Text:
@@ -19,7 +22,7 @@ def step_label(number: int, step: Step) -> Text:
     return label
 
 
-class TracePanel(Tree[Step]):
+class TracePanel(Tree["Step"]):
     """Every step of the last answer: formula, inputs with units, result and notes underneath."""
 
     def __init__(self, **kwargs: object) -> None:
