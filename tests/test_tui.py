@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
@@ -447,6 +448,19 @@ async def test_what_opening_the_store_changed_is_told_once_the_app_is_up(assista
         told = [m.notification for m in seen(messages, Notify)]
         assert [(n.message, n.severity) for n in told] == [
             ("old.db was not a clusterplan store; moved it aside", "warning")]
+
+
+async def test_quitting_while_the_assistant_is_built_leaves_no_thread_waiting_for_it(
+        assistant):
+    may_build, build = held_back(assistant)
+    app = ClusterplanApp(build)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"hi", "enter")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+    may_build.set()
+    # every worker thread ends: a process would otherwise never exit after its app closed
+    await asyncio.wait_for(asyncio.get_running_loop().shutdown_default_executor(), 10)
 
 
 async def test_an_assistant_that_cannot_be_built_ends_the_app_with_status_1():

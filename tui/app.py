@@ -100,6 +100,11 @@ class ClusterplanApp(App[None]):
             self.load_session(None)
         self.call_after_refresh(self.finish_start)  # once the question box is on screen
 
+    def on_unmount(self) -> None:
+        # Quit before the assistant was built: workers waiting for it stop waiting (and fail),
+        # else the process would wait for their threads forever.
+        self._started.set()
+
     @property
     def assistant(self) -> Assistant:
         """The assistant; a worker that asks for it before it is built waits here."""
@@ -139,15 +144,16 @@ class ClusterplanApp(App[None]):
         time, so keys typed meanwhile still get the event loop's attention; and not a pool
         thread, as those may all be waiting for the assistant."""
         loop = asyncio.get_running_loop()
+        own = ThreadPoolExecutor(1, thread_name_prefix="start")
         try:
-            with ThreadPoolExecutor(1, thread_name_prefix="start") as own:
-                for module in AFTER_FIRST_SCREEN:
-                    await loop.run_in_executor(own, importlib.import_module, module)
-                await self.chat.welcome()
-                await self._mount_side_panel()
-                if self._build is not None:
-                    await loop.run_in_executor(own, self._build_assistant, self._build)
+            for module in AFTER_FIRST_SCREEN:
+                await loop.run_in_executor(own, importlib.import_module, module)
+            await self.chat.welcome()
+            await self._mount_side_panel()
+            if self._build is not None:
+                await loop.run_in_executor(own, self._build_assistant, self._build)
         finally:
+            own.shutdown(wait=False)  # quitting meanwhile: the event loop does not wait for it
             self._started.set()  # nothing waits forever, even if this failed
 
     async def _mount_side_panel(self) -> None:
