@@ -1,0 +1,75 @@
+"""Layout tables the fewest-GPU search derives from a model's shape alone, built once per shape.
+
+A layout is a power-of-two tp within a node (splitting the heads) times a power-of-two pp up to
+the layer count; the tables list each one's GPUs and the shares of the model one GPU holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from clusterplan.tools import memory_kv
+from clusterplan.tools.memory_job import tp_problem
+from clusterplan.tools.model_shape import ModelShape
+
+MAX_GPUS = 1 << 20
+# GPU shapes grouped by node size, widest first: (node size, shape indices roomiest first,
+# their rooms in bytes).
+Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...]], ...]
+
+
+def derived(shape: ModelShape, table: Callable[[ModelShape, int], Any], widest_tp: int) -> Any:
+    """table(shape, widest_tp), kept in the shape's own memo (no hashing of the shape)."""
+    key = (table, widest_tp)
+    found = shape.derived.get(key)
+    if found is None:
+        found = shape.derived[key] = table(shape, widest_tp)
+    return found
+
+
+Layouts = tuple[tuple[int, int, int, float, float, int], ...]
+
+
+@lru_cache(maxsize=256)
+def layouts(shape: ModelShape, widest_tp: int) -> Layouts:
+    """(tp·pp, tp, pp, model-state share, KV share, layers per stage) for every valid
+    power-of-two layout, fewest GPUs first; the shares are what one GPU holds (stage_share/tp,
+    memory_kv.per_gpu_share)."""
+    tps = tp_degrees(shape, widest_tp)
+    return tuple((mp, tp, pp, (math.ceil(shape.layers / pp) / shape.layers) / tp,
+                  memory_kv.per_gpu_share(shape, tp, pp), math.ceil(shape.layers / pp))
+                 for mp, tp, pp in sorted((tp * pp, tp, pp) for tp in tps
+                                          for pp in _powers(shape.layers)))
+
+
+def layouts_by_tp(shape: ModelShape, widest_tp: int) -> LayoutsByTp:
+    """`layouts` by tp, tp ascending: (tp, its (tp·pp, pp, model-state share, layers per
+    stage) pp ascending, the least share, the least layers per stage)."""
+    rows: dict[int, list[tuple[int, int, float, int]]] = {}
+    for mp, tp, pp, share, _, stage_layers in layouts(shape, widest_tp):
+        rows.setdefault(tp, []).append((mp, pp, share, stage_layers))
+    return tuple((tp, tuple(rows[tp]), min(r[2] for r in rows[tp]), min(r[3] for r in rows[tp]))
+                 for tp in sorted(rows))
+
+
+LayoutsByTp = tuple[tuple[int, tuple[tuple[int, int, float, int], ...], float, int], ...]
+
+
+@lru_cache(maxsize=256)
+def tp_degrees(shape: ModelShape, widest_tp: int) -> tuple[int, ...]:
+    """The tensor-parallel degrees the layouts use: powers of two within a node that split
+    the heads."""
+    return tuple(t for t in _powers(widest_tp) if tp_problem(shape, t) is None)
+
+
+def _powers(limit: int) -> list[int]:
+    out, n = [], 1
+    while n <= limit:
+        out.append(n)
+        n *= 2
+    return out
+
+
