@@ -21,6 +21,7 @@ from clusterplan.tui.chat import Chat, QuestionInput
 from clusterplan.tui.chat_entries import Choices, Question, Reply
 from clusterplan.tui.memory_chart import MemoryChart
 from clusterplan.tui.messages import ReportWritten, SessionLoaded
+from clusterplan.tui.pending import PendingAssistant
 from clusterplan.tui.plan_panel import PlanPanel
 from clusterplan.tui.screens import ExportScreen, HelpScreen, NoteScreen, OpenSessionScreen
 from clusterplan.tui.sources_panel import SourcesPanel
@@ -484,3 +485,38 @@ def test_bare_clusterplan_on_a_store_that_cannot_open_says_why_and_exits_1(tmp_p
     assert done.stderr.rstrip().endswith(
         f"Error: the directory for the store does not exist: {missing.parent}")
     assert "Traceback" not in done.stderr
+
+
+def test_a_pending_assistant_is_waited_for_until_built(assistant):
+    pending = PendingAssistant(lambda: assistant)
+    assert pending.to_build and pending.now is None
+    got: list[Assistant] = []
+    waiter = threading.Thread(target=lambda: got.append(pending.get()))
+    waiter.start()
+    waiter.join(0.2)
+    assert waiter.is_alive() and not got, "it waits while the assistant is not built"
+    assert pending.build() is assistant
+    waiter.join(10)
+    assert got == [assistant] and pending.now is assistant and not pending.to_build
+
+
+def test_a_pending_assistant_given_ready_made_needs_no_building(assistant):
+    pending = PendingAssistant(assistant)
+    assert not pending.to_build and pending.get() is assistant
+
+
+def test_a_pending_assistant_that_fails_or_is_given_up_releases_its_waiters():
+    def broken() -> Assistant:
+        raise OSError("disk gone")
+
+    failing = PendingAssistant(broken)
+    with pytest.raises(OSError, match="disk gone"):
+        failing.build()
+    with pytest.raises(RuntimeError, match="could not be started"):
+        failing.get()
+
+    abandoned = PendingAssistant(broken)
+    abandoned.give_up()
+    assert not abandoned.to_build
+    with pytest.raises(RuntimeError, match="could not be started"):
+        abandoned.get()

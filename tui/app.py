@@ -31,6 +31,7 @@ from clusterplan import locations
 from clusterplan.tui.chat import Chat
 from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
 from clusterplan.tui.palette import ToolsAndExamples
+from clusterplan.tui.pending import PendingAssistant
 from clusterplan.tui.theme import DARK, terminal_theme
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
@@ -72,14 +73,7 @@ class ClusterplanApp(App[None]):
     def __init__(self, assistant: Assistant | Callable[[], Assistant],
                  environ: dict[str, str] | None = None) -> None:
         super().__init__()
-        self._assistant: Assistant | None = None
-        self._build: Callable[[], Assistant] | None = None
-        self._started = threading.Event()  # set once the assistant is built (or failed to be)
-        if callable(assistant):
-            self._build = assistant
-        else:
-            self._assistant = assistant
-            self._started.set()
+        self._pending = PendingAssistant(assistant)
         self._one_at_a_time = threading.Lock()  # the assistant keeps one conversation state
         self._questions: queue.Queue[str] = queue.Queue()  # asked, not yet taken, in order
         self.start_error: BaseException | None = None  # why the assistant could not be built
@@ -95,23 +89,21 @@ class ClusterplanApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = (self._assistant and self._assistant.session_name) or "new session"
-        if self._build is None:
+        ready = self._pending.now
+        self.sub_title = (ready and ready.session_name) or "new session"
+        if ready is not None:
             self.load_session(None)
         self.call_after_refresh(self.finish_start)  # once the question box is on screen
 
     def on_unmount(self) -> None:
         # Quit before the assistant was built: workers waiting for it stop waiting (and fail),
         # else the process would wait for their threads forever.
-        self._started.set()
+        self._pending.give_up()
 
     @property
     def assistant(self) -> Assistant:
         """The assistant; a worker that asks for it before it is built waits here."""
-        self._started.wait()
-        if self._assistant is None:
-            raise RuntimeError("the assistant could not be started")
-        return self._assistant
+        return self._pending.get()
 
     def _catalog_names(self) -> list[str]:
         """Model and GPU names of the assistant's catalog, once it is open (off the event loop)."""
@@ -139,10 +131,9 @@ class ClusterplanApp(App[None]):
 
     @work(exit_on_error=False, group="start")
     async def finish_start(self) -> None:
-        """Load and show the rest behind the question box: the welcome (Markdown), the side
-        panel, then the assistant. One thread of its own does the loading, one piece at a
-        time, so keys typed meanwhile still get the event loop's attention; and not a pool
-        thread, as those may all be waiting for the assistant."""
+        """Load and show what the question box came without: welcome, side panel, assistant."""
+        # One thread of its own loads them one at a time, so keys typed meanwhile keep the
+        # event loop; not a pool thread, as those may all be waiting for the assistant.
         loop = asyncio.get_running_loop()
         own = ThreadPoolExecutor(1, thread_name_prefix="start")
         try:
@@ -150,11 +141,11 @@ class ClusterplanApp(App[None]):
                 await loop.run_in_executor(own, importlib.import_module, module)
             await self.chat.welcome()
             await self._mount_side_panel()
-            if self._build is not None:
-                await loop.run_in_executor(own, self._build_assistant, self._build)
+            if self._pending.to_build:
+                await loop.run_in_executor(own, self._build_assistant)
         finally:
             own.shutdown(wait=False)  # quitting meanwhile: the event loop does not wait for it
-            self._started.set()  # nothing waits forever, even if this failed
+            self._pending.give_up()  # nothing waits forever, even if this failed
 
     async def _mount_side_panel(self) -> None:
         from clusterplan.tui.side_panel import SidePanel
@@ -163,14 +154,11 @@ class ClusterplanApp(App[None]):
         if main.is_mounted:  # else the app is already closing
             await main.mount(SidePanel(id="side"))
 
-    def _build_assistant(self, build: Callable[[], Assistant]) -> None:
+    def _build_assistant(self) -> None:
         with self._one_at_a_time:  # holds back every other worker until the session is shown
-            try:
-                self._assistant = build()
-            finally:
-                self._started.set()
-            self.post_message(self._session(self._assistant))
-            for notice in self._assistant.store.notices:  # what opening the store changed
+            assistant = self._pending.build()
+            self.post_message(self._session(assistant))
+            for notice in assistant.store.notices:  # what opening the store changed
                 self.notify(notice, title="Store", severity="warning", timeout=30, markup=False)
 
     @work(thread=True, exit_on_error=False, group="answer")
@@ -305,7 +293,8 @@ class ClusterplanApp(App[None]):
         from clusterplan.tui.screens import ExportScreen, default_report_path
 
         today = dt.date.today().isoformat()
-        name = self._assistant.session_name if self._assistant else None  # never wait here
+        ready = self._pending.now  # never wait on the event loop
+        name = ready.session_name if ready else None
         default = default_report_path(locations.reports_dir(), name, today)
 
         def chosen(path: Path | None) -> None:
