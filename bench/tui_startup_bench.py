@@ -2,7 +2,8 @@
 
 Two measures, each the median of several fresh processes:
   in-process  app imported and mounted headless until its box takes a key, then the
-              welcome, side panel and assistant loaded behind it, with a breakdown;
+              welcome, side panel and assistant loaded behind it, wall and CPU time (CPU
+              is the steadier figure on a busy machine), beside a bare Textual app;
   terminal    bare `clusterplan` in tmux until the question box is on screen and until a
               few keys typed into it show (if tmux is here), beside a bare Textual app.
 
@@ -23,46 +24,60 @@ import tempfile
 import time
 import uuid
 
-# Runs in a fresh interpreter: times each stage of start-up, prints them as JSON.
+# Runs in a fresh interpreter, the app or the floor (argv[1]): each stage's wall and CPU
+# seconds, as JSON. The key is timed from its message, not from when the pilot returns.
 STAGES = r"""
-import time
-t0 = time.perf_counter()
+import sys, time
+clock = lambda: (time.perf_counter(), time.process_time())
+t0 = clock()
 marks = {}
 import asyncio
 from textual.widgets import Input
-from clusterplan.tui.app import ClusterplanApp
-marks["import app (Textual, tui)"] = time.perf_counter()
+if sys.argv[1] == "app":
+    from clusterplan.tui.app import ClusterplanApp
 
-def assistant():  # as `clusterplan` builds it: in a worker, after the first screen
-    from clusterplan.assistant.session import Assistant
-    from clusterplan.db.active import open_store, use_store
-    store = open_store(); use_store(store)
-    return Assistant(store)
+    def assistant():  # as `clusterplan` builds it: in a worker, after the first screen
+        from clusterplan.assistant.session import Assistant
+        from clusterplan.db.active import open_store, use_store
+        store = open_store(); use_store(store)
+        return Assistant(store)
+
+    app = ClusterplanApp(assistant)
+else:
+    from textual.app import App
+    from textual.widgets import Footer, Header
+
+    class Floor(App):
+        def compose(self):
+            yield Header(); yield Input(placeholder="Ask about memory", id="question")
+            yield Footer()
+
+    app = Floor()
+marks["imports"] = clock()
 
 typed = []
-def hook(message):  # the moment the box's value changes, not when the pilot returns
+def hook(message):
     if isinstance(message, Input.Changed) and message.value == "z" and not typed:
-        typed.append(time.perf_counter())
+        typed.append(clock())
 
 async def main():
-    app = ClusterplanApp(assistant)
     async with app.run_test(size=(100, 32), message_hook=hook) as pilot:
         box = app.focused
         assert box is not None and box.id == "question"
-        marks["first screen, box focused"] = time.perf_counter()
+        marks["first screen, box focused"] = clock()
         await pilot.press("z")
         marks["a key typed is in the box"] = typed[0]
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert app.assistant is not None and app.query("SidePanel") and app.query(".welcome")
-        marks["welcome, panel, assistant"] = time.perf_counter()
+        if sys.argv[1] == "app":
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.assistant is not None and app.query("SidePanel") and app.query(".welcome")
+            marks["welcome, panel, assistant"] = clock()
 
 asyncio.run(main())
 last, out = t0, {}
 for name, at in marks.items():
-    out[name] = at - last
+    out[name] = [at[0] - last[0], at[1] - last[1]]
     last = at
-out["total"] = last - t0
 print(__import__("json").dumps(out))
 """
 
@@ -79,14 +94,15 @@ Floor().run()
 """
 
 
-def in_process(runs: int, home: str) -> dict[str, float]:
-    """Median seconds of each stage over `runs` fresh interpreters."""
+def in_process(runs: int, home: str, which: str) -> dict[str, tuple[float, float]]:
+    """Median (wall, CPU) seconds of each stage over `runs` fresh interpreters, taking turns."""
     env = {**os.environ, "CLUSTERPLAN_HOME": home}
-    subprocess.run([sys.executable, "-c", STAGES], env=env, check=True, capture_output=True)
-    samples = [json.loads(subprocess.run([sys.executable, "-c", STAGES], env=env, check=True,
-                                         capture_output=True, text=True).stdout)
-               for _ in range(runs)]
-    return {name: statistics.median(s[name] for s in samples) for name in samples[0]}
+    command = [sys.executable, "-c", STAGES, which]
+    subprocess.run(command, env=env, check=True, capture_output=True)  # builds the store
+    samples = [json.loads(subprocess.run(command, env=env, check=True, capture_output=True,
+                                         text=True).stdout) for _ in range(runs)]
+    return {name: (statistics.median(s[name][0] for s in samples),
+                   statistics.median(s[name][1] for s in samples)) for name in samples[0]}
 
 
 def in_terminal(runs: int, commands: dict[str, str]) -> dict[str, dict[str, float]]:
@@ -136,10 +152,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as home:
-        stages = in_process(runs, home)
-        print(f"in-process start-up, median of {runs} fresh interpreters:")
-        for name, seconds in stages.items():
-            print(f"  {name:<28} {seconds * 1000:8.0f} ms")
+        app, floor = in_process(runs, home, "app"), in_process(runs, home, "floor")
+        print(f"in-process (headless), median of {runs} fresh interpreters, wall / CPU ms:")
+        print(f"  {'':<28} {'clusterplan':>13} {'floor':>13}")
+        for name, (wall, cpu) in app.items():
+            beside = f"{floor[name][0] * 1000:5.0f} / {floor[name][1] * 1000:4.0f}" \
+                if name in floor else ""
+            print(f"  {name:<28} {wall * 1000:5.0f} / {cpu * 1000:4.0f}   {beside}")
         if shutil.which("tmux") is None:
             print("terminal start-up: skipped (tmux is not installed)")
             return

@@ -68,12 +68,23 @@ def assistant() -> Assistant:
     return Assistant(store)
 
 
+async def loaded(pilot) -> None:
+    """Wait for what comes just after the first screen: the welcome and the side panel."""
+    app = pilot.app
+    for _ in range(50):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        if app.query("SidePanel") and app.query(".welcome"):
+            return
+    raise AssertionError("the welcome and the side panel never came")
+
+
 def showing(answer: Answer | None, tab: str | None = None):
     """A run_before hook: the app shows `answer` as if just answered, on `tab`."""
 
     async def run_before(pilot) -> None:
         pilot.app.query_one(QuestionInput).cursor_blink = False  # a blink is not a change
-        await pilot.app.workers.wait_for_complete()
+        await loaded(pilot)
         if answer is not None:
             pilot.app.post_message(Chat.AnswerReady(answer))
         await pilot.pause()
