@@ -17,16 +17,15 @@ from clusterplan.tools.memory_fewest_tables import (
     layouts_by_tp,
     tp_degrees,
 )
-from clusterplan.tools.memory_job import Job, Layout
+from clusterplan.tools.memory_job import Job
 from clusterplan.tools.memory_terms import model_states
 
 
 def training_whole(job: Job, ep: int) -> tuple[float, float]:
     """Model states of one GPU at tp = pp = 1 (dp = ep: experts spread over the dp ranks),
     summed: (bytes every GPU holds, bytes ZeRO divides by dp/ep)."""
-    states = model_states(job, Layout(dp=ep, tp=1, pp=1, ep=ep))
-    return (states[0].fixed + states[1].fixed + states[2].fixed,
-            states[0].spread + states[1].spread + states[2].spread)
+    w, ws, g, gs, o, os = model_states(job, 1, 1, ep)
+    return w + g + o, ws + gs + os
 
 
 # n GPUs (ep·2^k) with n·(1 - 1e-12) >= need·GPUs for a layout (log2 is faithful to its last
@@ -47,59 +46,60 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     per_tp = activations.training_per_tp(
         job.seq_len, job.micro_batch, shape.hidden, shape.heads,
         derived(shape, tp_degrees, widest), job.sequence_parallel, job.recompute, job.flash)
+    by_tp = []  # [its fewest GPUs, least fixed bytes (bounded below), rows so far, tp, layouts
+    #              not yet rows]: rows start with pp = 1; a shape walking past it computes the rest
     scale, in_flight = job.activation_scale, job.in_flight
-    by_tp = []  # [tp, least fixed bytes (bounded below), rows so far, layouts not yet rows]
     for tp, layouts, least_share, least_layers in derived(shape, layouts_by_tp, widest):
         if tp * ep > MAX_GPUS:
             break
         per_layer, working = per_tp[tp]
         held = least_layers * in_flight if in_flight else shape.layers  # ceil(L/pp)·pp >= L
         least = (fixed1 * least_share + (per_layer * held + working) * scale) * _BELOW
-        by_tp.append([tp, least, _training_rows(job, ep, layouts[:1], per_tp[tp], fixed1,
-                                                spread1), layouts[1:]])
+        _, pp, share, stage_layers = layouts[0]
+        first = (tp * ep, fixed1 * share + (per_layer * stage_layers * (in_flight or pp)
+                                             + working) * scale, spread1 * share)
+        by_tp.append([tp * ep, least, [first], tp, layouts[1:]])
     none = MAX_GPUS + 1  # fewer than this, or nothing fits
     for node, order, rooms in groups:
-        allowed = [entry for entry in by_tp if entry[0] <= node]
+        allowed = [entry for entry in by_tp if entry[3] <= node]
         for i, room in zip(order, rooms, strict=True):
             fewest, cut = none, MAX_GPUS * _MARGIN
             for entry in allowed:
-                rows = entry[2]
-                if rows[0][0] >= fewest:
+                if entry[0] >= fewest:
                     break
                 least = entry[1]
                 if least >= room:
                     continue
                 bound = spread1 / (room - least)  # need·GPUs of every layout of this tp, at least
-                if bound <= cut:
-                    fewest, cut, more = _walk(rows, room, ep, fewest, cut, bound)
-                    if more and entry[3]:
-                        rest = _training_rows(job, ep, entry[3], per_tp[entry[0]], fixed1,
-                                              spread1)
-                        entry[2], entry[3] = rows + rest, ()
-                        fewest, cut, _ = _walk(rest, room, ep, fewest, cut, bound)
+                if bound > cut:
+                    continue
+                rows = entry[2]
+                while True:  # walk the rows so far; past their end, compute the rest and go on
+                    for gpus, fixed, spread in rows:
+                        if gpus >= fewest:
+                            break
+                        if fixed >= room:
+                            continue
+                        # GPUs when dp = ep·2^k is the smallest that makes fixed + spread/dp fit
+                        need = spread / (room - fixed) / ep
+                        if need <= 1:
+                            fewest, cut = gpus, gpus * 0.5 * _MARGIN
+                            break
+                        if need * gpus <= cut:
+                            n = gpus * (1 << math.ceil(math.log2(need)))
+                            if n < fewest:
+                                fewest, cut = n, n * 0.5 * _MARGIN
+                                if bound > cut:
+                                    break
+                    else:
+                        if entry[4]:
+                            rows = _training_rows(job, ep, entry[4], per_tp[entry[3]], fixed1,
+                                                  spread1)
+                            entry[2], entry[4] = entry[2] + rows, ()
+                            continue
+                    break
             if fewest < none:
                 best[i] = fewest
-
-
-def _walk(rows: list[tuple[int, float, float]], room: float, ep: int, fewest: int, cut: float,
-          bound: float) -> tuple[int, float, bool]:
-    """(fewest GPUs, its cut, whether every row was walked) after the rows of one tp."""
-    for gpus, fixed, spread in rows:
-        if gpus >= fewest:
-            return fewest, cut, False
-        if fixed >= room:
-            continue
-        # GPUs when dp = ep·2^k is the smallest that makes fixed + spread/dp fit
-        need = spread / (room - fixed) / ep
-        if need <= 1:
-            return gpus, gpus * 0.5 * _MARGIN, False
-        if need * gpus <= cut:
-            n = gpus * (1 << math.ceil(math.log2(need)))
-            if n < fewest:
-                fewest, cut = n, n * 0.5 * _MARGIN
-                if bound > cut:
-                    return fewest, cut, False
-    return fewest, cut, True
 
 
 def _training_rows(job: Job, ep: int, layouts: tuple[tuple[int, int, float, int], ...],

@@ -29,27 +29,21 @@ class Breakdown(NamedTuple):
         return sum(self)
 
 
-class Sharded(NamedTuple):
-    """A model-state term on one GPU: `fixed` bytes plus `spread` bytes divided by dp."""
-
-    fixed: float
-    spread: float
-
-    def over(self, dp: int) -> float:
-        return self.fixed + self.spread / dp
-
-
 def adapter_params(job: Job) -> float:
     """LoRA parameters: r·(inputs + outputs) of every targeted matrix, in every layer."""
-    s, r = job.shape, job.lora_rank
-    q_out, kv_out = s.heads * s.head_dim, s.kv_heads * s.head_dim
-    sizes = {"q": s.hidden + q_out, "k": s.hidden + kv_out, "v": s.hidden + kv_out,
-             "o": q_out + s.hidden, "gate": s.hidden + s.ffn_hidden,
-             "up": s.hidden + s.ffn_hidden, "down": s.ffn_hidden + s.hidden}
-    ffn_copies = s.experts if s.is_moe else 1  # adapters on every expert's FFN
-    per_layer = sum(sizes[t] * (ffn_copies if t in ("gate", "up", "down") else 1)
-                    for t in job.lora_targets)
-    return float(r * per_layer * s.layers)
+    s = job.shape
+    key = ("lora inputs + outputs per layer", job.lora_targets)
+    per_layer = s.derived.get(key)
+    if per_layer is None:  # depends on the shape and the targets only: kept with the shape
+        q_out, kv_out = s.heads * s.head_dim, s.kv_heads * s.head_dim
+        sizes = {"q": s.hidden + q_out, "k": s.hidden + kv_out, "v": s.hidden + kv_out,
+                 "o": q_out + s.hidden, "gate": s.hidden + s.ffn_hidden,
+                 "up": s.hidden + s.ffn_hidden, "down": s.ffn_hidden + s.hidden}
+        ffn_copies = s.experts if s.is_moe else 1  # adapters on every expert's FFN
+        per_layer = s.derived[key] = sum(
+            sizes[t] * (ffn_copies if t in ("gate", "up", "down") else 1)
+            for t in job.lora_targets)
+    return float(job.lora_rank * per_layer * s.layers)
 
 
 def adapter_bytes(job: Job) -> float:
@@ -63,38 +57,36 @@ def stage_share(job: Job, pp: int) -> float:
     return math.ceil(layers / pp) / layers
 
 
-def model_states(job: Job, layout: Layout) -> tuple[Sharded, Sharded, Sharded]:
-    """Weights, gradients and optimizer states on one GPU, before and after ZeRO sharding.
+def model_states(job: Job, tp: int, pp: int, ep: int) -> ModelStates:
+    """Weights, gradients and optimizer states on one GPU, each as (bytes every GPU holds,
+    bytes ZeRO divides by dp): ZeRO stage 3 shards weights, 2 gradients, 1 optimizer states.
 
     TP and PP split every parameter; EP splits expert parameters further. A ZeRO-sharded term
     is divided by dp (experts by dp/ep, their own data-parallel group): (dense + ep·expert)/dp.
     """
-    s, tp, ep = job.shape, layout.tp, layout.ep
-    share = stage_share(job, layout.pp) / tp
+    s = job.shape
+    share = math.ceil(s.layers / pp) / s.layers / tp  # stage_share(job, pp) / tp
     dense, expert = s.dense_params * share, s.expert_params * share / ep
-    base = dense + expert
+    base, weight_bytes = dense + expert, job.weight_bytes
     if not job.training:
-        return Sharded(base * job.weight_bytes, 0.0), _NOTHING, _NOTHING
+        return base * weight_bytes, 0.0, 0.0, 0.0, 0.0, 0.0
     spread = dense + expert * ep
     z, k = job.zero_stage, job.optimizer.per_param if job.optimizer else 0.0
-    if job.adapters:
+    if job.adapters:  # a frozen base; only the adapters have gradients and optimizer states
         lora = adapter_params(job) * share
-        lora_w = adapter_bytes(job)
-        weights = _shard(base * job.weight_bytes, spread * job.weight_bytes, z >= 3)
-        weights = Sharded(weights.fixed + (0 if z >= 3 else lora * lora_w),
-                          weights.spread + (lora * lora_w if z >= 3 else 0))
-        return (weights, _shard(lora * job.grad_bytes, lora * job.grad_bytes, z >= 2),
-                _shard(lora * k, lora * k, z >= 1))
-    return (_shard(base * job.weight_bytes, spread * job.weight_bytes, z >= 3),
-            _shard(base * job.grad_bytes, spread * job.grad_bytes, z >= 2),
-            _shard(base * k, spread * k, z >= 1))
+        held = lora * adapter_bytes(job)
+        if z >= 3:
+            weights = 0.0, spread * weight_bytes + held
+        else:
+            weights = base * weight_bytes + held, 0.0
+        base = spread = lora
+    else:
+        weights = (0.0, spread * weight_bytes) if z >= 3 else (base * weight_bytes, 0.0)
+    return (*weights, *((0.0, spread * job.grad_bytes) if z >= 2 else (base * job.grad_bytes, 0.0)),
+            *((0.0, spread * k) if z >= 1 else (base * k, 0.0)))
 
 
-_NOTHING = Sharded(0.0, 0.0)
-
-
-def _shard(whole: float, spread: float, sharded: bool) -> Sharded:
-    return Sharded(0.0, spread) if sharded else Sharded(whole, 0.0)
+ModelStates = tuple[float, float, float, float, float, float]
 
 
 def activation_bytes(job: Job, layout: Layout) -> float:
@@ -135,10 +127,10 @@ def overhead_bytes(allocated: float) -> float:
 
 def per_gpu(job: Job, layout: Layout) -> Breakdown:
     """The full breakdown on the busiest GPU."""
-    dp = layout.dp
-    (w, ws), (g, gs), (o, os) = model_states(job, layout)  # each term's fixed + spread/dp
+    dp, tp, pp = layout.dp, layout.tp, layout.pp
+    w, ws, g, gs, o, os = model_states(job, tp, pp, layout.ep)  # each term's fixed + spread/dp
     w, g, o = w + ws / dp, g + gs / dp, o + os / dp
-    act = activations_at(job, layout.tp, layout.pp, dp)
+    act = activations_at(job, tp, pp, dp)
     kv = kv_bytes(job, layout)
     return Breakdown(w, g, o, act, kv, overhead_bytes(w + g + o + act + kv))
 
