@@ -1,3 +1,3 @@
-from clusterplan.cli import main
+from clusterplan.launch import main
 
 main()

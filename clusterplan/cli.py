@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 from click_default_group import DefaultGroup
 
@@ -37,18 +35,13 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @click.pass_context
 def ui(ctx: click.Context, session: str | None) -> None:
     """Start the terminal app (the default when no command is given)."""
-    from clusterplan.tui.app import ClusterplanApp  # Textual loads only for the app
+    from clusterplan.db.store import StoreError
+    from clusterplan.launch import run_app
 
-    def assistant():  # built by the app once its question box is on screen
-        from clusterplan.assistant.session import Assistant
-        from clusterplan.commands.common import store
-
-        return Assistant(store(ctx), session=session)
-
-    app = ClusterplanApp(assistant)
-    app.run()
-    if app.start_error is not None:  # e.g. a store that cannot be opened: said as before
-        raise app.start_error
+    try:
+        run_app(ctx.find_root().obj.get("db_path"), session)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 cli.add_command(tool)
@@ -60,11 +53,3 @@ cli.add_command(ask)
 cli.add_command(batch)
 cli.add_command(report)
 
-
-def main() -> None:
-    """Console-script entry point."""
-    # pydantic looks for plugins by reading the entry points of every installed package the
-    # first time a model is built (tens of ms of each start); clusterplan's models use none.
-    # PYDANTIC_DISABLE_PLUGINS is pydantic's documented switch; a value set by the user wins.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    cli(prog_name="clusterplan")

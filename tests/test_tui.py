@@ -487,6 +487,22 @@ def test_bare_clusterplan_on_a_store_that_cannot_open_says_why_and_exits_1(tmp_p
     assert "Traceback" not in done.stderr
 
 
+
+@pytest.mark.slow
+def test_clusterplan_with_no_arguments_reads_the_store_from_the_environment(tmp_path):
+    # No arguments: the app starts without the command-line parser, so CLUSTERPLAN_DB is read
+    # by the launcher itself; a store that cannot open is reported as every command does.
+    import os
+
+    missing = tmp_path / "nowhere" / "plan.db"
+    env = {**os.environ, "CLUSTERPLAN_DB": str(missing)}
+    done = subprocess.run([sys.executable, "-m", "clusterplan"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 1
+    assert done.stderr.rstrip().endswith(
+        f"Error: the directory for the store does not exist: {missing.parent}")
+    assert "Traceback" not in done.stderr
+
 def test_a_pending_assistant_is_waited_for_until_built(assistant):
     pending = PendingAssistant(lambda: assistant)
     assert pending.to_build and pending.now is None
