@@ -8,7 +8,7 @@ from typing import Any
 
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory_input import TRAINING, MemoryInput
-from clusterplan.tools.memory_precision import BYTES, gradient_bytes
+from clusterplan.tools.memory_precision import BYTES, GRADIENT_BYTES
 from clusterplan.tools.model_shape import ModelShape, find_model, shape_from_params
 from clusterplan.tools.optimizers import OptimizerBytes, optimizer_bytes
 
@@ -55,7 +55,7 @@ class Job:
         self.weight_bytes = BYTES[precision]
         # Gradient bytes per trainable parameter (adapters train at 16 bits).
         self.grad_bytes = (2.0 if adapters and precision != "fp32"
-                           else gradient_bytes(precision))
+                           else GRADIENT_BYTES[precision])
         # The activation formula counts 16-bit values; FP32 activations take twice that.
         self.activation_scale = 2.0 if precision == "fp32" else 1.0
 
@@ -101,24 +101,13 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     if workload == "inference" and inp.kv_precision is None:
         said.append(f"kv_precision: {kv} KV cache")
     tokens = min(DEFAULT_TOKENS, shape.max_context)
-    optimizer = None
-    zero_stage, seq_len, micro_batch = inp.zero_stage, inp.seq_len, inp.micro_batch
-    recompute, sequence_parallel = inp.recompute, inp.sequence_parallel
     if training:
-        name = _default(inp.optimizer, "adamw", "optimizer: AdamW", said)
-        # Mixed precision keeps an FP32 master copy; FP32 training has nothing to copy.
-        mixed = precision != "fp32"
-        master = _default(inp.master_weights, mixed, "master_weights: on (FP32 copy of the "
-                          "trained weights)" if mixed else "master_weights: off (FP32 training)",
-                          said)
-        optimizer = optimizer_bytes(name, bool(master) and mixed, shape.hidden)
-        zero_stage = _default(zero_stage, 3, "zero_stage: 3 (fully sharded data parallel, like "
-                              "FSDP's FULL_SHARD)", said)
-        seq_len = _default(seq_len, tokens, f"seq_len: {tokens} tokens", said)
-        micro_batch = _default(micro_batch, 1, "micro_batch: 1 sequence per GPU", said)
-        recompute = _default(recompute, *_recompute_default(workload), said)
-        sequence_parallel = _default(sequence_parallel, False, "sequence_parallel: off", said)
+        optimizer, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
+            _training_defaults(inp, workload, precision, shape.hidden, tokens, said)
     else:
+        optimizer, zero_stage, seq_len, micro_batch = None, inp.zero_stage, inp.seq_len, \
+            inp.micro_batch
+        recompute, sequence_parallel = inp.recompute, inp.sequence_parallel
         zero_stage = 3 if zero_stage is None else zero_stage
         seq_len = tokens if seq_len is None else seq_len
         micro_batch = 1 if micro_batch is None else micro_batch
@@ -139,27 +128,60 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
             said.append("lora_targets: all seven linear layers (q, k, v, o, gate, up, down)")
     batch, context_len, paging = 1, 0, True
     if not training:
-        batch = _default(inp.batch, 1, "batch: 1 sequence", said)
-        context_len = _default(inp.context_len, tokens, f"context_len: {tokens} tokens (prompt "
-                               "+ generated)", said)
-        paging = _default(inp.paging, True, "paging: on (KV cache in 16-token pages)", said)
+        batch, context_len, paging = inp.batch, inp.context_len, inp.paging
+        if batch is None:
+            batch = 1
+            said.append("batch: 1 sequence")
+        if context_len is None:
+            context_len = tokens
+            said.append(f"context_len: {tokens} tokens (prompt + generated)")
+        if paging is None:
+            paging = True
+            said.append("paging: on (KV cache in 16-token pages)")
     return Job(shape, workload, precision, kv, optimizer, zero_stage, seq_len, micro_batch,
                inp.microbatches_in_flight, recompute, sequence_parallel, flash, lora_rank,
                tuple(lora_targets), batch, context_len, paging)
 
 
-def _recompute_default(workload: str) -> tuple[str, str]:
-    """QLoRA trains with gradient checkpointing (qlora-paper#gradient-checkpointing)."""
-    if workload == "qlora":
-        return "full", "recompute: full (gradient checkpointing, as QLoRA trains)"
-    return "none", "recompute: none (all activations kept)"
-
-
-def _default(value: Any, fallback: Any, text: str, said: list[str]) -> Any:
-    if value is None:
-        said.append(text)
-        return fallback
-    return value
+def _training_defaults(inp: MemoryInput, workload: str, precision: str, hidden: int,
+                       tokens: int, said: list[str]) -> tuple[Any, ...]:
+    """Optimizer bytes, ZeRO stage, seq_len, micro_batch, recompute and sequence_parallel of a
+    training job, given or assumed (and then said)."""
+    name = inp.optimizer
+    if name is None:
+        name = "adamw"
+        said.append("optimizer: AdamW")
+    # Mixed precision keeps an FP32 master copy; FP32 training has nothing to copy.
+    mixed = precision != "fp32"
+    master = inp.master_weights
+    if master is None:
+        master = mixed
+        said.append("master_weights: on (FP32 copy of the trained weights)" if mixed
+                    else "master_weights: off (FP32 training)")
+    zero_stage, seq_len, micro_batch = inp.zero_stage, inp.seq_len, inp.micro_batch
+    if zero_stage is None:
+        zero_stage = 3
+        said.append("zero_stage: 3 (fully sharded data parallel, like FSDP's FULL_SHARD)")
+    if seq_len is None:
+        seq_len = tokens
+        said.append(f"seq_len: {tokens} tokens")
+    if micro_batch is None:
+        micro_batch = 1
+        said.append("micro_batch: 1 sequence per GPU")
+    recompute, sequence_parallel = inp.recompute, inp.sequence_parallel
+    if recompute is None:
+        # QLoRA trains with gradient checkpointing (qlora-paper#gradient-checkpointing).
+        if workload == "qlora":
+            recompute = "full"
+            said.append("recompute: full (gradient checkpointing, as QLoRA trains)")
+        else:
+            recompute = "none"
+            said.append("recompute: none (all activations kept)")
+    if sequence_parallel is None:
+        sequence_parallel = False
+        said.append("sequence_parallel: off")
+    return (optimizer_bytes(name, bool(master) and mixed, hidden), zero_stage, seq_len,
+            micro_batch, recompute, sequence_parallel)
 
 
 def check_layout(shape: ModelShape, layout: Layout) -> None:

@@ -39,3 +39,6 @@ def gradient_bytes(precision: str) -> float:
     """Gradients live at the compute precision, but never below 16 bits (FP8 recipes keep them
     in BF16: optimizer-states#fp8-bytes)."""
     return max(2.0, BYTES[precision]) if precision != "fp32" else 4.0
+
+
+GRADIENT_BYTES: dict[str, float] = {p: gradient_bytes(p) for p in BYTES}

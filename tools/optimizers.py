@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 Optimizer = Literal["adamw", "adamw_8bit", "sgd_momentum", "adafactor", "lion"]
@@ -39,8 +40,10 @@ class OptimizerBytes:
         return " + ".join(f"{b:g} ({what})" for what, b, _ in self.parts) or "0"
 
 
+@lru_cache(maxsize=256)
 def optimizer_bytes(optimizer: str, master_copy: bool, hidden: int) -> OptimizerBytes:
-    """K for `optimizer`: its states plus the FP32 master copy when one is kept."""
+    """K for `optimizer`: its states plus the FP32 master copy when one is kept (a constant per
+    optimizer, copy and hidden size, so kept: every training answer asks for it)."""
     parts = list(STATES[optimizer])
     if optimizer == "adafactor":
         parts = [(parts[0][0], 4.0 * 2 / hidden, parts[0][2])]
