@@ -7,7 +7,7 @@ Contract: `MemoryInput`, `MemoryResult`, `run`. The parallelism solver reuses th
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
 from pydantic import Field
 
@@ -21,6 +21,7 @@ from clusterplan.tools.memory_job import Job, Layout, check_layout, resolve_job,
 from clusterplan.tools.memory_kv import bytes_per_token
 from clusterplan.tools.memory_layouts import DEFAULT_NODE_GPUS, resolve_layout
 from clusterplan.tools.memory_precision import BYTES
+from clusterplan.tools.memory_rounding import round3
 from clusterplan.tools.memory_steps import (
     activation_step,
     gb,
@@ -88,11 +89,11 @@ def run(inp: MemoryInput) -> MemoryResult:
     parts = per_gpu(job, layout)
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
-    per_gpu_gb = round(parts.total / 1e9, 3)  # memory_steps.gb, written out: a dozen per answer
+    per_gpu_gb = round3(parts.total / 1e9)  # memory_steps.gb, written out: a dozen per answer
     fits = headroom = memory = None
     if gpu_row is not None:
         memory = float(gpu_row.memory_gb)
-        fits, headroom = per_gpu_gb <= memory, round(memory - per_gpu_gb, 3)
+        fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
     min_gpus = min_gpus_by_kind(job, layout.ep)
     said.extend(FIXED_ASSUMPTIONS)
     gpus = layout.gpus
@@ -102,53 +103,43 @@ def run(inp: MemoryInput) -> MemoryResult:
         "model": job.shape.id, "workload": job.workload, "params_b": job.shape.params_b,
         "layout": {"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
                    "gpus": gpus},
-        "per_gpu_gb": per_gpu_gb, "total_gb": round(per_gpu_gb * gpus, 3),
-        "breakdown_gb": {"weights": round(weights / 1e9, 3),
-                         "gradients": round(gradients / 1e9, 3),
-                         "optimizer": round(optimizer / 1e9, 3),
-                         "activations": round(activations / 1e9, 3),
-                         "kv_cache": round(kv_cache / 1e9, 3),
-                         "overhead": round(overhead / 1e9, 3)},
-        "model_states_gb": round((weights + gradients + optimizer) / 1e9, 3),
+        "per_gpu_gb": per_gpu_gb, "total_gb": round3(per_gpu_gb * gpus),
+        "breakdown_gb": {"weights": round3(weights / 1e9),
+                         "gradients": round3(gradients / 1e9),
+                         "optimizer": round3(optimizer / 1e9),
+                         "activations": round3(activations / 1e9),
+                         "kv_cache": round3(kv_cache / 1e9),
+                         "overhead": round3(overhead / 1e9)},
+        "model_states_gb": round3((weights + gradients + optimizer) / 1e9),
         "kv_cache_bytes_per_token": per_token,
-        "checkpoint_gb": round(checkpoint_bytes(job) / 1e9, 3),
+        "checkpoint_gb": round3(checkpoint_bytes(job) / 1e9),
         "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
         "headroom_gb": headroom, "min_gpus": min_gpus,
     }
-    return pending(MemoryResult, fields, _Trace(job, layout, parts, per_token, gpu_row,
-                                                len(min_gpus)))
+    return pending(MemoryResult, fields, _trace,
+                   (job, layout, parts, per_token, gpu_row, len(min_gpus)))
 
 
-class _Trace(NamedTuple):
-    """What the steps are written from, kept until a caller first reads them."""
-
-    job: Job
-    layout: Layout
-    parts: Breakdown
-    per_token: float
-    gpu_row: GpuRow | None
-    kinds: int
-
-    def __call__(self) -> dict[str, Any]:
-        """The steps, and the citations of the notes they name."""
-        job, layout, parts, gpu_row = self.job, self.layout, self.parts, self.gpu_row
-        steps = [model_step(job), *weight_steps(job, layout, parts)]
-        steps.append(activation_step(job, layout, parts.activations))
-        steps += kv_steps(job, layout, self.per_token, parts.kv_cache)
-        steps.append(overhead_step(parts))
-        per_gpu_gb = gb(parts.total)
-        steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache "
-                          "+ overhead", {}, q(per_gpu_gb, "GB"), []))
-        if gpu_row is not None:
-            memory = float(gpu_row.memory_gb)
-            steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
-                              "gpu_memory": q(memory, "GB")}, q(per_gpu_gb <= memory),
-                              [gpu_row.source_note]))
-        steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp "
-                          "within a node) whose busiest GPU holds the job", {},
-                          q(self.kinds, "kinds"), ["zero-paper#model-parallel-split"]))
-        keys = tuple(dict.fromkeys(n for s in steps for n in s.notes))
-        return {"steps": steps, "citations": list(_citations(keys))}
+def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuRow | None,
+           kinds: int) -> dict[str, Any]:
+    """The steps, and the citations of the notes they name (written when first read)."""
+    steps = [model_step(job), *weight_steps(job, layout, parts)]
+    steps.append(activation_step(job, layout, parts.activations))
+    steps += kv_steps(job, layout, per_token, parts.kv_cache)
+    steps.append(overhead_step(parts))
+    per_gpu_gb = gb(parts.total)
+    steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache "
+                      "+ overhead", {}, q(per_gpu_gb, "GB"), []))
+    if gpu_row is not None:
+        memory = float(gpu_row.memory_gb)
+        steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
+                          "gpu_memory": q(memory, "GB")}, q(per_gpu_gb <= memory),
+                          [gpu_row.source_note]))
+    steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp "
+                      "within a node) whose busiest GPU holds the job", {},
+                      q(kinds, "kinds"), ["zero-paper#model-parallel-split"]))
+    keys = tuple(dict.fromkeys(n for s in steps for n in s.notes))
+    return {"steps": steps, "citations": list(_citations(keys))}
 
 
 _find_gpu: CatalogLookup[GpuRow] = CatalogLookup(

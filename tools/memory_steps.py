@@ -10,6 +10,7 @@ from clusterplan.tools import activations, memory_kv
 from clusterplan.tools.contract import Quantity, Step
 from clusterplan.tools.memory_job import Job, Layout
 from clusterplan.tools.memory_precision import BYTES, NOTES
+from clusterplan.tools.memory_rounding import round3
 from clusterplan.tools.memory_terms import (
     CUDA_CONTEXT_BYTES,
     FRAGMENTATION,
@@ -58,7 +59,7 @@ def trusted(cls: type[M], data: dict[str, Any]) -> M:
 
 
 def gb(value: float) -> float:
-    return round(value / 1e9, 3)
+    return round3(value / 1e9)
 
 
 def model_step(job: Job) -> Step:

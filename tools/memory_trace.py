@@ -15,19 +15,31 @@ from pydantic import BaseModel
 
 M = TypeVar("M", bound=BaseModel)
 
-LAZY = ("steps", "citations")  # written by the pending callable, in this order, first
+LAZY = ("steps", "citations")  # written by the pending writer, in this order, first
 _KEY = "_trace"
 
 
-def pending(cls: type[M], data: dict[str, Any], write: Callable[[], dict[str, Any]]) -> M:
+def pending(cls: type[M], data: dict[str, Any], write: Callable[..., dict[str, Any]],
+            args: tuple[Any, ...]) -> M:
     """A `cls` from computed `data` (every field but LAZY, not revalidated), whose LAZY fields
-    `write()` returns on first use."""
+    `write(*args)` returns on first use."""
     obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", data)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(data) | set(LAZY))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", {_KEY: write})
+    _set_dict(obj, data)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = set(cls.model_fields)
+    _set_fields(obj, names.copy())  # data and LAZY name every field
+    _set_extra(obj, None)
+    _set_private(obj, {_KEY: (write, args)})
     return obj
+
+
+# BaseModel's slots, set directly: object.__setattr__ looks each one up by name first.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_FIELDS: dict[type, set[str]] = {}
 
 
 class LazyTrace:
@@ -50,11 +62,12 @@ class LazyTrace:
         """Write the LAZY fields if still pending (ahead of the others, as declared); True
         when they are in place."""
         private = object.__getattribute__(self, "__pydantic_private__")
-        write = private.get(_KEY) if private else None
-        if write is None:
+        found = private.get(_KEY) if private else None
+        if found is None:
             return LAZY[0] in self.__dict__
         object.__setattr__(self, "__pydantic_private__", None)
-        written = write()
+        write, args = found
+        written = write(*args)
         fields = self.__dict__
         object.__setattr__(self, "__dict__", {**{k: fields.get(k, written[k]) for k in LAZY},
                                               **fields})
