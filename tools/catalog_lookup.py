@@ -30,8 +30,9 @@ class CatalogLookup(Generic[T]):
         self._found: dict[str, T] = {}
         self._rows: Any = None
 
-    def __call__(self, name: str) -> T:
-        rows = getattr(active_catalog(), self.table)
+    def __call__(self, name: str, catalog: Any = None) -> T:
+        """The row `name` finds in `catalog` (default: the active catalog), converted."""
+        rows = getattr(catalog or active_catalog(), self.table)
         if self._rows is not rows:
             self._found.clear()
             self._rows = rows

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from clusterplan.db.rows import GpuRow
-from clusterplan.tools.catalog_lookup import CatalogLookup
+from clusterplan.tools.catalog_lookup import CatalogLookup, active_catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import NoteRef, ToolResult
 from clusterplan.tools.memory_fewest import min_gpus_by_kind
@@ -66,17 +66,19 @@ class MemoryResult(LazyTrace, ToolResult):
         "(powers of two of tp within a node, pp and dp; null when none fits)")
 
 
-def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], GpuRow | None]:
-    """Resolve model, defaults, GPU and layout: (job, layout, assumptions, gpu row)."""
+def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[str],
+                                                            GpuRow | None]:
+    """Resolve model, defaults, GPU and layout in `catalog` (default: the active one):
+    (job, layout, assumptions, gpu row)."""
     said: list[str] = []
-    shape = resolve_shape(inp)
+    shape = resolve_shape(inp, catalog)
     if shape.assumed:
         said.append(f"architecture: not given, so a Llama 3-like shape for {shape.params_b:g}B "
                     f"parameters: layers={shape.layers}, hidden={shape.hidden}, heads="
                     f"{shape.heads}, kv_heads={shape.kv_heads}, ffn_hidden={shape.ffn_hidden} "
                     f"(assumed: {', '.join(shape.assumed)})")
     job = resolve_job(inp, shape, said)
-    gpu_row = _find_gpu(inp.gpu) if inp.gpu else None
+    gpu_row = _find_gpu(inp.gpu, catalog) if inp.gpu else None
     node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
     layout = resolve_layout(inp, job, node, said)
     check_layout(shape, layout)
@@ -85,7 +87,8 @@ def prepare(inp: MemoryInput) -> tuple[Job, Layout, list[str], GpuRow | None]:
 
 def run(inp: MemoryInput) -> MemoryResult:
     """Account for every byte on the busiest GPU; say whether it fits and on how many GPUs."""
-    job, layout, said, gpu_row = prepare(inp)
+    catalog = active_catalog()  # read once: every lookup below is in this catalog
+    job, layout, said, gpu_row = prepare(inp, catalog)
     parts = per_gpu(job, layout)
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
@@ -94,7 +97,7 @@ def run(inp: MemoryInput) -> MemoryResult:
     if gpu_row is not None:
         memory = float(gpu_row.memory_gb)
         fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
-    min_gpus = min_gpus_by_kind(job, layout.ep)
+    min_gpus = min_gpus_by_kind(job, layout.ep, catalog)
     said.extend(FIXED_ASSUMPTIONS)
     gpus = layout.gpus
     fields = {

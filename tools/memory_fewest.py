@@ -27,9 +27,10 @@ from clusterplan.tools.memory_terms import CUDA_CONTEXT_BYTES, FRAGMENTATION
 GpuKinds = tuple[tuple[str, int, float], ...]  # (id, GPUs per node, memory in bytes)
 
 
-def min_gpus_by_kind(job: Job, ep: int) -> dict[str, int | None]:
-    """For every catalog GPU: the fewest that hold the job (None: no layout fits)."""
-    gpu_kinds()
+def min_gpus_by_kind(job: Job, ep: int, catalog: Any = None) -> dict[str, int | None]:
+    """For every GPU of `catalog` (default: the active one): the fewest that hold the job
+    (None: no layout fits)."""
+    gpu_kinds(catalog)
     return _min_gpus(job, ep, _kinds[2])
 
 
@@ -113,9 +114,10 @@ def _kind_table(kinds: GpuKinds) -> KindTable:
 _kinds: list[Any] = [None, (), None]  # catalog rows, their kinds, their kind table
 
 
-def gpu_kinds() -> GpuKinds:
-    """(id, GPUs per node, memory in bytes) of every catalog GPU, read once per catalog."""
-    rows = active_catalog().gpus.rows
+def gpu_kinds(catalog: Any = None) -> GpuKinds:
+    """(id, GPUs per node, memory in bytes) of every GPU of `catalog` (default: the active
+    one), read once per catalog."""
+    rows = (catalog or active_catalog()).gpus.rows
     if _kinds[0] is not rows:
         read = tuple((gid, g.gpus_per_node, g.memory_gb * 1e9) for gid, g in rows.items())
         _kinds[:] = [rows, read, _kind_table(read)]

@@ -74,10 +74,11 @@ class Layout:
         return self.dp * self.tp * self.pp
 
 
-def resolve_shape(inp: MemoryInput) -> ModelShape:
-    """The model's shape from the catalog or from params_b (cached for catalog names)."""
+def resolve_shape(inp: MemoryInput, catalog: Any = None) -> ModelShape:
+    """The model's shape from the catalog (default: the active one) or from params_b (cached
+    for catalog names)."""
     if inp.model is not None:
-        return find_model(inp.model)
+        return find_model(inp.model, catalog)
     given = {f: getattr(inp, f) for f in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden",
                                           "vocab", "experts", "experts_per_token",
                                           "active_params_b")}

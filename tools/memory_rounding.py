@@ -19,4 +19,4 @@ def round3(x: float) -> float:
     m = y + _INTEGER - _INTEGER
     if m and -0.499 < y - m < 0.499 and -1e12 < y < 1e12:
         return m / 1000.0
-    return round(x, 3)
+    return round(x, 3) if x else x  # round(±0.0, 3) is ±0.0

@@ -131,8 +131,10 @@ def per_gpu(job: Job, layout: Layout) -> Breakdown:
     w, ws, g, gs, o, os = model_states(job, tp, pp, layout.ep)  # each term's fixed + spread/dp
     w, g, o = w + ws / dp, g + gs / dp, o + os / dp
     act = activations_at(job, tp, pp, dp)
-    kv = kv_bytes(job, layout)
-    return Breakdown(w, g, o, act, kv, overhead_bytes(w + g + o + act + kv))
+    kv = 0.0 if job.training else kv_bytes(job, layout)
+    overhead = CUDA_CONTEXT_BYTES + FRAGMENTATION * (w + g + o + act + kv)  # overhead_bytes
+    # tuple.__new__ builds the NamedTuple without its Python-level __new__ (same tuple).
+    return tuple.__new__(Breakdown, (w, g, o, act, kv, overhead))
 
 
 def checkpoint_bytes(job: Job) -> float:

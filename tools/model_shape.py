@@ -81,9 +81,10 @@ def _expert_params(params_b: float, active_params_b: float, experts: int, top_k:
     return min(params_b * 1e9, spread * experts / (experts - top_k))
 
 
-def find_model(name: str) -> ModelShape:
-    """The catalog model a person named, cached per catalog; unknown names list the nearest."""
-    return _models(name)
+def find_model(name: str, catalog: Any = None) -> ModelShape:
+    """The catalog model a person named, cached per catalog (default: the active one); unknown
+    names list the nearest."""
+    return _models(name, catalog)
 
 
 def shape_of_row(row: Any) -> ModelShape:
