@@ -45,6 +45,7 @@ def layouts(shape: ModelShape, widest_tp: int) -> Layouts:
                                           for pp in _powers(shape.layers)))
 
 
+@lru_cache(maxsize=256)  # a params_b shape is a new object per answer: its memo starts empty
 def layouts_by_tp(shape: ModelShape, widest_tp: int) -> LayoutsByTp:
     """`layouts` by tp, tp ascending: (tp, its (tp·pp, pp, model-state share, layers per
     stage) pp ascending, the least share, the least layers per stage)."""
