@@ -10,13 +10,16 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from clusterplan.assistant.answer import Answer, Intent
-from clusterplan.assistant.history_memory import HistoryInMemory
 from clusterplan.assistant.history_store import HistoryStore, SessionInfo
 from clusterplan.db.store import Store
+
+if TYPE_CHECKING:
+    from clusterplan.assistant.history_memory import HistoryInMemory
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

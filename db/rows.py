@@ -21,7 +21,9 @@ NoteId = str
 class CatalogRow(BaseModel):
     """A catalog row: unknown columns are an error, and every row names the note it comes from."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    # defer_build: a row model's validator is built when first used, so a question that never
+    # reads offers (most of them) does not build OfferRow's.
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
 
     source_note: NoteId = Field(min_length=1)
 
