@@ -51,11 +51,15 @@ def run_app(db_path: str | None, session: str | None) -> None:
 def _bare() -> int:
     """`clusterplan` with no arguments: the app; a store that cannot be opened is one line on
     stderr and exit status 1, as every command reports it."""
-    from clusterplan.db.store import StoreError
-
     try:
         run_app(os.environ.get("CLUSTERPLAN_DB") or None, None)
-    except StoreError as exc:
+    except Exception as exc:
+        # Imported only now: the store's module brings pydantic, which the first screen
+        # does without.
+        from clusterplan.db.store import StoreError
+
+        if not isinstance(exc, StoreError):
+            raise
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -65,3 +65,20 @@ def test_the_command_line_does_not_import_textual_until_the_app_starts():
 def test_the_probe_would_name_a_module_that_imports_textual():
     assert first_to_load_textual(["clusterplan.tools.contract", "clusterplan.tui.app"]) == \
         "clusterplan.tui.app"
+
+
+def test_the_app_s_first_screen_needs_neither_pydantic_nor_the_command_line():
+    # A bare `clusterplan` draws the question box first; the assistant (pydantic and the
+    # rest) loads behind it, and click is for the commands only. The probe stands in for the
+    # app at the moment the launcher starts it, and lists what was imported by then.
+    probe = ("import sys, clusterplan.launch as launch, clusterplan.tui.app\n"
+             "def started(db_path, session):\n"
+             "    print(sorted(m for m in ('pydantic', 'click', 'sqlite_utils') "
+             "if m in sys.modules))\n"
+             "launch.run_app = started\n"
+             "sys.argv = ['clusterplan']\n"
+             "launch.main()\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
