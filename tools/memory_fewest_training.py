@@ -62,8 +62,12 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     none = MAX_GPUS + 1  # fewer than this, or nothing fits
     for node, order, rooms in groups:
         allowed = [entry for entry in by_tp if entry[3] <= node]
-        for i, room in zip(order, rooms, strict=True):
-            fewest, cut = none, MAX_GPUS * _MARGIN
+        # Least room first: whatever holds the job in less room holds it in more (the same
+        # layouts, each needing no more data parallelism), so each shape starts from the best
+        # of the one before and looks only for fewer GPUs than that.
+        fewest = none
+        for i, room in zip(reversed(order), reversed(rooms), strict=True):
+            cut = fewest * 0.5 * _MARGIN if fewest < none else MAX_GPUS * _MARGIN
             for entry in allowed:
                 if entry[0] >= fewest:
                     break
