@@ -77,7 +77,6 @@ class Store:
         # Under WAL, NORMAL syncs at checkpoints rather than on every commit: a saved message
         # costs no fsync, and a crash can lose only the last few commits, never corrupt the file.
         store.conn.execute("pragma synchronous = normal")
-        store.conn.execute("pragma busy_timeout = 30000")
         if not _up_to_date(store.conn):
             _refresh(store.db)
         return store
