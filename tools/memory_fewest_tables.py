@@ -46,17 +46,11 @@ def layouts(shape: ModelShape, widest_tp: int) -> Layouts:
 
 
 @lru_cache(maxsize=256)  # a params_b shape is a new object per answer: its memo starts empty
-def layouts_by_tp(shape: ModelShape, widest_tp: int) -> LayoutsByTp:
-    """`layouts` by tp, tp ascending: (tp, its (tp·pp, pp, model-state share, layers per
-    stage) pp ascending, the least share, the least layers per stage)."""
-    rows: dict[int, list[tuple[int, int, float, int]]] = {}
-    for mp, tp, pp, share, _, stage_layers in layouts(shape, widest_tp):
-        rows.setdefault(tp, []).append((mp, pp, share, stage_layers))
-    return tuple((tp, tuple(rows[tp]), min(r[2] for r in rows[tp]), min(r[3] for r in rows[tp]))
-                 for tp in sorted(rows))
-
-
-LayoutsByTp = tuple[tuple[int, tuple[tuple[int, int, float, int], ...], float, int], ...]
+def pipeline_stages(shape: ModelShape, widest_tp: int) -> tuple[tuple[int, int, float], ...]:
+    """(pp, layers of the busiest stage, its share of the layers) for every power-of-two pp up
+    to the layer count, pp ascending (the same whatever the node size)."""
+    return tuple((pp, math.ceil(shape.layers / pp), math.ceil(shape.layers / pp) / shape.layers)
+                 for pp in _powers(shape.layers))
 
 
 @lru_cache(maxsize=256)
@@ -64,6 +58,11 @@ def tp_degrees(shape: ModelShape, widest_tp: int) -> tuple[int, ...]:
     """The tensor-parallel degrees the layouts use: powers of two within a node that split
     the heads."""
     return tuple(t for t in _powers(widest_tp) if tp_problem(shape, t) is None)
+
+
+def widest_tp(shape: ModelShape, node_gpus: int) -> int:
+    """The widest of `tp_degrees` within a node of `node_gpus`."""
+    return tp_degrees(shape, node_gpus)[-1]
 
 
 def _powers(limit: int) -> list[int]:

@@ -1,8 +1,15 @@
-"""Fewest GPUs for training: a layout may fit only with more data parallelism, so the search
-weighs every layout with fewer GPUs than the best so far, and bounds skip most of them.
+"""Fewest GPUs for training, searched by GPU count rather than by layout.
 
-Model states scale exactly with stage_share(pp)/tp (memory_terms), so they are computed once at
-tp = pp = 1 and scaled; activations are activations.training_bytes, term for term.
+At m·ep GPUs the layouts worth weighing are one per pipeline depth pp: the widest tp the node
+and the heads allow, up to m/pp, with dp making up the rest. A narrower tp with twice the dp
+holds the same ZeRO-sharded bytes and no less of everything else (every term shrinks with tp),
+so it never fits where the wider one does not. More dp only divides, so the least bytes at m
+never grow with m, and a GPU shape's answer is the smallest m whose least bytes fit its room.
+
+Each shape starts its walk at a lower bound from the model states and activations, and at no
+fewer GPUs than the roomier shape before it needed. At each m it tries pp = 1 first, which is
+where ZeRO-3 jobs fit; the deeper pipelines are weighed only when the bound leaves room for
+them, once per m.
 """
 
 from __future__ import annotations
@@ -14,108 +21,91 @@ from clusterplan.tools.memory_fewest_tables import (
     MAX_GPUS,
     Groups,
     derived,
-    layouts_by_tp,
+    pipeline_stages,
     tp_degrees,
+    widest_tp,
 )
 from clusterplan.tools.memory_job import Job
 from clusterplan.tools.memory_terms import model_states
 
+# Bounds are scaled by this so that rounding never lifts them above the exact sums they bound.
+_BELOW = 1 - 1e-9
+
 
 def training_whole(job: Job, ep: int) -> tuple[float, float]:
     """Model states of one GPU at tp = pp = 1 (dp = ep: experts spread over the dp ranks),
-    summed: (bytes every GPU holds, bytes ZeRO divides by dp/ep)."""
+    summed: (bytes every GPU holds, bytes ZeRO divides by dp/ep). Model states scale exactly
+    with stage_share(pp)/tp (memory_terms), so every layout's follow from these two."""
     w, ws, g, gs, o, os = model_states(job, 1, 1, ep)
     return w + g + o, ws + gs + os
 
 
-# n GPUs (ep·2^k) with n·(1 - 1e-12) >= need·GPUs for a layout (log2 is faithful to its last
-# bit); so a layout, or a tp's layouts, whose need·GPUs exceeds half the best so far (the next
-# smaller count), or MAX_GPUS, cannot improve on it. The margins keep rounding on the safe side.
-_MARGIN = 1 + 1e-9
-_BELOW = 1 - 1e-9  # a lower bound of a tp's fixed bytes, below any rounding of the exact sum
-
-
 def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], fixed1: float,
                     spread1: float) -> None:
-    """Training: a layout may fit only with more data parallelism, so every layout with fewer
-    tp·pp·ep than the best so far is a candidate. A GPU shape skips a tp whose bytes, bounded
-    below, cannot beat its best; a tp's layouts beyond pp = 1 are computed when first walked."""
+    """Fill `best` with each GPU shape's fewest GPUs (left None when none is at most
+    MAX_GPUS)."""
     if not groups:
         return
     shape, widest = job.shape, groups[0][0]
-    per_tp = activations.training_per_tp(
-        job.seq_len, job.micro_batch, shape.hidden, shape.heads,
-        derived(shape, tp_degrees, widest), job.sequence_parallel, job.recompute, job.flash)
-    by_tp = []  # [its fewest GPUs, least fixed bytes (bounded below), rows so far, tp, layouts
-    #              not yet rows]: rows start with pp = 1; a shape walking past it computes the rest
-    scale, in_flight = job.activation_scale, job.in_flight
-    for tp, layouts, least_share, least_layers in derived(shape, layouts_by_tp, widest):
-        if tp * ep > MAX_GPUS:
-            break
-        per_layer, working = per_tp[tp]
-        held = least_layers * in_flight if in_flight else shape.layers  # ceil(L/pp)·pp >= L
-        least = (fixed1 * least_share + (per_layer * held + working) * scale) * _BELOW
-        _, pp, share, stage_layers = layouts[0]
-        first = (tp * ep, fixed1 * share + (per_layer * stage_layers * (in_flight or pp)
-                                             + working) * scale, spread1 * share)
-        by_tp.append([tp * ep, least, [first], tp, layouts[1:]])
-    none = MAX_GPUS + 1  # fewer than this, or nothing fits
+    tps = derived(shape, tp_degrees, widest)  # powers of two from 1: a prefix of them
+    per_tp = activations.training_per_tp(job.seq_len, job.micro_batch, shape.hidden,
+                                         shape.heads, tps, job.sequence_parallel,
+                                         job.recompute, job.flash)
+    stages = derived(shape, pipeline_stages, widest)
+    in_flight, scale, layers = job.in_flight, job.activation_scale, shape.layers
+    first = in_flight or 1  # the micro-batches a single stage holds
+    spread = spread1 / ep  # at pp = 1, m·ep GPUs hold spread/m each of the sharded states
+    # Per GPU at m·ep GPUs, whatever the layout: model states of at least (fixed1 + spread)/m
+    # (one GPU's share of the layers is at least 1/(tp·pp)), and activations of at least the
+    # widest tp's per layer times the fewest layers a stage can hold (every layer when each
+    # stage keeps as many micro-batches as there are stages).
+    states = (fixed1 + spread) * _BELOW
+    held = stages[-1][1] * in_flight if in_flight else layers
     for node, order, rooms in groups:
-        allowed = [entry for entry in by_tp if entry[3] <= node]
-        # Least room first: whatever holds the job in less room holds it in more (the same
-        # layouts, each needing no more data parallelism), so each shape starts from the best
-        # of the one before and looks only for fewer GPUs than that.
-        fewest = none
-        for i, room in zip(reversed(order), reversed(rooms), strict=True):
-            cut = fewest * 0.5 * _MARGIN if fewest < none else MAX_GPUS * _MARGIN
-            for entry in allowed:
-                if entry[0] >= fewest:
-                    break
-                least = entry[1]
-                if least >= room:
-                    continue
-                bound = spread1 / (room - least)  # need·GPUs of every layout of this tp, at least
-                if bound > cut:
-                    continue
-                rows = entry[2]
-                while True:  # walk the rows so far; past their end, compute the rest and go on
-                    for gpus, fixed, spread in rows:
-                        if gpus >= fewest:
-                            break
-                        if fixed >= room:
-                            continue
-                        # GPUs when dp = ep·2^k is the smallest that makes fixed + spread/dp fit
-                        need = spread / (room - fixed) / ep
-                        if need <= 1:
-                            fewest, cut = gpus, gpus * 0.5 * _MARGIN
-                            break
-                        if need * gpus <= cut:
-                            n = gpus * (1 << math.ceil(math.log2(need)))
-                            if n < fewest:
-                                fewest, cut = n, n * 0.5 * _MARGIN
-                                if bound > cut:
-                                    break
-                    else:
-                        if entry[4]:
-                            rows = _training_rows(job, ep, entry[4], per_tp[entry[3]], fixed1,
-                                                  spread1)
-                            entry[2], entry[4] = entry[2] + rows, ()
-                            continue
-                    break
-            if fewest < none:
-                best[i] = fewest
+        top_tp = derived(shape, widest_tp, node)
+        per_layer, working = per_tp[top_tp]
+        acts = (per_layer * held + working) * scale * _BELOW
+        floor = acts + fixed1 * stages[-1][2] / top_tp * _BELOW  # no dp goes below it
+        deeper: dict[int, float] = {}  # m -> least bytes at m·ep GPUs with pp > 1
+        m = 1
+        for i, room in zip(order, rooms, strict=True):  # roomiest first: m never shrinks
+            if room <= floor:
+                break
+            bound = states / (room - acts)
+            if bound > m:
+                m = 1 << math.ceil(math.log2(bound))
+            while m * ep <= MAX_GPUS:
+                tp = m if m < top_tp else top_tp
+                per_layer, working = per_tp[tp]
+                if fixed1 / tp + (per_layer * layers * first + working) * scale + spread / m \
+                        <= room:
+                    break  # pp = 1, tp as wide as m and the node allow, dp the rest
+                if states / m + (per_layer * held + working) * scale * _BELOW <= room:
+                    least = deeper.get(m)
+                    if least is None:
+                        least = deeper[m] = _least_deeper(m, top_tp, ep, stages, per_tp,
+                                                          fixed1, spread1, in_flight, scale)
+                    if least <= room:
+                        break
+                m <<= 1
+            else:
+                break  # this shape and every smaller one need more than MAX_GPUS
+            best[i] = m * ep
 
 
-def _training_rows(job: Job, ep: int, layouts: tuple[tuple[int, int, float, int], ...],
-                   parts: tuple[float, float], fixed1: float,
-                   spread1: float) -> list[tuple[int, float, float]]:
-    """(GPUs, bytes every GPU holds, bytes divided by dp/ep) of one tp's layouts, pp ascending:
-    activations.training_bytes term for term from the per-tp parts (the working set is 0.0
-    unless full recompute adds it)."""
-    per_layer, working = parts
-    scale, in_flight = job.activation_scale, job.in_flight
-    return [(mp * ep, fixed1 * share + (per_layer * stage_layers * (in_flight or pp) + working)
-             * scale, spread1 * share)
-            for mp, pp, share, stage_layers in layouts if mp * ep <= MAX_GPUS]
-
-
+def _least_deeper(m: int, top_tp: int, ep: int, stages: tuple[tuple[int, int, float], ...],
+                  per_tp: dict[int, tuple[float, float]], fixed1: float, spread1: float,
+                  in_flight: int | None, scale: float) -> float:
+    """The least bytes on the busiest GPU of any layout of m·ep GPUs with pp > 1: for each pp
+    up to m, tp as wide as allowed and dp = ep·m/(tp·pp); activations.training_bytes term for
+    term (inf when m = 1 has no such layout)."""
+    least = math.inf
+    for pp, stage_layers, stage_share in stages[1:m.bit_length()]:
+        tp = min(top_tp, m // pp)
+        share = stage_share / tp
+        per_layer, working = per_tp[tp]
+        found = fixed1 * share + (per_layer * stage_layers * (in_flight or pp) + working) * scale \
+            + spread1 * share / (ep * (m // (pp * tp)))
+        if found < least:
+            least = found
+    return least

@@ -1,0 +1,114 @@
+"""`min_gpus` for training against a brute-force search through the per-GPU accounting.
+
+For every GPU kind of the catalog, the answer must be the fewest GPUs of any layout the contract
+allows (tp a power of two within a node that splits the heads, pp a power of two up to the layer
+count, dp = ep·2^k) whose busiest GPU, counted term by term, fits the GPU's memory. The brute
+force tries each layout with growing dp; it shares no code with the search but the per-GPU sum.
+"""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from clusterplan.db.active import catalog, use_store
+from clusterplan.db.store import Store
+from clusterplan.tools import activations
+from clusterplan.tools.memory import MemoryInput, prepare
+from clusterplan.tools.memory_job import Layout, tp_problem
+from clusterplan.tools.memory_terms import per_gpu
+from clusterplan.tools.registry import invoke
+
+MAX_GPUS = 1 << 20  # the search's limit (memory_fewest_tables.MAX_GPUS)
+_store: list[Store] = []
+
+
+def _powers(limit: int) -> list[int]:
+    return [1 << k for k in range(limit.bit_length()) if 1 << k <= limit]
+
+
+def brute_force(job, ep: int, node: int, memory_bytes: float) -> tuple[int | None, float]:
+    """(fewest GPUs, closest any tried layout came to the memory, relative)."""
+    best, closest = None, float("inf")
+    for tp in (t for t in _powers(node) if tp_problem(job.shape, t) is None):
+        for pp in _powers(job.shape.layers):
+            dp = ep
+            while tp * pp * dp <= MAX_GPUS and (best is None or tp * pp * dp < best):
+                total = per_gpu(job, Layout(dp=dp, tp=tp, pp=pp, ep=ep)).total
+                closest = min(closest, abs(total - memory_bytes) / memory_bytes)
+                if total <= memory_bytes:
+                    best = tp * pp * dp
+                    break
+                dp *= 2
+    return best, closest
+
+
+def _active_store() -> None:
+    if not _store:
+        _store.append(Store.memory())
+    use_store(_store[0])
+
+
+@st.composite
+def training_jobs(draw) -> dict:
+    """A training request over the catalog's models and every setting the search weighs."""
+    model = draw(st.sampled_from(["llama-3-8b", "llama-3-70b", "llama-3.1-405b", "mixtral-8x7b",
+                                  "qwen2.5-7b", "deepseek-v3", "gpt-3-175b", "llama-4-scout"]))
+    workload = draw(st.sampled_from(["pretrain", "full_finetune", "lora", "qlora"]))
+    payload = {"model": model, "workload": workload,
+               "zero_stage": draw(st.integers(0, 3)),
+               "seq_len": draw(st.sampled_from([128, 2048, 4096, 8192, 32768])),
+               "micro_batch": draw(st.integers(1, 8)),
+               "recompute": draw(st.sampled_from(["none", "selective", "full"])),
+               "sequence_parallel": draw(st.booleans()),
+               "flash_attention": draw(st.booleans()),
+               "optimizer": draw(st.sampled_from(["adamw", "adamw_8bit", "sgd_momentum", "lion"]))}
+    if workload != "qlora":
+        payload["precision"] = draw(st.sampled_from(["bf16", "fp32"]))
+    if draw(st.booleans()):
+        payload["microbatches_in_flight"] = draw(st.integers(1, 8))
+    if model in ("mixtral-8x7b", "deepseek-v3", "llama-4-scout"):
+        payload["ep"] = draw(st.sampled_from([1, 2, 4, 8]))
+    return payload
+
+
+@settings(max_examples=40, deadline=None)
+@given(payload=training_jobs())
+def test_training_min_gpus_is_the_fewest_of_any_layout_that_fits(payload):
+    _active_store()
+    answer = invoke("memory", payload).model_dump()["min_gpus"]
+    job, layout, _, _ = prepare(MemoryInput(**payload))
+    seen: dict[tuple[int, float], int | None] = {}
+    for gid, gpu in catalog().gpus.rows.items():
+        shape = (gpu.gpus_per_node, gpu.memory_gb * 1e9)
+        if shape not in seen:
+            fewest, closest = brute_force(job, layout.ep, *shape)
+            assume(closest > 1e-9)  # a layout within rounding of the memory could go either way
+            seen[shape] = fewest
+        assert answer[gid] == seen[shape], (gid, shape)
+
+
+def test_a_job_that_fits_one_gpu_needs_one():
+    # Llama 3 8B LoRA, default settings: the frozen 16 GB of BF16 weights, small adapters and
+    # 4096-token activations fit one 80 GB H100, so no layout can do with fewer.
+    _active_store()
+    answer = invoke("memory", {"model": "llama-3-8b", "workload": "lora"}).model_dump()
+    assert answer["min_gpus"]["h100-sxm"] == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(s=st.integers(1, 131072), b=st.integers(1, 64), h=st.sampled_from([4096, 5120, 8192]),
+       a=st.sampled_from([32, 40, 64]), sp=st.booleans(), flash=st.booleans(),
+       recompute=st.sampled_from(["none", "selective", "full"]))
+def test_the_searchs_activations_are_the_accountings_to_the_last_bit(s, b, h, a, sp, flash,
+                                                                     recompute):
+    # The search weighs every tp with activations.training_per_tp; the answer's breakdown uses
+    # per_layer_bytes. They must be the same doubles, or a layout could fit in one and not the
+    # other.
+    tps = (1, 2, 4, 8)
+    found = activations.training_per_tp(s, b, h, a, tps, sp, recompute, flash)
+    for t in tps:
+        kept = activations.per_layer_bytes(s, b, h, a, t, sp, recompute, flash)
+        working = (activations.per_layer_bytes(s, b, h, a, t, sp, "none", flash)
+                   if recompute == "full" else 0.0)
+        assert found[t] == (kept, working)
