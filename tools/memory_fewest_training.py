@@ -15,6 +15,7 @@ them, once per m.
 from __future__ import annotations
 
 import math
+from math import ceil, log2
 
 from clusterplan.tools import activations
 from clusterplan.tools.memory_fewest_tables import (
@@ -66,6 +67,7 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
         per_layer, working = per_tp[top_tp]
         acts = (per_layer * held + working) * scale * _BELOW
         floor = acts + fixed1 * stages[-1][2] / top_tp * _BELOW  # no dp goes below it
+        base = fixed1 / top_tp + (per_layer * layers * first + working) * scale  # pp = 1
         deeper: dict[int, float] = {}  # m -> least bytes at m·ep GPUs with pp > 1
         m = 1
         for i, room in zip(order, rooms, strict=True):  # roomiest first: m never shrinks
@@ -73,22 +75,23 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
                 break
             bound = states / (room - acts)
             if bound > m:
-                m = 1 << math.ceil(math.log2(bound))
-            while m * ep <= MAX_GPUS:
-                tp = m if m < top_tp else top_tp
-                per_layer, working = per_tp[tp]
-                if fixed1 / tp + (per_layer * layers * first + working) * scale + spread / m \
-                        <= room:
-                    break  # pp = 1, tp as wide as m and the node allow, dp the rest
-                if states / m + (per_layer * held + working) * scale * _BELOW <= room:
-                    least = deeper.get(m)
-                    if least is None:
-                        least = deeper[m] = _least_deeper(m, top_tp, ep, stages, per_tp,
-                                                          fixed1, spread1, in_flight, scale)
-                    if least <= room:
-                        break
-                m <<= 1
-            else:
+                m = 1 << ceil(log2(bound))
+            if m < top_tp or base + spread / m > room:  # not the common case: walk on
+                while m * ep <= MAX_GPUS:
+                    tp = m if m < top_tp else top_tp
+                    per_layer, working = per_tp[tp]
+                    if fixed1 / tp + (per_layer * layers * first + working) * scale \
+                            + spread / m <= room:
+                        break  # pp = 1, tp as wide as m and the node allow, dp the rest
+                    if states / m + (per_layer * held + working) * scale * _BELOW <= room:
+                        least = deeper.get(m)
+                        if least is None:
+                            least = deeper[m] = _least_deeper(m, top_tp, ep, stages, per_tp,
+                                                              fixed1, spread1, in_flight, scale)
+                        if least <= room:
+                            break
+                    m <<= 1
+            if m * ep > MAX_GPUS:
                 break  # this shape and every smaller one need more than MAX_GPUS
             best[i] = m * ep
 
