@@ -32,7 +32,7 @@ from clusterplan.tools.memory_steps import (
     step,
     weight_steps,
 )
-from clusterplan.tools.memory_terms import Breakdown, checkpoint_bytes, per_gpu
+from clusterplan.tools.memory_terms import Breakdown, checkpoint_bytes, model_states, per_gpu
 from clusterplan.tools.memory_trace import LazyTrace, pending
 from clusterplan.tools.memory_warnings import warnings_for
 from clusterplan.tools.registry import Tool
@@ -89,7 +89,11 @@ def run(inp: MemoryInput) -> MemoryResult:
     """Account for every byte on the busiest GPU; say whether it fits and on how many GPUs."""
     catalog = active_catalog()  # read once: every lookup below is in this catalog
     job, layout, said, gpu_row = prepare(inp, catalog)
-    parts = per_gpu(job, layout)
+    # The fewest-GPU search starts from the model states at tp = pp = 1: when the answer's own
+    # layout is that (as it is unless tp or pp is given), they are computed once.
+    whole = model_states(job, 1, 1, layout.ep) if job.training and layout.tp == 1 \
+        and layout.pp == 1 else None
+    parts = per_gpu(job, layout, whole)
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
     per_gpu_gb = round3(parts.total / 1e9)  # memory_steps.gb, written out: a dozen per answer
@@ -97,7 +101,7 @@ def run(inp: MemoryInput) -> MemoryResult:
     if gpu_row is not None:
         memory = float(gpu_row.memory_gb)
         fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
-    min_gpus = min_gpus_by_kind(job, layout.ep, catalog)
+    min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole)
     said.extend(FIXED_ASSUMPTIONS)
     gpus = layout.gpus
     fields = {

@@ -22,16 +22,17 @@ from clusterplan.tools.memory_fewest_tables import (
 from clusterplan.tools.memory_fewest_training import search_training, training_whole
 from clusterplan.tools.memory_job import Job
 from clusterplan.tools.memory_precision import BYTES
-from clusterplan.tools.memory_terms import CUDA_CONTEXT_BYTES, FRAGMENTATION
+from clusterplan.tools.memory_terms import CUDA_CONTEXT_BYTES, FRAGMENTATION, ModelStates
 
 GpuKinds = tuple[tuple[str, int, float], ...]  # (id, GPUs per node, memory in bytes)
 
 
-def min_gpus_by_kind(job: Job, ep: int, catalog: Any = None) -> dict[str, int | None]:
+def min_gpus_by_kind(job: Job, ep: int, catalog: Any = None,
+                     whole: ModelStates | None = None) -> dict[str, int | None]:
     """For every GPU of `catalog` (default: the active one): the fewest that hold the job
-    (None: no layout fits)."""
+    (None: no layout fits). `whole`: model_states(job, 1, 1, ep), when the caller has them."""
     gpu_kinds(catalog)
-    return _min_gpus(job, ep, _kinds[2])
+    return _min_gpus(job, ep, _kinds[2], whole)
 
 
 def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int | None:
@@ -39,12 +40,13 @@ def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int
     return _min_gpus(job, ep, _kind_table((("gpu", node_gpus, capacity_bytes),)))["gpu"]
 
 
-def _min_gpus(job: Job, ep: int, table: KindTable) -> dict[str, int | None]:
+def _min_gpus(job: Job, ep: int, table: KindTable,
+              whole: ModelStates | None = None) -> dict[str, int | None]:
     """Each GPU shape's fewest GPUs (None when no layout holds the job)."""
     node_of, room_of, shape_of, groups = table
     best: list[int | None] = [None] * len(room_of)
     if job.training:
-        search_training(job, ep, groups, best, *training_whole(job, ep))
+        search_training(job, ep, groups, best, *training_whole(job, ep, whole))
     else:
         _search_serving(job, ep, groups, best, *_serving_whole(job, ep))
     return {gid: best[i] for gid, i in shape_of}

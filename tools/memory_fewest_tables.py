@@ -46,11 +46,17 @@ def layouts(shape: ModelShape, widest_tp: int) -> Layouts:
 
 
 @lru_cache(maxsize=256)  # a params_b shape is a new object per answer: its memo starts empty
-def pipeline_stages(shape: ModelShape, widest_tp: int) -> tuple[tuple[int, int, float], ...]:
-    """(pp, layers of the busiest stage, its share of the layers) for every power-of-two pp up
-    to the layer count, pp ascending (the same whatever the node size)."""
-    return tuple((pp, math.ceil(shape.layers / pp), math.ceil(shape.layers / pp) / shape.layers)
-                 for pp in _powers(shape.layers))
+def search_tables(shape: ModelShape, widest_tp: int) -> tuple[tuple[int, ...], Stages]:
+    """What the training search needs of the shape: `tp_degrees` (a prefix of the powers of
+    two: a power of two that splits the heads and KV heads, halved, still does), and for every
+    power-of-two pp up to the layer count, pp ascending: (pp, layers of the busiest stage, its
+    share of the layers)."""
+    stages = tuple((pp, math.ceil(shape.layers / pp), math.ceil(shape.layers / pp) / shape.layers)
+                   for pp in _powers(shape.layers))
+    return tp_degrees(shape, widest_tp), stages
+
+
+Stages = tuple[tuple[int, int, float], ...]
 
 
 @lru_cache(maxsize=256)
@@ -58,11 +64,6 @@ def tp_degrees(shape: ModelShape, widest_tp: int) -> tuple[int, ...]:
     """The tensor-parallel degrees the layouts use: powers of two within a node that split
     the heads."""
     return tuple(t for t in _powers(widest_tp) if tp_problem(shape, t) is None)
-
-
-def widest_tp(shape: ModelShape, node_gpus: int) -> int:
-    """The widest of `tp_degrees` within a node of `node_gpus`."""
-    return tp_degrees(shape, node_gpus)[-1]
 
 
 def _powers(limit: int) -> list[int]:

@@ -22,22 +22,21 @@ from clusterplan.tools.memory_fewest_tables import (
     MAX_GPUS,
     Groups,
     derived,
-    pipeline_stages,
-    tp_degrees,
-    widest_tp,
+    search_tables,
 )
 from clusterplan.tools.memory_job import Job
-from clusterplan.tools.memory_terms import model_states
+from clusterplan.tools.memory_terms import ModelStates, model_states
 
 # Bounds are scaled by this so that rounding never lifts them above the exact sums they bound.
 _BELOW = 1 - 1e-9
 
 
-def training_whole(job: Job, ep: int) -> tuple[float, float]:
-    """Model states of one GPU at tp = pp = 1 (dp = ep: experts spread over the dp ranks),
-    summed: (bytes every GPU holds, bytes ZeRO divides by dp/ep). Model states scale exactly
-    with stage_share(pp)/tp (memory_terms), so every layout's follow from these two."""
-    w, ws, g, gs, o, os = model_states(job, 1, 1, ep)
+def training_whole(job: Job, ep: int, states: ModelStates | None = None) -> tuple[float, float]:
+    """Model states of one GPU at tp = pp = 1 (dp = ep: experts spread over the dp ranks;
+    `states`, when the caller has them), summed: (bytes every GPU holds, bytes ZeRO divides by
+    dp/ep). Model states scale exactly with stage_share(pp)/tp (memory_terms), so every
+    layout's follow from these two."""
+    w, ws, g, gs, o, os = states or model_states(job, 1, 1, ep)
     return w + g + o, ws + gs + os
 
 
@@ -47,12 +46,11 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     MAX_GPUS)."""
     if not groups:
         return
-    shape, widest = job.shape, groups[0][0]
-    tps = derived(shape, tp_degrees, widest)  # powers of two from 1: a prefix of them
+    shape = job.shape
+    tps, stages = derived(shape, search_tables, groups[0][0])
     per_tp = activations.training_per_tp(job.seq_len, job.micro_batch, shape.hidden,
                                          shape.heads, tps, job.sequence_parallel,
                                          job.recompute, job.flash)
-    stages = derived(shape, pipeline_stages, widest)
     in_flight, scale, layers = job.in_flight, job.activation_scale, shape.layers
     first = in_flight or 1  # the micro-batches a single stage holds
     spread = spread1 / ep  # at pp = 1, m·ep GPUs hold spread/m each of the sharded states
@@ -63,7 +61,7 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     states = (fixed1 + spread) * _BELOW
     held = stages[-1][1] * in_flight if in_flight else layers
     for node, order, rooms in groups:
-        top_tp = derived(shape, widest_tp, node)
+        top_tp = min(tps[-1], 1 << (node.bit_length() - 1))  # the widest tp within the node
         per_layer, working = per_tp[top_tp]
         acts = (per_layer * held + working) * scale * _BELOW
         floor = acts + fixed1 * stages[-1][2] / top_tp * _BELOW  # no dp goes below it

@@ -16,9 +16,9 @@ def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) 
     if inp.gpus and not job.training and tp is None and pp is None and dp is None:
         tp = _widest_tp(job, inp.gpus, node_gpus)
         pp = inp.gpus // tp
-        said.append(f"layout: the {inp.gpus} GPUs hold one model replica, tp={tp} within a "
-                    f"node and pp={pp}")
-        return Layout(dp=1, tp=tp, pp=pp, ep=ep)
+        said.append(_said("layout: the {} GPUs hold one model replica, tp={} within a node and "
+                          "pp={}", inp.gpus, tp, pp))
+        return Layout(1, tp, pp, ep)  # positional: keywords cost more, every answer
     tp, pp = tp or 1, pp or 1
     if dp is None:
         if inp.gpus is None:
@@ -28,11 +28,27 @@ def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) 
         else:
             dp = inp.gpus // (tp * pp)
         if job.training and dp > 1 and inp.dp is None:
-            said.append(f"dp: {dp} (the GPUs left after tp={tp} and pp={pp})")
+            said.append(_said("dp: {} (the GPUs left after tp={} and pp={})", dp, tp, pp))
     elif inp.gpus is not None and inp.gpus != dp * tp * pp:
         raise ToolError(f"gpus: {inp.gpus} differs from dp·tp·pp = {dp * tp * pp}; give "
                         "matching values or leave one out")
-    return Layout(dp=dp, tp=tp, pp=pp, ep=ep)
+    return Layout(dp, tp, pp, ep)
+
+
+# Lines already written, by template and numbers: finding one costs a third of formatting three
+# integers again. Bounded: the numbers are the ones users ask about.
+_WRITTEN: dict[tuple[str, int, int, int], str] = {}
+
+
+def _said(template: str, a: int, b: int, c: int) -> str:
+    """template.format(a, b, c), remembered."""
+    key = (template, a, b, c)
+    text = _WRITTEN.get(key)
+    if text is None:
+        if len(_WRITTEN) >= 4096:
+            _WRITTEN.clear()
+        text = _WRITTEN[key] = template.format(a, b, c)
+    return text
 
 
 def _widest_tp(job: Job, gpus: int, node_gpus: int) -> int:

@@ -125,10 +125,12 @@ def overhead_bytes(allocated: float) -> float:
     return CUDA_CONTEXT_BYTES + FRAGMENTATION * allocated
 
 
-def per_gpu(job: Job, layout: Layout) -> Breakdown:
-    """The full breakdown on the busiest GPU."""
+def per_gpu(job: Job, layout: Layout, states: ModelStates | None = None) -> Breakdown:
+    """The full breakdown on the busiest GPU (`states`: the layout's model_states, when the
+    caller has them already)."""
     dp, tp, pp = layout.dp, layout.tp, layout.pp
-    w, ws, g, gs, o, os = model_states(job, tp, pp, layout.ep)  # each term's fixed + spread/dp
+    # each term's fixed + spread/dp
+    w, ws, g, gs, o, os = states or model_states(job, tp, pp, layout.ep)
     w, g, o = w + ws / dp, g + gs / dp, o + os / dp
     act = activations_at(job, tp, pp, dp)
     kv = 0.0 if job.training else kv_bytes(job, layout)

@@ -23,7 +23,7 @@ def pending(cls: type[M], data: dict[str, Any], write: Callable[..., dict[str, A
             args: tuple[Any, ...]) -> M:
     """A `cls` from computed `data` (every field but LAZY, not revalidated), whose LAZY fields
     `write(*args)` returns on first use."""
-    obj = cls.__new__(cls)
+    obj = _new(cls)
     _set_dict(obj, data)
     names = _FIELDS.get(cls)
     if names is None:
@@ -34,6 +34,7 @@ def pending(cls: type[M], data: dict[str, Any], write: Callable[..., dict[str, A
     return obj
 
 
+_new = object.__new__  # BaseModel has no __new__ of its own
 # BaseModel's slots, set directly: object.__setattr__ looks each one up by name first.
 _set_dict = BaseModel.__dict__["__dict__"].__set__
 _set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
