@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from clusterplan.db.active import catalog, use_store
 from clusterplan.db.store import Store
-from clusterplan.tools import activations
 from clusterplan.tools.memory import MemoryInput, prepare
 from clusterplan.tools.memory_job import Layout, tp_problem
 from clusterplan.tools.memory_terms import per_gpu
@@ -94,21 +93,3 @@ def test_a_job_that_fits_one_gpu_needs_one():
     _active_store()
     answer = invoke("memory", {"model": "llama-3-8b", "workload": "lora"}).model_dump()
     assert answer["min_gpus"]["h100-sxm"] == 1
-
-
-@settings(max_examples=200, deadline=None)
-@given(s=st.integers(1, 131072), b=st.integers(1, 64), h=st.sampled_from([4096, 5120, 8192]),
-       a=st.sampled_from([32, 40, 64]), sp=st.booleans(), flash=st.booleans(),
-       recompute=st.sampled_from(["none", "selective", "full"]))
-def test_the_searchs_activations_are_the_accountings_to_the_last_bit(s, b, h, a, sp, flash,
-                                                                     recompute):
-    # The search weighs every tp with activations.training_per_tp; the answer's breakdown uses
-    # per_layer_bytes. They must be the same doubles, or a layout could fit in one and not the
-    # other.
-    tps = (1, 2, 4, 8)
-    found = activations.training_per_tp(s, b, h, a, tps, sp, recompute, flash)
-    for t in tps:
-        kept = activations.per_layer_bytes(s, b, h, a, t, sp, recompute, flash)
-        working = (activations.per_layer_bytes(s, b, h, a, t, sp, "none", flash)
-                   if recompute == "full" else 0.0)
-        assert found[t] == (kept, working)

@@ -67,19 +67,3 @@ def inference_bytes_by_tp(tokens: int, h: int, a: int, tps: tuple[int, ...], fla
         scores = 0.0 if flash else 5.0 * a * chunk / (h * t)
         out[t] = sbh * (10.0 + 24.0 / t + scores) * scale
     return out
-
-
-def training_per_tp(s: int, b: int, h: int, a: int, tps: tuple[int, ...], sp: bool,
-                    recompute: str, flash: bool) -> dict[int, tuple[float, float]]:
-    """For each tp: (bytes one layer keeps, the working set full recompute adds once), the two
-    layout-independent parts of `training_bytes` (the layout search uses every tp often).
-    `per_layer_bytes` written out, operation for operation, as every training answer runs it."""
-    sbh = s * b * h
-    full = recompute == "full"
-    kept_scores = not (flash or recompute == "selective")  # as per_layer_bytes decides
-    return {t: ((2.0 * sbh if full
-                 else sbh * ((34.0 / t if sp else 10.0 + 24.0 / t)
-                             + (5.0 * a * s / (h * t) if kept_scores else 0.0))),
-                (sbh * ((34.0 / t if sp else 10.0 + 24.0 / t)
-                        + (0.0 if flash else 5.0 * a * s / (h * t))) if full else 0.0))
-            for t in tps}

@@ -48,9 +48,7 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
         return
     shape = job.shape
     tps, stages = derived(shape, search_tables, groups[0][0])
-    per_tp = activations.training_per_tp(job.seq_len, job.micro_batch, shape.hidden,
-                                         shape.heads, tps, job.sequence_parallel,
-                                         job.recompute, job.flash)
+    per_tp: dict[int, tuple[float, float]] = {}
     in_flight, scale, layers = job.in_flight, job.activation_scale, shape.layers
     first = in_flight or 1  # the micro-batches a single stage holds
     spread = spread1 / ep  # at pp = 1, m·ep GPUs hold spread/m each of the sharded states
@@ -62,7 +60,7 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     held = stages[-1][1] * in_flight if in_flight else layers
     for node, order, rooms in groups:
         top_tp = min(tps[-1], 1 << (node.bit_length() - 1))  # the widest tp within the node
-        per_layer, working = per_tp[top_tp]
+        per_layer, working = per_tp.get(top_tp) or _layer_bytes(job, per_tp, top_tp)
         acts = (per_layer * held + working) * scale * _BELOW
         floor = acts + fixed1 * stages[-1][2] / top_tp * _BELOW  # no dp goes below it
         base = fixed1 / top_tp + (per_layer * layers * first + working) * scale  # pp = 1
@@ -77,15 +75,15 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
             if m < top_tp or base + spread / m > room:  # not the common case: walk on
                 while m * ep <= MAX_GPUS:
                     tp = m if m < top_tp else top_tp
-                    per_layer, working = per_tp[tp]
+                    per_layer, working = per_tp.get(tp) or _layer_bytes(job, per_tp, tp)
                     if fixed1 / tp + (per_layer * layers * first + working) * scale \
                             + spread / m <= room:
                         break  # pp = 1, tp as wide as m and the node allow, dp the rest
                     if states / m + (per_layer * held + working) * scale * _BELOW <= room:
                         least = deeper.get(m)
                         if least is None:
-                            least = deeper[m] = _least_deeper(m, top_tp, ep, stages, per_tp,
-                                                              fixed1, spread1, in_flight, scale)
+                            least = deeper[m] = _least_deeper(m, top_tp, ep, stages, job,
+                                                              per_tp, fixed1, spread1)
                         if least <= room:
                             break
                     m <<= 1
@@ -94,17 +92,31 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
             best[i] = m * ep
 
 
+def _layer_bytes(job: Job, per_tp: dict[int, tuple[float, float]], tp: int) -> tuple[float, float]:
+    """(bytes one layer keeps, the working set full recompute adds once) at `tp`: the two
+    layout-independent parts of activations.training_bytes, kept in `per_tp` once worked out
+    (most answers need one or two of the four tps)."""
+    s = job.shape
+    pair = per_tp[tp] = (
+        activations.per_layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads, tp,
+                                    job.sequence_parallel, job.recompute, job.flash),
+        activations.per_layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads, tp,
+                                    job.sequence_parallel, "none", job.flash)
+        if job.recompute == "full" else 0.0)
+    return pair
+
+
 def _least_deeper(m: int, top_tp: int, ep: int, stages: tuple[tuple[int, int, float], ...],
-                  per_tp: dict[int, tuple[float, float]], fixed1: float, spread1: float,
-                  in_flight: int | None, scale: float) -> float:
+                  job: Job, per_tp: dict[int, tuple[float, float]], fixed1: float,
+                  spread1: float) -> float:
     """The least bytes on the busiest GPU of any layout of m·ep GPUs with pp > 1: for each pp
     up to m, tp as wide as allowed and dp = ep·m/(tp·pp); activations.training_bytes term for
     term (inf when m = 1 has no such layout)."""
-    least = math.inf
+    least, in_flight, scale = math.inf, job.in_flight, job.activation_scale
     for pp, stage_layers, stage_share in stages[1:m.bit_length()]:
         tp = min(top_tp, m // pp)
         share = stage_share / tp
-        per_layer, working = per_tp[tp]
+        per_layer, working = per_tp.get(tp) or _layer_bytes(job, per_tp, tp)
         found = fixed1 * share + (per_layer * stage_layers * (in_flight or pp) + working) * scale \
             + spread1 * share / (ep * (m // (pp * tp)))
         if found < least:

@@ -4,6 +4,7 @@ default the user did not give written down as an assumption."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from clusterplan.tools.contract import ToolError
@@ -77,8 +78,9 @@ class Layout:
 def resolve_shape(inp: MemoryInput, catalog: Any = None) -> ModelShape:
     """The model's shape from the catalog (default: the active one) or from params_b (cached
     for catalog names)."""
-    if inp.model is not None:
-        return find_model(inp.model, catalog)
+    model = inp.__dict__["model"]  # see _JOB_FIELDS
+    if model is not None:
+        return find_model(model, catalog)
     given = {f: getattr(inp, f) for f in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden",
                                           "vocab", "experts", "experts_per_token",
                                           "active_params_b")}
@@ -88,37 +90,35 @@ def resolve_shape(inp: MemoryInput, catalog: Any = None) -> ModelShape:
 def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     """Fill every default, appending to `said` what was assumed (in the order of Job's fields;
     written out field by field, as every answer runs it)."""
-    workload = inp.workload
+    fields = inp.__dict__  # read once: see _JOB_FIELDS
+    workload, precision, kv_given, flash, lora_rank, lora_targets = _JOB_FIELDS(fields)
     if workload is None:
         workload = "inference"
         said.append("workload: inference (no workload given)")
     training = workload in TRAINING
     adapters = workload == "lora" or workload == "qlora"
-    precision = inp.precision
     if precision is None:
         precision = "nf4" if workload == "qlora" else "bf16"
         said.append(f"precision: {precision} weights")
-    kv = inp.kv_precision or (precision if precision in _KV_PRECISIONS else "bf16")
-    if workload == "inference" and inp.kv_precision is None:
+    kv = kv_given or (precision if precision in _KV_PRECISIONS else "bf16")
+    if workload == "inference" and kv_given is None:
         said.append(f"kv_precision: {kv} KV cache")
     tokens = min(DEFAULT_TOKENS, shape.max_context)
     if training:
         optimizer, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
-            _training_defaults(inp, workload, precision, shape.hidden, tokens, said)
+            _training_defaults(fields, workload, precision, shape.hidden, tokens, said)
     else:
-        optimizer, zero_stage, seq_len, micro_batch = None, inp.zero_stage, inp.seq_len, \
-            inp.micro_batch
-        recompute, sequence_parallel = inp.recompute, inp.sequence_parallel
+        optimizer = None
+        _, _, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
+            _TRAINING_FIELDS(fields)
         zero_stage = 3 if zero_stage is None else zero_stage
         seq_len = tokens if seq_len is None else seq_len
         micro_batch = 1 if micro_batch is None else micro_batch
         recompute = "none" if recompute is None else recompute
         sequence_parallel = False if sequence_parallel is None else sequence_parallel
-    flash = inp.flash_attention
     if flash is None:
         flash = True
         said.append("flash_attention: on (attention scores not kept)")
-    lora_rank, lora_targets = inp.lora_rank, inp.lora_targets
     if lora_rank is None:
         lora_rank = 16
         if adapters:
@@ -129,7 +129,7 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
             said.append("lora_targets: all seven linear layers (q, k, v, o, gate, up, down)")
     batch, context_len, paging = 1, 0, True
     if not training:
-        batch, context_len, paging = inp.batch, inp.context_len, inp.paging
+        batch, context_len, paging = _SERVING_FIELDS(fields)
         if batch is None:
             batch = 1
             said.append("batch: 1 sequence")
@@ -140,26 +140,25 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
             paging = True
             said.append("paging: on (KV cache in 16-token pages)")
     return Job(shape, workload, precision, kv, optimizer, zero_stage, seq_len, micro_batch,
-               inp.microbatches_in_flight, recompute, sequence_parallel, flash, lora_rank,
+               fields["microbatches_in_flight"], recompute, sequence_parallel, flash, lora_rank,
                tuple(lora_targets), batch, context_len, paging)
 
 
-def _training_defaults(inp: MemoryInput, workload: str, precision: str, hidden: int,
+def _training_defaults(fields: dict[str, Any], workload: str, precision: str, hidden: int,
                        tokens: int, said: list[str]) -> tuple[Any, ...]:
     """Optimizer bytes, ZeRO stage, seq_len, micro_batch, recompute and sequence_parallel of a
-    training job, given or assumed (and then said)."""
-    name = inp.optimizer
+    training job (`fields`: the input's), given or assumed (and then said)."""
+    name, master, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
+        _TRAINING_FIELDS(fields)
     if name is None:
         name = "adamw"
         said.append("optimizer: AdamW")
     # Mixed precision keeps an FP32 master copy; FP32 training has nothing to copy.
     mixed = precision != "fp32"
-    master = inp.master_weights
     if master is None:
         master = mixed
         said.append("master_weights: on (FP32 copy of the trained weights)" if mixed
                     else "master_weights: off (FP32 training)")
-    zero_stage, seq_len, micro_batch = inp.zero_stage, inp.seq_len, inp.micro_batch
     if zero_stage is None:
         zero_stage = 3
         said.append("zero_stage: 3 (fully sharded data parallel, like FSDP's FULL_SHARD)")
@@ -169,7 +168,6 @@ def _training_defaults(inp: MemoryInput, workload: str, precision: str, hidden: 
     if micro_batch is None:
         micro_batch = 1
         said.append("micro_batch: 1 sequence per GPU")
-    recompute, sequence_parallel = inp.recompute, inp.sequence_parallel
     if recompute is None:
         # QLoRA trains with gradient checkpointing (qlora-paper#gradient-checkpointing).
         if workload == "qlora":
@@ -183,6 +181,15 @@ def _training_defaults(inp: MemoryInput, workload: str, precision: str, hidden: 
         said.append("sequence_parallel: off")
     return (optimizer_bytes(name, bool(master) and mixed, hidden), zero_stage, seq_len,
             micro_batch, recompute, sequence_parallel)
+
+
+# A pydantic model answers each attribute read through its __getattr__ hook, at several times
+# the cost of a dict lookup: the defaults read the input's fields from its dict, in one go.
+_JOB_FIELDS = itemgetter("workload", "precision", "kv_precision", "flash_attention", "lora_rank",
+                         "lora_targets")
+_TRAINING_FIELDS = itemgetter("optimizer", "master_weights", "zero_stage", "seq_len",
+                              "micro_batch", "recompute", "sequence_parallel")
+_SERVING_FIELDS = itemgetter("batch", "context_len", "paging")
 
 
 def check_layout(shape: ModelShape, layout: Layout) -> None:

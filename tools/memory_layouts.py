@@ -2,35 +2,39 @@
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory_input import MemoryInput
 from clusterplan.tools.memory_job import Job, Layout, tp_problem
 
 DEFAULT_NODE_GPUS = 8
+_LAYOUT_FIELDS = itemgetter("tp", "pp", "ep", "dp", "gpus")
 
 
 def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) -> Layout:
     """The layout given, or filled in: training spreads data over the GPUs; inference splits
     the model over them (tensor parallel within a node, pipeline across nodes)."""
-    tp, pp, ep, dp = inp.tp, inp.pp, inp.ep or 1, inp.dp
-    if inp.gpus and not job.training and tp is None and pp is None and dp is None:
-        tp = _widest_tp(job, inp.gpus, node_gpus)
-        pp = inp.gpus // tp
+    tp, pp, ep, given_dp, gpus = _LAYOUT_FIELDS(inp.__dict__)  # see memory_job._JOB_FIELDS
+    ep, dp = ep or 1, given_dp
+    if gpus and not job.training and tp is None and pp is None and dp is None:
+        tp = _widest_tp(job, gpus, node_gpus)
+        pp = gpus // tp
         said.append(_said("layout: the {} GPUs hold one model replica, tp={} within a node and "
-                          "pp={}", inp.gpus, tp, pp))
+                          "pp={}", gpus, tp, pp))
         return Layout(1, tp, pp, ep)  # positional: keywords cost more, every answer
     tp, pp = tp or 1, pp or 1
     if dp is None:
-        if inp.gpus is None:
+        if gpus is None:
             dp = ep
-        elif inp.gpus % (tp * pp):
-            raise ToolError(f"gpus: {inp.gpus} is not a multiple of tp·pp = {tp * pp}")
+        elif gpus % (tp * pp):
+            raise ToolError(f"gpus: {gpus} is not a multiple of tp·pp = {tp * pp}")
         else:
-            dp = inp.gpus // (tp * pp)
-        if job.training and dp > 1 and inp.dp is None:
+            dp = gpus // (tp * pp)
+        if job.training and dp > 1 and given_dp is None:
             said.append(_said("dp: {} (the GPUs left after tp={} and pp={})", dp, tp, pp))
-    elif inp.gpus is not None and inp.gpus != dp * tp * pp:
-        raise ToolError(f"gpus: {inp.gpus} differs from dp·tp·pp = {dp * tp * pp}; give "
+    elif gpus is not None and gpus != dp * tp * pp:
+        raise ToolError(f"gpus: {gpus} differs from dp·tp·pp = {dp * tp * pp}; give "
                         "matching values or leave one out")
     return Layout(dp, tp, pp, ep)
 
