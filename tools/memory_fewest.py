@@ -43,13 +43,16 @@ def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int
 def _min_gpus(job: Job, ep: int, table: KindTable,
               whole: ModelStates | None = None) -> dict[str, int | None]:
     """Each GPU shape's fewest GPUs (None when no layout holds the job)."""
-    node_of, room_of, shape_of, groups = table
+    node_of, room_of, shape_of, groups, template = table
     best: list[int | None] = [None] * len(room_of)
     if job.training:
         search_training(job, ep, groups, best, *training_whole(job, ep, whole))
     else:
         _search_serving(job, ep, groups, best, *_serving_whole(job, ep))
-    return {gid: best[i] for gid, i in shape_of}
+    found = template.copy()  # cheaper than building the dict afresh
+    for gid, i in shape_of:
+        found[gid] = best[i]
+    return found
 
 
 def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], fixed1: float,
@@ -64,7 +67,7 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
     acts_of = activations.inference_bytes_by_tp(
         -(-job.batch // ep) * job.context_len, shape.hidden, shape.heads,
         derived(shape, tp_degrees, groups[0][0]), job.flash, job.activation_scale)
-    for node, order, rooms in groups:
+    for node, order, rooms, _ in groups:
         at, count = 0, len(order)
         room = rooms[0]
         for model_parallel, tp, _, share, kv_share, _ in derived(shape, layouts, node):
@@ -94,23 +97,27 @@ def _serving_whole(job: Job, ep: int) -> tuple[float, float]:
     return weights, memory_kv.bytes_per_token(s, BYTES[job.kv_precision]) * tokens
 
 
-KindTable = tuple[tuple[int, ...], tuple[float, ...], tuple[tuple[str, int], ...], Groups]
+KindTable = tuple[tuple[int, ...], tuple[float, ...], tuple[tuple[str, int], ...], Groups,
+                  dict[str, int | None]]
 
 
 @lru_cache(maxsize=64)
 def _kind_table(kinds: GpuKinds) -> KindTable:
     """Distinct GPU shapes: node sizes, usable bytes (memory less the CUDA context, over
     1 + fragmentation), each kind's id with the index of its shape, and the shapes grouped by
-    node size (node size, shape indices roomiest first, their rooms)."""
+    node size (node size, shape indices roomiest first, their rooms, and the two paired), and
+    the answer to fill in (every kind None)."""
     shapes = list(dict.fromkeys((node, memory) for _, node, memory in kinds))
     node_of = tuple(node for node, _ in shapes)
     room_of = tuple((memory - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for _, memory in shapes)
     groups = []
     for node in sorted(set(node_of), reverse=True):  # the widest node first
         order = sorted((i for i, n in enumerate(node_of) if n == node), key=lambda i: -room_of[i])
-        groups.append((node, tuple(order), tuple(room_of[i] for i in order)))
+        groups.append((node, tuple(order), tuple(room_of[i] for i in order),
+                       tuple((i, room_of[i]) for i in order)))
     return (node_of, room_of, tuple((gid, shapes.index((node, memory)))
-                                    for gid, node, memory in kinds), tuple(groups))
+                                    for gid, node, memory in kinds), tuple(groups),
+            dict.fromkeys(gid for gid, _, _ in kinds))
 
 
 _kinds: list[Any] = [None, (), None]  # catalog rows, their kinds, their kind table

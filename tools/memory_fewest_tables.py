@@ -17,8 +17,8 @@ from clusterplan.tools.model_shape import ModelShape
 
 MAX_GPUS = 1 << 20
 # GPU shapes grouped by node size, widest first: (node size, shape indices roomiest first,
-# their rooms in bytes).
-Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...]], ...]
+# their rooms in bytes, and (index, room) pairs in the same order).
+Groups = tuple[tuple[int, tuple[int, ...], tuple[float, ...], tuple[tuple[int, float], ...]], ...]
 
 
 def derived(shape: ModelShape, table: Callable[[ModelShape, int], Any], widest_tp: int) -> Any:

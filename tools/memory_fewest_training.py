@@ -58,7 +58,7 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     # stage keeps as many micro-batches as there are stages).
     states = (fixed1 + spread) * _BELOW
     held = stages[-1][1] * in_flight if in_flight else layers
-    for node, order, rooms in groups:
+    for node, _, _, rooms in groups:
         top_tp = min(tps[-1], 1 << (node.bit_length() - 1))  # the widest tp within the node
         per_layer, working = per_tp.get(top_tp) or _layer_bytes(job, per_tp, top_tp)
         acts = (per_layer * held + working) * scale * _BELOW
@@ -66,7 +66,7 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
         base = fixed1 / top_tp + (per_layer * layers * first + working) * scale  # pp = 1
         deeper: dict[int, float] = {}  # m -> least bytes at m·ep GPUs with pp > 1
         m = 1
-        for i, room in zip(order, rooms, strict=True):  # roomiest first: m never shrinks
+        for i, room in rooms:  # roomiest first: m never shrinks
             if room <= floor:
                 break
             bound = states / (room - acts)
