@@ -94,15 +94,15 @@ def run(inp: MemoryInput) -> MemoryResult:
     # layout is that (as it is unless tp or pp is given), they are computed once.
     whole = model_states(job, 1, 1, layout.ep) if job.training and layout.tp == 1 \
         and layout.pp == 1 else None
-    parts = per_gpu(job, layout, whole)
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
+    parts = per_gpu(job, layout, whole, per_token)
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
     per_gpu_gb = round3(parts.total / 1e9)  # memory_steps.gb, written out: a dozen per answer
     fits = headroom = memory = None
     if gpu_row is not None:
         memory = float(gpu_row.memory_gb)
         fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
-    min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole)
+    min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole, per_token)
     said.extend(FIXED_ASSUMPTIONS)
     gpus = layout.gpus
     fields = {

@@ -27,12 +27,13 @@ from clusterplan.tools.memory_terms import CUDA_CONTEXT_BYTES, FRAGMENTATION, Mo
 GpuKinds = tuple[tuple[str, int, float], ...]  # (id, GPUs per node, memory in bytes)
 
 
-def min_gpus_by_kind(job: Job, ep: int, catalog: Any = None,
-                     whole: ModelStates | None = None) -> dict[str, int | None]:
+def min_gpus_by_kind(job: Job, ep: int, catalog: Any = None, whole: ModelStates | None = None,
+                     per_token: float | None = None) -> dict[str, int | None]:
     """For every GPU of `catalog` (default: the active one): the fewest that hold the job
-    (None: no layout fits). `whole`: model_states(job, 1, 1, ep), when the caller has them."""
+    (None: no layout fits). When the caller has them: `whole`, model_states(job, 1, 1, ep);
+    `per_token`, the KV cache's bytes per token."""
     gpu_kinds(catalog)
-    return _min_gpus(job, ep, _kinds[2], whole)
+    return _min_gpus(job, ep, _kinds[2], whole, per_token)
 
 
 def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int | None:
@@ -40,15 +41,15 @@ def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int
     return _min_gpus(job, ep, _kind_table((("gpu", node_gpus, capacity_bytes),)))["gpu"]
 
 
-def _min_gpus(job: Job, ep: int, table: KindTable,
-              whole: ModelStates | None = None) -> dict[str, int | None]:
+def _min_gpus(job: Job, ep: int, table: KindTable, whole: ModelStates | None = None,
+              per_token: float | None = None) -> dict[str, int | None]:
     """Each GPU shape's fewest GPUs (None when no layout holds the job)."""
     node_of, room_of, shape_of, groups, template = table
     best: list[int | None] = [None] * len(room_of)
     if job.training:
         search_training(job, ep, groups, best, *training_whole(job, ep, whole))
     else:
-        _search_serving(job, ep, groups, best, *_serving_whole(job, ep))
+        _search_serving(job, ep, groups, best, *_serving_whole(job, ep, per_token))
     found = template.copy()  # cheaper than building the dict afresh
     for gid, i in shape_of:
         found[gid] = best[i]
@@ -88,13 +89,15 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
                 room = rooms[at]
 
 
-def _serving_whole(job: Job, ep: int) -> tuple[float, float]:
+def _serving_whole(job: Job, ep: int, per_token: float | None = None) -> tuple[float, float]:
     """Weights and KV cache of one GPU at tp = pp = 1 (dp = ep): model_states and kv_bytes
     with their shares, which are exactly 1 there, left out."""
     s = job.shape
     weights = (s.dense_params + s.expert_params / ep) * job.weight_bytes
     tokens = memory_kv.cached_tokens(-(-job.batch // ep), job.context_len, job.paging)
-    return weights, memory_kv.bytes_per_token(s, BYTES[job.kv_precision]) * tokens
+    if per_token is None:
+        per_token = memory_kv.bytes_per_token(s, BYTES[job.kv_precision])
+    return weights, per_token * tokens
 
 
 KindTable = tuple[tuple[int, ...], tuple[float, ...], tuple[tuple[str, int], ...], Groups,

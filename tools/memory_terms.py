@@ -111,11 +111,13 @@ def sequences_per_replica(job: Job, layout: Layout) -> int:
     return math.ceil(job.batch / layout.dp)
 
 
-def kv_bytes(job: Job, layout: Layout) -> float:
-    """KV cache on one GPU (inference only)."""
+def kv_bytes(job: Job, layout: Layout, per_token: float | None = None) -> float:
+    """KV cache on one GPU (inference only; `per_token`: the whole model's bytes per token,
+    when the caller has them)."""
     if job.training:
         return 0.0
-    per_token = memory_kv.bytes_per_token(job.shape, BYTES[job.kv_precision])
+    if per_token is None:
+        per_token = memory_kv.bytes_per_token(job.shape, BYTES[job.kv_precision])
     tokens = memory_kv.cached_tokens(-(-job.batch // layout.dp), job.context_len, job.paging)
     return per_token * tokens * memory_kv.per_gpu_share(job.shape, layout.tp, layout.pp)
 
@@ -125,15 +127,16 @@ def overhead_bytes(allocated: float) -> float:
     return CUDA_CONTEXT_BYTES + FRAGMENTATION * allocated
 
 
-def per_gpu(job: Job, layout: Layout, states: ModelStates | None = None) -> Breakdown:
-    """The full breakdown on the busiest GPU (`states`: the layout's model_states, when the
-    caller has them already)."""
+def per_gpu(job: Job, layout: Layout, states: ModelStates | None = None,
+            per_token: float | None = None) -> Breakdown:
+    """The full breakdown on the busiest GPU (`states`: the layout's model_states, and
+    `per_token`: the KV cache's bytes per token, when the caller has them already)."""
     dp, tp, pp = layout.dp, layout.tp, layout.pp
     # each term's fixed + spread/dp
     w, ws, g, gs, o, os = states or model_states(job, tp, pp, layout.ep)
     w, g, o = w + ws / dp, g + gs / dp, o + os / dp
     act = activations_at(job, tp, pp, dp)
-    kv = 0.0 if job.training else kv_bytes(job, layout)
+    kv = 0.0 if job.training else kv_bytes(job, layout, per_token)
     overhead = CUDA_CONTEXT_BYTES + FRAGMENTATION * (w + g + o + act + kv)  # overhead_bytes
     # tuple.__new__ builds the NamedTuple without its Python-level __new__ (same tuple).
     return tuple.__new__(Breakdown, (w, g, o, act, kv, overhead))
