@@ -72,6 +72,8 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
             bound = states / (room - acts)
             if bound > m:
                 m = 1 << ceil(log2(bound))
+                if m * ep > MAX_GPUS:
+                    break  # this shape and every smaller one need more than MAX_GPUS
             if m < top_tp or base + spread / m > room:  # not the common case: walk on
                 while m * ep <= MAX_GPUS:
                     tp = m if m < top_tp else top_tp
@@ -87,8 +89,8 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
                         if least <= room:
                             break
                     m <<= 1
-            if m * ep > MAX_GPUS:
-                break  # this shape and every smaller one need more than MAX_GPUS
+                else:
+                    break  # as above
             best[i] = m * ep
 
 

@@ -194,7 +194,7 @@ _SERVING_FIELDS = itemgetter("batch", "context_len", "paging")
 
 def check_layout(shape: ModelShape, layout: Layout) -> None:
     """Refuse layouts the model cannot take, in one line naming the field and valid values."""
-    if msg := tp_problem(shape, layout.tp):
+    if layout.tp > 1 and (msg := tp_problem(shape, layout.tp)):  # tp = 1 splits nothing
         raise ToolError(msg)
     if layout.pp > shape.layers:
         raise ToolError(f"pp: {layout.pp} pipeline stages for {shape.layers} layers; valid: 1 to "
