@@ -13,20 +13,21 @@ NOTE = "activation-memory"
 PREFILL_TOKENS = 8192
 
 
-def per_layer_bytes(s: int, b: int, h: int, a: int, t: int, sequence_parallel: bool,
-                    recompute: str, flash: bool) -> float:
-    """Bytes one layer keeps for the backward pass (Table 2 of the paper, one variant)."""
+def layer_bytes(s: int, b: int, h: int, a: int, t: int, sequence_parallel: bool,
+                recompute: str, flash: bool) -> tuple[float, float]:
+    """(bytes one layer keeps for the backward pass, the working set full recompute rebuilds
+    once: one layer's full activations, else 0.0), by Table 2 of the paper."""
     sbh = s * b * h
-    if recompute == "full":
-        return 2.0 * sbh  # only each layer's input is kept
     linear = 34.0 / t if sequence_parallel else 10.0 + 24.0 / t
+    if recompute == "full":  # only each layer's input is kept
+        return 2.0 * sbh, sbh * (linear + (0.0 if flash else 5.0 * a * s / (h * t)))
     # The a·s²·b attention scores (5as/h) are not kept by selective recompute or FlashAttention.
     scores = 0.0 if recompute == "selective" or flash else 5.0 * a * s / (h * t)
-    return sbh * (linear + scores)
+    return sbh * (linear + scores), 0.0
 
 
 def per_layer_formula(sequence_parallel: bool, recompute: str, flash: bool) -> str:
-    """The Table 2 row in words, matching `per_layer_bytes`."""
+    """The Table 2 row in words, matching `layer_bytes`."""
     if recompute == "full":
         return "2·s·b·h (full recompute: only the layer input is kept)"
     linear = "34/t" if sequence_parallel else "10 + 24/t"
@@ -43,17 +44,14 @@ def training_bytes(s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: 
     Under full recompute one layer's full activations are rebuilt during backward, so that
     working set is added once.
     """
-    stage_layers = math.ceil(layers / pp)
-    kept = per_layer_bytes(s, b, h, a, t, sp, recompute, flash) * stage_layers * in_flight
-    if recompute == "full":
-        kept += per_layer_bytes(s, b, h, a, t, sp, "none", flash)
-    return kept * scale
+    kept, working = layer_bytes(s, b, h, a, t, sp, recompute, flash)
+    return (kept * math.ceil(layers / pp) * in_flight + working) * scale
 
 
 def inference_bytes(tokens: int, h: int, a: int, t: int, flash: bool, scale: float) -> float:
     """Transient activations of one layer over one prefill chunk (nothing kept for backward)."""
     chunk = min(tokens, PREFILL_TOKENS)
-    return per_layer_bytes(chunk, 1, h, a, t, False, "none", flash) * scale
+    return layer_bytes(chunk, 1, h, a, t, False, "none", flash)[0] * scale
 
 
 def inference_bytes_by_tp(tokens: int, h: int, a: int, tps: tuple[int, ...], flash: bool,

@@ -99,12 +99,9 @@ def _layer_bytes(job: Job, per_tp: dict[int, tuple[float, float]], tp: int) -> t
     layout-independent parts of activations.training_bytes, kept in `per_tp` once worked out
     (most answers need one or two of the four tps)."""
     s = job.shape
-    pair = per_tp[tp] = (
-        activations.per_layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads, tp,
-                                    job.sequence_parallel, job.recompute, job.flash),
-        activations.per_layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads, tp,
-                                    job.sequence_parallel, "none", job.flash)
-        if job.recompute == "full" else 0.0)
+    pair = per_tp[tp] = activations.layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads,
+                                                tp, job.sequence_parallel, job.recompute,
+                                                job.flash)
     return pair
 
 
