@@ -57,39 +57,43 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     # widest tp's per layer times the fewest layers a stage can hold (every layer when each
     # stage keeps as many micro-batches as there are stages).
     states = (fixed1 + spread) * _BELOW
-    held = stages[-1][1] * in_flight if in_flight else layers
+    held_layers = stages[-1][1] * in_flight if in_flight else layers
     for node, _, _, rooms in groups:
         top_tp = min(tps[-1], 1 << (node.bit_length() - 1))  # the widest tp within the node
         per_layer, working = per_tp.get(top_tp) or _layer_bytes(job, per_tp, top_tp)
-        acts = (per_layer * held + working) * scale * _BELOW
+        acts = (per_layer * held_layers + working) * scale * _BELOW
         floor = acts + fixed1 * stages[-1][2] / top_tp * _BELOW  # no dp goes below it
         base = fixed1 / top_tp + (per_layer * layers * first + working) * scale  # pp = 1
         deeper: dict[int, float] = {}  # m -> least bytes at m·ep GPUs with pp > 1
-        m = 1
+        m, held = 1, math.inf  # held: the least bytes found of a layout of m·ep GPUs
         for i, room in rooms:  # roomiest first: m never shrinks
             if room <= floor:
                 break
-            bound = states / (room - acts)
-            if bound > m:
-                m = 1 << ceil(log2(bound))
-                if m * ep > MAX_GPUS:
-                    break  # this shape and every smaller one need more than MAX_GPUS
-            if m < top_tp or base + spread / m > room:  # not the common case: walk on
-                while m * ep <= MAX_GPUS:
+            if held > room:  # what held the roomier shapes does not hold this one
+                bound = states / (room - acts)
+                if bound > m:
+                    m = 1 << ceil(log2(bound))
+                    if m * ep > MAX_GPUS:
+                        break  # this shape and every smaller one need more than MAX_GPUS
+                held = base + spread / m if m >= top_tp else math.inf
+                while held > room:  # not the common case: walk on
+                    if m * ep > MAX_GPUS:
+                        break
                     tp = m if m < top_tp else top_tp
                     per_layer, working = per_tp.get(tp) or _layer_bytes(job, per_tp, tp)
-                    if fixed1 / tp + (per_layer * layers * first + working) * scale \
-                            + spread / m <= room:
-                        break  # pp = 1, tp as wide as m and the node allow, dp the rest
-                    if states / m + (per_layer * held + working) * scale * _BELOW <= room:
+                    # pp = 1, tp as wide as m and the node allow, dp the rest
+                    held = fixed1 / tp + (per_layer * layers * first + working) * scale \
+                        + spread / m
+                    if held > room and states / m + (per_layer * held_layers + working) \
+                            * scale * _BELOW <= room:
                         least = deeper.get(m)
                         if least is None:
                             least = deeper[m] = _least_deeper(m, top_tp, ep, stages, job,
                                                               per_tp, fixed1, spread1)
-                        if least <= room:
-                            break
-                    m <<= 1
-                else:
+                        held = min(held, least)
+                    if held > room:
+                        m <<= 1
+                if held > room:
                     break  # as above
             best[i] = m * ep
 
