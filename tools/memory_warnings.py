@@ -10,9 +10,6 @@ TRAINING_ONLY = ("optimizer", "master_weights", "zero_stage", "seq_len", "micro_
                  "lora_targets")
 INFERENCE_ONLY = ("batch", "context_len", "kv_precision")
 LORA_ONLY = ("lora_rank", "lora_targets")
-# The same as sets, for the quick test that none was given.
-_TRAINING_ONLY, _INFERENCE_ONLY, _LORA_ONLY = map(frozenset, (TRAINING_ONLY, INFERENCE_ONLY,
-                                                             LORA_ONLY))
 TIGHT = 0.05  # warn when less than 5% of the GPU's memory is left
 
 
@@ -38,11 +35,10 @@ def warnings_for(inp: MemoryInput, job: Job, layout: Layout, per_gpu_gb: float,
 
 
 def _ignored(inp: MemoryInput, job: Job) -> list[str]:
-    named = inp.model_fields_set  # every field defaults to None, so a value was given by name
-    if named.isdisjoint(_INFERENCE_ONLY if job.training else _TRAINING_ONLY) and (
-            job.adapters or named.isdisjoint(_LORA_ONLY)):
-        return []
     unused = INFERENCE_ONLY if job.training else TRAINING_ONLY
+    named = inp.model_fields_set  # every field defaults to None, so a value was given by name
+    if named.isdisjoint(unused) and (job.adapters or named.isdisjoint(LORA_ONLY)):
+        return []
     given = [f for f in unused if getattr(inp, f) is not None]
     if not job.adapters:
         given += [f for f in LORA_ONLY if getattr(inp, f) is not None and f not in given]
