@@ -1,9 +1,10 @@
-"""`min_gpus` for training against a brute-force search through the per-GPU accounting.
+"""`min_gpus` against a brute-force search through the per-GPU accounting, training and serving.
 
 For every GPU kind of the catalog, the answer must be the fewest GPUs of any layout the contract
 allows (tp a power of two within a node that splits the heads, pp a power of two up to the layer
 count, dp = ep·2^k) whose busiest GPU, counted term by term, fits the GPU's memory. The brute
-force tries each layout with growing dp; it shares no code with the search but the per-GPU sum.
+force tries each layout with growing dp (serving: dp = ep, as nothing shrinks with more
+replicas); it shares no code with the search but the per-GPU sum.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def brute_force(job, ep: int, node: int, memory_bytes: float) -> tuple[int | Non
     for tp in (t for t in _powers(node) if tp_problem(job.shape, t) is None):
         for pp in _powers(job.shape.layers):
             dp = ep
-            while tp * pp * dp <= MAX_GPUS and (best is None or tp * pp * dp < best):
+            limit = MAX_GPUS if job.training else tp * pp * ep  # serving: one dp only
+            while tp * pp * dp <= limit and (best is None or tp * pp * dp < best):
                 total = per_gpu(job, Layout(dp=dp, tp=tp, pp=pp, ep=ep)).total
                 closest = min(closest, abs(total - memory_bytes) / memory_bytes)
                 if total <= memory_bytes:
@@ -71,9 +73,27 @@ def training_jobs(draw) -> dict:
     return payload
 
 
-@settings(max_examples=40, deadline=None)
-@given(payload=training_jobs())
-def test_training_min_gpus_is_the_fewest_of_any_layout_that_fits(payload):
+@st.composite
+def serving_jobs(draw) -> dict:
+    """An inference request over models with every kind of attention the KV share knows: GQA
+    with few and many KV heads, MHA (GPT-3), MLA (DeepSeek-V3), and MoE with expert parallelism."""
+    model = draw(st.sampled_from(["llama-3-8b", "llama-3-70b", "llama-3.1-405b", "qwen2.5-7b",
+                                  "gpt-3-175b", "deepseek-v3", "mixtral-8x7b",
+                                  "llama-4-maverick"]))
+    payload = {"model": model, "workload": "inference",
+               "batch": draw(st.integers(1, 512)),
+               "context_len": draw(st.integers(1, 1 << 20)),
+               "precision": draw(st.sampled_from(["fp32", "bf16", "fp8", "int4"])),
+               "paging": draw(st.booleans()),
+               "flash_attention": draw(st.booleans())}
+    if draw(st.booleans()):
+        payload["kv_precision"] = draw(st.sampled_from(["fp32", "bf16", "fp8"]))
+    if model in ("mixtral-8x7b", "deepseek-v3", "llama-4-maverick"):
+        payload["ep"] = draw(st.sampled_from([1, 2, 8]))
+    return payload
+
+
+def _assert_fewest_of_any_layout(payload: dict) -> None:
     _active_store()
     answer = invoke("memory", payload).model_dump()["min_gpus"]
     job, layout, _, _ = prepare(MemoryInput(**payload))
@@ -85,6 +105,18 @@ def test_training_min_gpus_is_the_fewest_of_any_layout_that_fits(payload):
             assume(closest > 1e-9)  # a layout within rounding of the memory could go either way
             seen[shape] = fewest
         assert answer[gid] == seen[shape], (gid, shape)
+
+
+@settings(max_examples=40, deadline=None)
+@given(payload=training_jobs())
+def test_training_min_gpus_is_the_fewest_of_any_layout_that_fits(payload):
+    _assert_fewest_of_any_layout(payload)
+
+
+@settings(max_examples=60, deadline=None)
+@given(payload=serving_jobs())
+def test_serving_min_gpus_is_the_fewest_of_any_layout_that_fits(payload):
+    _assert_fewest_of_any_layout(payload)
 
 
 def test_a_job_that_fits_one_gpu_needs_one():

@@ -30,7 +30,9 @@ class CatalogLookup(Generic[T]):
         self._found: dict[str, T] = {}
         self._rows: Any = None
 
-    def __call__(self, name: str, catalog: Any = None) -> T:
+    # A method, not __call__: calling an instance goes through a slower, generic path, and every
+    # answer looks up a model and a GPU.
+    def find(self, name: str, catalog: Any = None) -> T:
         """The row `name` finds in `catalog` (default: the active catalog), converted."""
         rows = getattr(catalog or active_catalog(), self.table)
         if self._rows is not rows:

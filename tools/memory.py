@@ -79,7 +79,7 @@ def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[st
                     f"(assumed: {', '.join(shape.assumed)})")
     job = resolve_job(inp, shape, said)
     gpu = inp.__dict__["gpu"]  # see memory_job._JOB_FIELDS
-    gpu_row = _find_gpu(gpu, catalog) if gpu else None
+    gpu_row = _find_gpu.find(gpu, catalog) if gpu else None
     node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
     layout = resolve_layout(inp, job, node, said)
     check_layout(shape, layout)

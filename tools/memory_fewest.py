@@ -16,7 +16,7 @@ from clusterplan.tools.memory_fewest_tables import (
     MAX_GPUS,
     Groups,
     derived,
-    layouts,
+    serving_layouts,
     tp_degrees,
 )
 from clusterplan.tools.memory_fewest_training import search_training, training_whole
@@ -36,24 +36,28 @@ def min_gpus_by_kind(job: Job, ep: int, catalog: Any = None, whole: ModelStates 
     return _min_gpus(job, ep, _kinds[2], whole, per_token)
 
 
-def fewest_gpus(job: Job, ep: int, node_gpus: int, capacity_bytes: float) -> int | None:
-    """The fewest GPUs of one kind (node size, memory in bytes) that hold the job."""
-    return _min_gpus(job, ep, _kind_table((("gpu", node_gpus, capacity_bytes),)))["gpu"]
-
-
 def _min_gpus(job: Job, ep: int, table: KindTable, whole: ModelStates | None = None,
               per_token: float | None = None) -> dict[str, int | None]:
     """Each GPU shape's fewest GPUs (None when no layout holds the job)."""
-    node_of, room_of, shape_of, groups, template = table
+    node_of, room_of, shape_of, groups, answers = table
     best: list[int | None] = [None] * len(room_of)
+    # The two figures are unpacked here, not passed as *args: a call with *args cannot run in
+    # the calling frame's interpreter loop.
     if job.training:
-        search_training(job, ep, groups, best, *training_whole(job, ep, whole))
+        fixed, spread = training_whole(job, ep, whole)
+        search_training(job, ep, groups, best, fixed, spread)
     else:
-        _search_serving(job, ep, groups, best, *_serving_whole(job, ep, per_token))
-    found = template.copy()  # cheaper than building the dict afresh
-    for gid, i in shape_of:
-        found[gid] = best[i]
-    return found
+        weights, kv_cache = _serving_whole(job, ep, per_token)
+        _search_serving(job, ep, groups, best, weights, kv_cache)
+    # Answers repeat (one per distinct set of counts): each kind's dict is built once per set,
+    # and every caller gets a copy of its own, a third of the cost of filling it in again.
+    counts = tuple(best)
+    found = answers.get(counts)
+    if found is None:
+        if len(answers) >= 4096:
+            answers.clear()
+        found = answers[counts] = {gid: counts[i] for gid, i in shape_of}
+    return found.copy()
 
 
 def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], fixed1: float,
@@ -71,7 +75,7 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
     for node, order, rooms, _ in groups:
         at, count = 0, len(order)
         room = rooms[0]
-        for model_parallel, tp, _, share, kv_share, _ in derived(shape, layouts, node):
+        for model_parallel, tp, share, kv_share in derived(shape, serving_layouts, node):
             fixed = fixed1 * share + acts_of[tp]
             if kv1:
                 fixed += kv1 * kv_share
@@ -101,7 +105,7 @@ def _serving_whole(job: Job, ep: int, per_token: float | None = None) -> tuple[f
 
 
 KindTable = tuple[tuple[int, ...], tuple[float, ...], tuple[tuple[str, int], ...], Groups,
-                  dict[str, int | None]]
+                  dict[tuple[int | None, ...], dict[str, int | None]]]
 
 
 @lru_cache(maxsize=64)
@@ -109,7 +113,7 @@ def _kind_table(kinds: GpuKinds) -> KindTable:
     """Distinct GPU shapes: node sizes, usable bytes (memory less the CUDA context, over
     1 + fragmentation), each kind's id with the index of its shape, and the shapes grouped by
     node size (node size, shape indices roomiest first, their rooms, and the two paired), and
-    the answer to fill in (every kind None)."""
+    the answers made so far, by each shape's count."""
     shapes = list(dict.fromkeys((node, memory) for _, node, memory in kinds))
     node_of = tuple(node for node, _ in shapes)
     room_of = tuple((memory - CUDA_CONTEXT_BYTES) / (1 + FRAGMENTATION) for _, memory in shapes)
@@ -119,8 +123,7 @@ def _kind_table(kinds: GpuKinds) -> KindTable:
         groups.append((node, tuple(order), tuple(room_of[i] for i in order),
                        tuple((i, room_of[i]) for i in order)))
     return (node_of, room_of, tuple((gid, shapes.index((node, memory)))
-                                    for gid, node, memory in kinds), tuple(groups),
-            dict.fromkeys(gid for gid, _, _ in kinds))
+                                    for gid, node, memory in kinds), tuple(groups), {})
 
 
 _kinds: list[Any] = [None, (), None]  # catalog rows, their kinds, their kind table

@@ -30,19 +30,31 @@ def derived(shape: ModelShape, table: Callable[[ModelShape, int], Any], widest_t
     return found
 
 
-Layouts = tuple[tuple[int, int, int, float, float, int], ...]
+ServingLayouts = tuple[tuple[int, int, float, float], ...]
 
 
 @lru_cache(maxsize=256)
-def layouts(shape: ModelShape, widest_tp: int) -> Layouts:
-    """(tp·pp, tp, pp, model-state share, KV share, layers per stage) for every valid
-    power-of-two layout, fewest GPUs first; the shares are what one GPU holds (stage_share/tp,
-    memory_kv.per_gpu_share)."""
-    tps = tp_degrees(shape, widest_tp)
-    return tuple((mp, tp, pp, (math.ceil(shape.layers / pp) / shape.layers) / tp,
-                  memory_kv.per_gpu_share(shape, tp, pp), math.ceil(shape.layers / pp))
-                 for mp, tp, pp in sorted((tp * pp, tp, pp) for tp in tps
-                                          for pp in _powers(shape.layers)))
+def serving_layouts(shape: ModelShape, widest_tp: int) -> ServingLayouts:
+    """(tp·pp, tp, model-state share, KV share) of the power-of-two layouts worth trying for
+    serving, fewest GPUs first; the shares are what one GPU holds (stage_share/tp,
+    memory_kv.per_gpu_share).
+
+    A serving GPU holds weights·share + KV cache·KV share + activations(tp), and activations
+    never grow with tp. So a layout is left out when another uses no more GPUs, no narrower tp
+    and no larger share of either: whenever the one left out fits, that one fits too. With at
+    least as many KV heads as the widest tp, this keeps one layout per GPU count.
+    """
+    every = sorted(((tp * pp, tp, (math.ceil(shape.layers / pp) / shape.layers) / tp,
+                     memory_kv.per_gpu_share(shape, tp, pp))
+                    for tp in tp_degrees(shape, widest_tp) for pp in _powers(shape.layers)),
+                   key=lambda layout: (layout[0], -layout[1]))  # a dominating layout first
+    kept: list[tuple[int, int, float, float]] = []
+    for layout in every:
+        gpus, tp, share, kv_share = layout
+        if not any(g <= gpus and t >= tp and s <= share and k <= kv_share
+                   for g, t, s, k in kept):
+            kept.append(layout)
+    return tuple(kept)
 
 
 @lru_cache(maxsize=256)  # a params_b shape is a new object per answer: its memo starts empty

@@ -84,7 +84,7 @@ def _expert_params(params_b: float, active_params_b: float, experts: int, top_k:
 def find_model(name: str, catalog: Any = None) -> ModelShape:
     """The catalog model a person named, cached per catalog (default: the active one); unknown
     names list the nearest."""
-    return _models(name, catalog)
+    return _models.find(name, catalog)
 
 
 def shape_of_row(row: Any) -> ModelShape:
