@@ -50,7 +50,7 @@ def training_bytes(s: int, b: int, h: int, a: int, t: int, sp: bool, recompute: 
 
 def inference_bytes(tokens: int, h: int, a: int, t: int, flash: bool, scale: float) -> float:
     """Transient activations of one layer over one prefill chunk (nothing kept for backward)."""
-    chunk = min(tokens, PREFILL_TOKENS)
+    chunk = tokens if tokens < PREFILL_TOKENS else PREFILL_TOKENS  # min(), without its overhead
     return layer_bytes(chunk, 1, h, a, t, False, "none", flash)[0] * scale
 
 
@@ -58,7 +58,7 @@ def inference_bytes_by_tp(tokens: int, h: int, a: int, tps: tuple[int, ...], fla
                           scale: float) -> dict[int, float]:
     """`inference_bytes` for several tensor-parallel degrees at once (the layout search asks
     for each), term for term the same arithmetic."""
-    chunk = min(tokens, PREFILL_TOKENS)
+    chunk = tokens if tokens < PREFILL_TOKENS else PREFILL_TOKENS
     sbh = chunk * 1 * h
     out = {}
     for t in tps:

@@ -7,7 +7,7 @@ Contract: `MemoryInput`, `MemoryResult`, `run`. The parallelism solver reuses th
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import Field
 
@@ -66,10 +66,20 @@ class MemoryResult(LazyTrace, ToolResult):
         "(powers of two of tp within a node, pp and dp; null when none fits)")
 
 
+class GpuFacts(NamedTuple):
+    """What an answer reads of the GPU it was asked about. A pydantic row answers each attribute
+    read through its __getattr__ hook, a plain tuple's fields at a fraction of the cost."""
+
+    id: str
+    gpus_per_node: int
+    memory_gb: float
+    source_note: str
+
+
 def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[str],
-                                                            GpuRow | None]:
+                                                            GpuFacts | None]:
     """Resolve model, defaults, GPU and layout in `catalog` (default: the active one):
-    (job, layout, assumptions, gpu row)."""
+    (job, layout, assumptions, the GPU's facts)."""
     said: list[str] = []
     shape = resolve_shape(inp, catalog)
     if shape.assumed:
@@ -97,14 +107,15 @@ def run(inp: MemoryInput) -> MemoryResult:
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
     parts = per_gpu(job, layout, whole, per_token)
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
-    per_gpu_gb = round3(parts.total / 1e9)  # memory_steps.gb, written out: a dozen per answer
+    # memory_steps.gb, written out: a dozen per answer; sum(), not the .total property
+    per_gpu_gb = round3(sum(parts) / 1e9)
     fits = headroom = memory = None
     if gpu_row is not None:
-        memory = float(gpu_row.memory_gb)
+        memory = gpu_row.memory_gb
         fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
     min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole, per_token)
     said.extend(FIXED_ASSUMPTIONS)
-    gpus = layout.gpus
+    gpus = layout.dp * layout.tp * layout.pp  # Layout.gpus, without a property call
     fields = {
         "assumptions": said,
         "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory),
@@ -128,7 +139,7 @@ def run(inp: MemoryInput) -> MemoryResult:
                    (job, layout, parts, per_token, gpu_row, len(min_gpus)))
 
 
-def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuRow | None,
+def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuFacts | None,
            kinds: int) -> dict[str, Any]:
     """The steps, and the citations of the notes they name (written when first read)."""
     steps = [model_step(job), *weight_steps(job, layout, parts)]
@@ -139,7 +150,7 @@ def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row
     steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache "
                       "+ overhead", {}, q(per_gpu_gb, "GB"), []))
     if gpu_row is not None:
-        memory = float(gpu_row.memory_gb)
+        memory = gpu_row.memory_gb
         steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
                           "gpu_memory": q(memory, "GB")}, q(per_gpu_gb <= memory),
                           [gpu_row.source_note]))
@@ -150,8 +161,12 @@ def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row
     return {"steps": steps, "citations": list(_citations(keys))}
 
 
-_find_gpu: CatalogLookup[GpuRow] = CatalogLookup(
-    "gpus", lambda row: row, "gpu: unknown GPU {name!r}; nearest: {nearest}")
+def _gpu_facts(row: GpuRow) -> GpuFacts:
+    return GpuFacts(row.id, row.gpus_per_node, float(row.memory_gb), row.source_note)
+
+
+_find_gpu: CatalogLookup[GpuFacts] = CatalogLookup(
+    "gpus", _gpu_facts, "gpu: unknown GPU {name!r}; nearest: {nearest}")
 
 
 FIXED_ASSUMPTIONS = ("overhead: 0.5 GB CUDA context and 5% of allocated bytes for allocator "

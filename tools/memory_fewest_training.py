@@ -59,7 +59,9 @@ def search_training(job: Job, ep: int, groups: Groups, best: list[int | None], f
     states = (fixed1 + spread) * _BELOW
     held_layers = stages[-1][1] * in_flight if in_flight else layers
     for node, _, _, rooms in groups:
-        top_tp = min(tps[-1], 1 << (node.bit_length() - 1))  # the widest tp within the node
+        top_tp = 1 << (node.bit_length() - 1)  # the widest tp within the node (min() is slower)
+        if tps[-1] < top_tp:
+            top_tp = tps[-1]
         per_layer, working = per_tp.get(top_tp) or _layer_bytes(job, per_tp, top_tp)
         acts = (per_layer * held_layers + working) * scale * _BELOW
         floor = acts + fixed1 * stages[-1][2] / top_tp * _BELOW  # no dp goes below it

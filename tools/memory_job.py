@@ -103,7 +103,8 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     kv = kv_given or (precision if precision in _KV_PRECISIONS else "bf16")
     if workload == "inference" and kv_given is None:
         said.append(f"kv_precision: {kv} KV cache")
-    tokens = min(DEFAULT_TOKENS, shape.max_context)
+    # Two-argument min() parses keyword arguments first, at several times a comparison's cost.
+    tokens = DEFAULT_TOKENS if DEFAULT_TOKENS <= shape.max_context else shape.max_context
     if training:
         optimizer, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
             _training_defaults(fields, workload, precision, shape.hidden, tokens, said)

@@ -40,4 +40,5 @@ def per_gpu_share(shape: ModelShape, tp: int, pp: int) -> float:
     stage = math.ceil(shape.layers / pp) / shape.layers
     if shape.attention == "mla" and shape.kv_latent_dim:
         return stage
-    return stage * max(1.0, shape.kv_heads / tp) / shape.kv_heads
+    heads_held = shape.kv_heads / tp
+    return stage * (heads_held if heads_held > 1.0 else 1.0) / shape.kv_heads
