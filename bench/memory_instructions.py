@@ -3,9 +3,9 @@
 Run: .venv/bin/python bench/memory_instructions.py   (needs valgrind; takes a few minutes)
 Calls per second move with whatever else the machine is doing; the instructions a call executes
 hardly do (to within half a percent), so this is the figure to compare two versions of the code
-on a noisy machine. The 2-core virtual machines this was measured on ran CPython at 3 to 5.5
-billion instructions a second, so 150,000 instructions a call is 20,000 to 37,000 calls a
-second there.
+on a noisy machine. The 2-core virtual machine this was measured on ran CPython at 2.7 to 6
+billion instructions a second from one minute to the next, so 150,000 instructions a call was
+18,000 to 40,000 calls a second there, most often 23,000 to 30,000.
 
 Each request set of memory_bench.py is run twice under callgrind, after a pass over every
 request that builds the tables they need, once with FEW and once with MANY timed calls; the
