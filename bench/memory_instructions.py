@@ -53,10 +53,10 @@ def _count(line: str, calls: int) -> int:
         env = {**os.environ, "PYTHONHASHSEED": "0", "CLUSTERPLAN_HOME": home}
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
-             __file__, line, str(calls)], env=env, capture_output=True, text=True, check=True)
+             __file__, line, str(calls)], env=env, capture_output=True, text=True)
     found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        sys.exit(f"callgrind printed no count:\n{done.stderr[-2000:]}")
+    if done.returncode or found is None:
+        sys.exit(f"the {line} worker under callgrind failed:\n{done.stderr[-2000:]}")
     return int(found.group(1))
 
 

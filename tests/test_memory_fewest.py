@@ -33,7 +33,8 @@ def brute_force(job, ep: int, node: int, memory_bytes: float) -> tuple[int | Non
     for tp in (t for t in _powers(node) if tp_problem(job.shape, t) is None):
         for pp in _powers(job.shape.layers):
             dp = ep
-            limit = MAX_GPUS if job.training else tp * pp * ep  # serving: one dp only
+            # serving: one dp only, as the search never goes past MAX_GPUS either
+            limit = MAX_GPUS if job.training else min(MAX_GPUS, tp * pp * ep)
             while tp * pp * dp <= limit and (best is None or tp * pp * dp < best):
                 total = per_gpu(job, Layout(dp=dp, tp=tp, pp=pp, ep=ep)).total
                 closest = min(closest, abs(total - memory_bytes) / memory_bytes)

@@ -50,7 +50,7 @@ def _min_gpus(job: Job, ep: int, table: KindTable, whole: ModelStates | None = N
         weights, kv_cache = _serving_whole(job, ep, per_token)
         _search_serving(job, ep, groups, best, weights, kv_cache)
     # Answers repeat (one per distinct set of counts): each kind's dict is built once per set,
-    # and every caller gets a copy of its own, a third of the cost of filling it in again.
+    # and every caller gets a copy of its own, under half the cost of filling it in again.
     counts = tuple(best)
     found = answers.get(counts)
     if found is None:
