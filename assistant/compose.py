@@ -114,7 +114,7 @@ def _unique(refs: list[NoteRef]) -> list[NoteRef]:
 def with_disputes(refs: list[NoteRef]) -> list[NoteRef]:
     """Each cited claim that the calculators dispute carries its dispute."""
     try:
-        from clusterplan.knowledge.checks import dispute_for
+        from clusterplan.assistant.notes_check import dispute_for
     except ImportError:  # the claim checks are optional: without them nothing is disputed
         return refs
     for ref in refs:

@@ -19,6 +19,6 @@ def concept(intent: Intent, calls: Calls) -> Reply:
 @lru_cache(maxsize=256)
 def _explained(question: str) -> Any:
     """The notes' answer to one question (the shipped notes do not change while running)."""
-    from clusterplan.knowledge.concepts import explain
+    from clusterplan.assistant.concepts import explain
 
     return explain(question)

@@ -64,7 +64,7 @@ def _round(call: Callable[[int], Any]) -> float:
 
 def _lines() -> list[tuple[str, Callable[[int], Any]]]:
     """The labelled calls to time, each taking the index of its request."""
-    from clusterplan.tools.memory import run
+    from clusterplan.tools.memory.tool import run
     from clusterplan.tools.registry import invoke
 
     sets = requests(CALLS + 1)
@@ -87,7 +87,7 @@ def requests(count: int) -> dict[str, list[Any]]:
 
     from clusterplan.db.active import catalog, use_store
     from clusterplan.db.store import Store
-    from clusterplan.tools.memory import MemoryInput
+    from clusterplan.tools.memory.tool import MemoryInput
 
     use_store(Store.memory())
     same = MemoryInput(model="llama-3-70b", workload="full_finetune", gpu="h100", gpus=64)

@@ -65,7 +65,7 @@ def _work(line: str, calls: int) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     from memory_bench import requests
 
-    from clusterplan.tools.memory import run
+    from clusterplan.tools.memory.tool import run
 
     inputs = requests(MANY)[line]
     for inp in inputs:

@@ -28,13 +28,13 @@ PAYLOAD = {
 
 def _clear_caches() -> None:
     """Forget memoised memory evaluations so each timed run searches from cold."""
-    from clusterplan.tools.parallelism_cluster import memory_of
+    from clusterplan.tools.parallelism.cluster import memory_of
 
     memory_of.cache_clear()
 
 
 def _bench(label: str, payload: dict, runs: int) -> None:  # type: ignore[type-arg]
-    from clusterplan.tools.parallelism import ParallelismInput, run
+    from clusterplan.tools.parallelism.tool import ParallelismInput, run
 
     inp = ParallelismInput.model_validate(payload)
     result = run(inp)  # warm imports and the catalog

@@ -10,8 +10,8 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from clusterplan.db.rows import LinkRow
-from clusterplan.tools.collectives import bus_factor, collective_time, collective_timer
 from clusterplan.tools.contract import ToolError
+from clusterplan.tools.interconnect.collectives import bus_factor, collective_time, collective_timer
 
 GB = 1e9
 
@@ -199,7 +199,8 @@ def test_spanning_nodes_needs_an_inter_node_link():
 
 
 def test_importing_the_tool_does_not_import_pint():
-    code = ("import sys, clusterplan.tools.interconnect, clusterplan.tools.collectives; "
+    code = ("import sys, clusterplan.tools.interconnect.tool, "
+            "clusterplan.tools.interconnect.collectives; "
             "print('pint' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from clusterplan.db.active import catalog, use_store
 from clusterplan.db.store import Store
-from clusterplan.tools.memory import MemoryInput, prepare
-from clusterplan.tools.memory_job import Layout, tp_problem
-from clusterplan.tools.memory_terms import per_gpu
+from clusterplan.tools.memory.job import Layout, tp_problem
+from clusterplan.tools.memory.terms import per_gpu
+from clusterplan.tools.memory.tool import MemoryInput, prepare
 from clusterplan.tools.registry import invoke
 
 MAX_GPUS = 1 << 20  # the search's limit (memory_fewest_tables.MAX_GPUS)

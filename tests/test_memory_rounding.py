@@ -8,7 +8,7 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
-from clusterplan.tools.memory_rounding import round3
+from clusterplan.tools.memory.rounding import round3
 
 
 def same(a: float, b: float) -> bool:

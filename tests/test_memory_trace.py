@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 import pickle
 
-from clusterplan.tools.memory import MemoryInput, run
+from clusterplan.tools.memory.tool import MemoryInput, run
 from clusterplan.tools.registry import invoke
 
 

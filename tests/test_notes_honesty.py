@@ -59,9 +59,9 @@ def test_every_catalog_row_cites_an_existing_note():
 
 @cache
 def tool_note_refs() -> dict[str, list[str]]:
-    """Note references written in tools/*.py: `notes=` arguments, *NOTE* constants, 'a#b'."""
+    """Note references written under tools/: `notes=` arguments, *NOTE* constants, 'a#b'."""
     found: dict[str, list[str]] = {}
-    for path in sorted(TOOLS_DIR.glob("*.py")):
+    for path in sorted(TOOLS_DIR.rglob("*.py")):
         for node in _note_bearing_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             for const in ast.walk(node):
                 if isinstance(const, ast.Constant) and isinstance(const.value, str):
@@ -134,7 +134,7 @@ def _cited_by_other_notes() -> set[str]:
 
 
 def test_every_note_is_cited_by_something(memory_store):
-    from clusterplan.knowledge.concepts import GLOSSARY
+    from clusterplan.assistant.concepts import GLOSSARY
 
     cited = {row["source_note"].partition("#")[0] for t in CATALOG for row in seed_rows(t)}
     cited |= {key.partition("#")[0] for key in tool_note_refs()}

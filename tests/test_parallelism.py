@@ -227,7 +227,7 @@ def _key(plan):
        heads=st.sampled_from([8, 12, 32, 40, 64, 96]), layers=st.integers(1, 96),
        batch=st.integers(1, 2048), uneven=st.booleans())
 def test_every_accepted_layout_obeys_every_rule(gpus, per_node, heads, layers, batch, uneven):
-    from clusterplan.tools.layout_search import SearchSpace, search
+    from clusterplan.tools.parallelism.layout_search import SearchSpace, search
 
     space = SearchSpace(gpus=gpus, gpus_per_node=per_node, heads=heads, kv_heads=8 if heads % 8
                         == 0 else heads, layers=layers, experts=1, global_batch=batch,

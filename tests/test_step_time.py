@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from clusterplan.tools.step_time import (
+from clusterplan.tools.parallelism.step_time import (
     StepShape,
     bubble_fraction,
     hardware_flops_per_token,

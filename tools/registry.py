@@ -23,10 +23,10 @@ from clusterplan.validation import describe
 # calls one tool does not pay for importing (and building the models of) every other one.
 TOOL_BY_NAME = {
     "notes": "clusterplan.tools.notes_tool",
-    "memory": "clusterplan.tools.memory",
-    "interconnect": "clusterplan.tools.interconnect",
-    "parallelism": "clusterplan.tools.parallelism",
-    "pricing": "clusterplan.tools.pricing",
+    "memory": "clusterplan.tools.memory.tool",
+    "interconnect": "clusterplan.tools.interconnect.tool",
+    "parallelism": "clusterplan.tools.parallelism.tool",
+    "pricing": "clusterplan.tools.pricing.tool",
 }
 TOOL_MODULES = tuple(TOOL_BY_NAME.values())
 

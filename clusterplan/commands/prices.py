@@ -12,7 +12,7 @@ import click
 from clusterplan.commands.common import UsageFailure, emit, store
 
 if TYPE_CHECKING:
-    from clusterplan.tools.pricing_offers import Offer
+    from clusterplan.tools.pricing.offers import Offer
 
 KINDS = ("on_demand", "spot", "reserved_1m", "reserved_1y", "reserved_3y", "capacity_block")
 
@@ -33,7 +33,7 @@ def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind:
     """One line per offer, cheapest $/GPU-hour first, with its date and source note."""
     from clusterplan.db.catalog import UnknownName, load_catalog
     from clusterplan.db.offers import find_offers
-    from clusterplan.tools.pricing_offers import by_price, offer_view, price_disagreements
+    from clusterplan.tools.pricing.offers import by_price, offer_view, price_disagreements
 
     opened = store(ctx)
     catalog = load_catalog(opened)

@@ -1,0 +1,1 @@
+"""Calculator `interconnect`: links, collectives, transfers and unit conversions (pint)."""

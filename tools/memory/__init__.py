@@ -1,0 +1,1 @@
+"""Calculator `memory`: the bytes a training or inference job needs on each GPU."""

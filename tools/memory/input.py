@@ -1,0 +1,123 @@
+"""The memory tool's input: every field a user can give, its valid range, and its default."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from clusterplan.tools.contract import ToolInput
+from clusterplan.tools.input_checks import plausible_params_b, within
+from clusterplan.tools.memory.model_shape import ARCHITECTURE_FIELDS
+from clusterplan.tools.memory.optimizers import Optimizer
+from clusterplan.tools.memory.precision import QUANTISED, TRAINING_PRECISIONS, Precision
+
+Workload = Literal["pretrain", "full_finetune", "lora", "qlora", "inference"]
+Recompute = Literal["none", "selective", "full"]
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
+KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
+TRAINING = ("pretrain", "full_finetune", "lora", "qlora")
+
+# Valid ranges (inclusive) of the sizes a user gives; anything else is refused in one line.
+RANGES: dict[str, tuple[float, float]] = {
+    "layers": (1, 10_000), "hidden": (1, 1_000_000), "heads": (1, 100_000),
+    "kv_heads": (1, 100_000), "ffn_hidden": (1, 10_000_000), "vocab": (1, 10_000_000),
+    "experts": (1, 100_000), "experts_per_token": (1, 100_000), "dp": (1, 1_000_000),
+    "tp": (1, 1024), "pp": (1, 1024), "ep": (1, 100_000), "seq_len": (1, 100_000_000),
+    "micro_batch": (1, 65_536), "microbatches_in_flight": (1, 65_536), "lora_rank": (1, 65_536),
+    "batch": (1, 1_000_000), "context_len": (1, 100_000_000), "gpus": (1, 1_000_000),
+}
+
+
+class MemoryInput(ToolInput):
+    """A model (catalog name, or params_b and what is known of its shape) and a workload."""
+
+    model: str | None = Field(default=None, max_length=200,
+                              description="catalog id or name as typed, e.g. 'Llama 3 70B'")
+    params_b: float | None = Field(default=None, description="total parameters, in billions")
+    layers: int | None = Field(default=None, description="with params_b: transformer layers")
+    hidden: int | None = Field(default=None, description="with params_b: hidden size")
+    heads: int | None = Field(default=None, description="with params_b: attention heads")
+    kv_heads: int | None = Field(default=None, description="with params_b: KV heads (GQA/MQA)")
+    ffn_hidden: int | None = Field(default=None, description="with params_b: FFN size (per expert)")
+    vocab: int | None = Field(default=None, description="with params_b: vocabulary size")
+    experts: int | None = Field(default=None, description="with params_b: experts per MoE layer")
+    experts_per_token: int | None = Field(default=None, description="with params_b: routed top-k")
+    active_params_b: float | None = Field(default=None, description="with params_b: active, in B")
+    workload: Workload | None = Field(default=None, description="default inference")
+    precision: Precision | None = Field(
+        default=None, description="weights/compute; default bf16 (nf4 for qlora)")
+    kv_precision: KvPrecision | None = Field(
+        default=None, description="KV cache; default the weights' precision, bf16 below 8 bits")
+    optimizer: Optimizer | None = Field(default=None, description="training; default adamw")
+    master_weights: bool | None = Field(
+        default=None, description="FP32 master copy under mixed precision; default on")
+    zero_stage: Literal[0, 1, 2, 3] | None = Field(
+        default=None, description="ZeRO stage 0-3; default 3 (fully sharded data parallel)")
+    dp: int | None = Field(default=None, description="data parallel degree; default gpus/(tp·pp)")
+    tp: int | None = Field(default=None, description="tensor parallel degree; default 1")
+    pp: int | None = Field(default=None, description="pipeline parallel degree; default 1")
+    ep: int | None = Field(default=None, description="expert parallel degree (MoE); default 1")
+    seq_len: int | None = Field(default=None, description="training tokens per sequence; 4096")
+    micro_batch: int | None = Field(default=None, description="sequences per GPU per step; 1")
+    microbatches_in_flight: int | None = Field(
+        default=None, description="micro-batches whose activations one pipeline stage holds at "
+        "once; default pp (the first stage of a 1F1B schedule)")
+    recompute: Recompute | None = Field(default=None, description="activation recompute; none")
+    sequence_parallel: bool | None = Field(default=None, description="Megatron SP; default off")
+    flash_attention: bool | None = Field(
+        default=None, description="FlashAttention (no s x s scores kept); default on")
+    lora_rank: int | None = Field(default=None, description="LoRA rank r; default 16")
+    lora_targets: list[LoraTarget] | None = Field(
+        default=None, description="linear layers with adapters; default all seven")
+    batch: int | None = Field(default=None, description="inference: concurrent sequences; 1")
+    context_len: int | None = Field(
+        default=None, description="inference: prompt + generated tokens; default 4096")
+    paging: bool | None = Field(
+        default=None, description="inference: paged KV cache in 16-token pages; default on")
+    gpu: str | None = Field(default=None, max_length=200, description="GPU kind, e.g. 'H100'")
+    gpus: int | None = Field(default=None, description="GPUs in all; default dp·tp·pp")
+
+    @field_validator(*RANGES, mode="after")
+    @classmethod
+    def _in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
+        return within(value, str(info.field_name), RANGES)
+
+    @field_validator("params_b", "active_params_b", mode="after")
+    @classmethod
+    def _plausible_size(cls, value: float | None) -> float | None:
+        return plausible_params_b(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MemoryInput:
+        if (self.model is None) == (self.params_b is None):
+            raise ValueError("give either `model` (a catalog name) or `params_b` (billions of "
+                             "parameters), exactly one of them")
+        given = [f for f in ARCHITECTURE_FIELDS if getattr(self, f) is not None]
+        if self.model is not None and given:
+            raise ValueError(f"{given[0]}: architecture fields go with params_b; a catalog model "
+                             "brings its own")
+        self._check_shape_fields()
+        self._check_precision()
+        return self
+
+    def _check_shape_fields(self) -> None:
+        if (self.experts_per_token or 1) > (self.experts or 1):
+            raise ValueError("experts_per_token: must not exceed experts")
+        if self.active_params_b and self.params_b and self.active_params_b > self.params_b:
+            raise ValueError("active_params_b: must not exceed params_b")
+        if self.heads and self.kv_heads and self.heads % self.kv_heads:
+            raise ValueError(f"kv_heads: {self.kv_heads} must divide heads ({self.heads})")
+
+    def _check_precision(self) -> None:
+        workload, precision = self.workload or "inference", self.precision
+        if precision is None:
+            return
+        if workload == "qlora" and precision not in QUANTISED:
+            raise ValueError(f"precision: qlora keeps its base in 4 bits; valid: "
+                             f"{', '.join(QUANTISED)} (use workload lora for {precision})")
+        if workload in ("pretrain", "full_finetune") and precision not in TRAINING_PRECISIONS:
+            raise ValueError(f"precision: {workload} trains every weight, so valid precisions "
+                             f"are {', '.join(TRAINING_PRECISIONS)}; not {precision}")
+        if workload == "lora" and precision in QUANTISED:
+            raise ValueError("precision: a 4-bit base with adapters is workload qlora")

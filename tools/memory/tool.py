@@ -1,0 +1,189 @@
+"""Tool `memory`: the bytes a training or inference job needs on each GPU, term by term.
+
+Contract: `MemoryInput`, `MemoryResult`, `run`. The parallelism solver reuses the pieces:
+`prepare(inp)` gives the Job and Layout, `memory_terms.per_gpu(job, layout)` the bytes.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from pydantic import Field
+
+from clusterplan.db.rows import GpuRow
+from clusterplan.tools.catalog_lookup import CatalogLookup, active_catalog
+from clusterplan.tools.citing import note_ref
+from clusterplan.tools.contract import NoteRef, ToolResult
+from clusterplan.tools.memory.fewest import min_gpus_by_kind
+from clusterplan.tools.memory.input import MemoryInput
+from clusterplan.tools.memory.job import Job, Layout, check_layout, resolve_job, resolve_shape
+from clusterplan.tools.memory.kv_cache import bytes_per_token
+from clusterplan.tools.memory.layouts import DEFAULT_NODE_GPUS, resolve_layout
+from clusterplan.tools.memory.precision import BYTES
+from clusterplan.tools.memory.rounding import round3
+from clusterplan.tools.memory.steps import (
+    activation_step,
+    gb,
+    kv_steps,
+    model_step,
+    overhead_step,
+    q,
+    step,
+    weight_steps,
+)
+from clusterplan.tools.memory.terms import Breakdown, checkpoint_bytes, model_states, per_gpu
+from clusterplan.tools.memory.trace import LazyTrace, pending
+from clusterplan.tools.memory.warnings import warnings_for
+from clusterplan.tools.registry import Tool
+
+__all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
+
+
+class MemoryResult(LazyTrace, ToolResult):
+    """Bytes per GPU by kind (decimal GB), whether it fits, and the fewest GPUs of each kind."""
+
+    model: str = Field(description="catalog id, or custom-<N>b for a params_b model")
+    workload: str
+    params_b: float
+    layout: dict[str, int] = Field(description="dp, tp, pp, ep and gpus used")
+    per_gpu_gb: float = Field(description="the busiest GPU (first pipeline stage), GB")
+    total_gb: float = Field(description="per_gpu_gb × gpus, GB")
+    breakdown_gb: dict[str, float] = Field(
+        description="per GPU: weights, gradients, optimizer, activations, kv_cache, overhead")
+    model_states_gb: float = Field(
+        description="per GPU: weights + gradients + optimizer states (the ZeRO paper's sum), GB")
+    kv_cache_bytes_per_token: float = Field(description="whole model, all layers, bytes")
+    checkpoint_gb: float = Field(
+        description="training: weights + optimizer states written by a full checkpoint "
+        "(adapters only for LoRA/QLoRA); inference: the weights loaded")
+    gpu: str | None = None
+    gpu_memory_gb: float | None = None
+    fits: bool | None = Field(default=None, description="per_gpu_gb <= the GPU's memory")
+    headroom_gb: float | None = Field(default=None, description="GPU memory - per_gpu_gb")
+    min_gpus: dict[str, int | None] = Field(
+        default_factory=dict, description="per catalog GPU: fewest GPUs that hold the job "
+        "(powers of two of tp within a node, pp and dp; null when none fits)")
+
+
+class GpuFacts(NamedTuple):
+    """What an answer reads of the GPU it was asked about. A pydantic row answers each attribute
+    read through its __getattr__ hook, a plain tuple's fields at a fraction of the cost."""
+
+    id: str
+    gpus_per_node: int
+    memory_gb: float
+    source_note: str
+
+
+def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[str],
+                                                            GpuFacts | None]:
+    """Resolve model, defaults, GPU and layout in `catalog` (default: the active one):
+    (job, layout, assumptions, the GPU's facts)."""
+    said: list[str] = []
+    shape = resolve_shape(inp, catalog)
+    if shape.assumed:
+        said.append(f"architecture: not given, so a Llama 3-like shape for {shape.params_b:g}B "
+                    f"parameters: layers={shape.layers}, hidden={shape.hidden}, heads="
+                    f"{shape.heads}, kv_heads={shape.kv_heads}, ffn_hidden={shape.ffn_hidden} "
+                    f"(assumed: {', '.join(shape.assumed)})")
+    job = resolve_job(inp, shape, said)
+    gpu = inp.__dict__["gpu"]  # see memory_job._JOB_FIELDS
+    gpu_row = _find_gpu.find(gpu, catalog) if gpu else None
+    node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
+    layout = resolve_layout(inp, job, node, said)
+    check_layout(shape, layout)
+    return job, layout, said, gpu_row
+
+
+def run(inp: MemoryInput) -> MemoryResult:
+    """Account for every byte on the busiest GPU; say whether it fits and on how many GPUs."""
+    catalog = active_catalog()  # read once: every lookup below is in this catalog
+    job, layout, said, gpu_row = prepare(inp, catalog)
+    # The fewest-GPU search starts from the model states at tp = pp = 1: when the answer's own
+    # layout is that (as it is unless tp or pp is given), they are computed once.
+    whole = model_states(job, 1, 1, layout.ep) if job.training and layout.tp == 1 \
+        and layout.pp == 1 else None
+    per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
+    parts = per_gpu(job, layout, whole, per_token)
+    weights, gradients, optimizer, activations, kv_cache, overhead = parts
+    # memory_steps.gb, written out: a dozen per answer; sum(), not the .total property
+    per_gpu_gb = round3(sum(parts) / 1e9)
+    fits = headroom = memory = None
+    if gpu_row is not None:
+        memory = gpu_row.memory_gb
+        fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
+    min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole, per_token)
+    said.extend(FIXED_ASSUMPTIONS)
+    gpus = layout.dp * layout.tp * layout.pp  # Layout.gpus, without a property call
+    fields = {
+        "assumptions": said,
+        "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory),
+        "model": job.shape.id, "workload": job.workload, "params_b": job.shape.params_b,
+        "layout": {"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
+                   "gpus": gpus},
+        "per_gpu_gb": per_gpu_gb, "total_gb": round3(per_gpu_gb * gpus),
+        "breakdown_gb": {"weights": round3(weights / 1e9),
+                         "gradients": round3(gradients / 1e9),
+                         "optimizer": round3(optimizer / 1e9),
+                         "activations": round3(activations / 1e9),
+                         "kv_cache": round3(kv_cache / 1e9),
+                         "overhead": round3(overhead / 1e9)},
+        "model_states_gb": round3((weights + gradients + optimizer) / 1e9),
+        "kv_cache_bytes_per_token": per_token,
+        "checkpoint_gb": round3(checkpoint_bytes(job) / 1e9),
+        "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
+        "headroom_gb": headroom, "min_gpus": min_gpus,
+    }
+    return pending(MemoryResult, fields, _trace,
+                   (job, layout, parts, per_token, gpu_row, len(min_gpus)))
+
+
+def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuFacts | None,
+           kinds: int) -> dict[str, Any]:
+    """The steps, and the citations of the notes they name (written when first read)."""
+    steps = [model_step(job), *weight_steps(job, layout, parts)]
+    steps.append(activation_step(job, layout, parts.activations))
+    steps += kv_steps(job, layout, per_token, parts.kv_cache)
+    steps.append(overhead_step(parts))
+    per_gpu_gb = gb(parts.total)
+    steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache "
+                      "+ overhead", {}, q(per_gpu_gb, "GB"), []))
+    if gpu_row is not None:
+        memory = gpu_row.memory_gb
+        steps.append(step("fits", "per GPU <= GPU memory", {"per_gpu": q(per_gpu_gb, "GB"),
+                          "gpu_memory": q(memory, "GB")}, q(per_gpu_gb <= memory),
+                          [gpu_row.source_note]))
+    steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp "
+                      "within a node) whose busiest GPU holds the job", {},
+                      q(kinds, "kinds"), ["zero-paper#model-parallel-split"]))
+    keys = tuple(dict.fromkeys(n for s in steps for n in s.notes))
+    return {"steps": steps, "citations": list(_citations(keys))}
+
+
+def _gpu_facts(row: GpuRow) -> GpuFacts:
+    return GpuFacts(row.id, row.gpus_per_node, float(row.memory_gb), row.source_note)
+
+
+_find_gpu: CatalogLookup[GpuFacts] = CatalogLookup(
+    "gpus", _gpu_facts, "gpu: unknown GPU {name!r}; nearest: {nearest}")
+
+
+FIXED_ASSUMPTIONS = ("overhead: 0.5 GB CUDA context and 5% of allocated bytes for allocator "
+                     "fragmentation per GPU", "GB means 1e9 bytes")
+
+
+@lru_cache(maxsize=1024)
+def _citations(keys: tuple[str, ...]) -> tuple[NoteRef, ...]:
+    return tuple(note_ref(k) for k in keys)
+
+
+TOOL = Tool(
+    name="memory",
+    description="Bytes per GPU for training (pretrain, full fine-tune, LoRA, QLoRA) or "
+    "inference: weights, gradients, optimizer states, activations, KV cache, overhead; "
+    "whether it fits a GPU and the fewest GPUs of each kind.",
+    input_model=MemoryInput,
+    output_model=MemoryResult,
+    run=run,
+)

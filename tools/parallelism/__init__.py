@@ -1,0 +1,1 @@
+"""Calculator `parallelism`: the TP x PP x DP (x EP) search, step time, serving layouts."""

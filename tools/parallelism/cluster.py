@@ -1,0 +1,177 @@
+"""What the parallelism search works on: the cluster (GPUs, nodes, links, peak) and the job
+(the memory tool's resolved model and defaults), each resolved once per question."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pydantic import ValidationError
+
+from clusterplan.db.rows import GpuRow, LinkRow
+from clusterplan.tools.contract import Step, ToolError, q
+from clusterplan.tools.interconnect.collectives import collective_time
+from clusterplan.tools.interconnect.links import find_link, node_link, require_scope
+from clusterplan.tools.memory.input import MemoryInput
+from clusterplan.tools.memory.job import Job
+from clusterplan.tools.memory.job import Layout as MemoryLayout
+from clusterplan.tools.memory.model_shape import ModelShape
+from clusterplan.tools.memory.terms import Breakdown, per_gpu
+from clusterplan.tools.memory.tool import prepare
+from clusterplan.tools.parallelism.input import ParallelismInput
+from clusterplan.tools.parallelism.step_time import Collective
+from clusterplan.validation import describe
+
+DEFAULT_INTER_LINK = "ib-ndr"  # multi-node-clusters#quantum2-ndr
+EFFICIENCY = 0.6  # mfu-calibration#efficiency-assumption
+PEAK_COLUMN = {"fp32": "fp32_tflops", "bf16": "bf16_tflops", "fp16": "fp16_tflops",
+               "fp8": "fp8_tflops"}
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """The GPUs, how they sit in nodes, the links between them and their peak at a precision."""
+
+    gpu: GpuRow
+    gpus: int
+    gpus_per_node: int
+    nodes: int
+    intra: LinkRow
+    inter: LinkRow
+    nics_per_node: int
+    peak_flops: float
+    peak_column: str
+    efficiency: float
+    comm: Collective
+
+
+def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> Cluster:
+    """GPU row, GPU count and node size, links (given or defaults) and the dense peak."""
+    gpu, intra = node_link(inp.gpu)
+    if inp.intra_link:
+        intra = require_scope(find_link(inp.intra_link, "intra_link"), "intra_node", "intra_link")
+    gpn = inp.gpus_per_node or _per_node_given(inp) or gpu.gpus_per_node
+    if inp.gpus_per_node is None and not (inp.gpus and inp.nodes):
+        said.append(f"gpus_per_node: {gpn} (the usual {gpu.name} node)")
+    gpus = inp.gpus or (inp.nodes or 1) * gpn
+    if inp.inter_link:
+        inter = require_scope(find_link(inp.inter_link, "inter_link"), "inter_node", "inter_link")
+    else:
+        inter = find_link(DEFAULT_INTER_LINK)
+        said.append(f"inter_link: {inter.id} between nodes, one port per GPU")
+    nics = inp.nics_per_node or gpn
+    column = _peak_column(gpu, precision, said)
+    efficiency = inp.efficiency or EFFICIENCY
+    if inp.efficiency is None:
+        said.append(f"efficiency: the matmuls reach {EFFICIENCY:.0%} of the dense peak "
+                    "(calibrated on published MFUs)")
+    comm = _group_comm(intra, inter, nics, gpn)
+    return Cluster(gpu, gpus, min(gpn, gpus), math.ceil(gpus / gpn), intra, inter, nics,
+                   float(getattr(gpu, column)) * 1e12, column, efficiency, comm)
+
+
+def _per_node_given(inp: ParallelismInput) -> int | None:
+    """GPUs per node when the user gave both gpus and nodes: they must split evenly."""
+    if not (inp.gpus and inp.nodes):
+        return None
+    if inp.gpus % inp.nodes:
+        raise ToolError(f"gpus: {inp.gpus} GPUs do not split evenly over {inp.nodes} nodes; "
+                        "give gpus_per_node or a multiple of nodes")
+    return inp.gpus // inp.nodes
+
+
+def _peak_column(gpu: GpuRow, precision: str, said: list[str]) -> str:
+    """The catalog's dense-peak column for the compute precision (4/8-bit weights: BF16)."""
+    column = PEAK_COLUMN.get(precision, "bf16_tflops")
+    if precision not in PEAK_COLUMN:
+        said.append(f"compute: {precision} weights are dequantised, so matmuls run at BF16 peak")
+    if getattr(gpu, column) is None:
+        said.append(f"compute: {gpu.name} has no {precision} tensor rate in the catalog; BF16 peak")
+        column = "bf16_tflops"
+    return column
+
+
+def _group_comm(intra: LinkRow, inter: LinkRow, nics: int, gpn: int) -> Collective:
+    """Collective seconds for one parallel group, memoised for the search.
+
+    A group with k members in a node shares the node's NICs with the node's other groups, so
+    it gets k/gpn of them (each GPU keeps its own port on an HGX node).
+    """
+
+    @lru_cache(maxsize=65536)
+    def seconds(op: str, size: float, ranks: int, per_node: int) -> float:
+        if ranks < 2 or size <= 0:
+            return 0.0
+        group_nics = max(1, nics * per_node // gpn)
+        return collective_time(op, size, ranks, per_node, intra, inter, group_nics).time_s
+
+    return seconds
+
+
+def cluster_steps(c: Cluster) -> list[Step]:
+    """The cluster as the trace shows it: GPUs and nodes, peak, links."""
+    return [
+        Step(label="cluster", formula="GPUs = nodes x GPUs per node",
+             inputs={"gpu": q(c.gpu.id), "nodes": q(c.nodes), "GPUs per node": q(c.gpus_per_node)},
+             result=q(c.gpus, "GPUs"), notes=[c.gpu.source_note]),
+        Step(label="dense peak per GPU", formula=f"catalog column {c.peak_column}",
+             inputs={"gpu": q(c.gpu.id)}, result=q(c.peak_flops / 1e12, "TFLOP/s"),
+             notes=[c.gpu.source_note]),
+        Step(label="links", formula="TP and in-node traffic on the intra link; PP and "
+             "cross-node traffic on the inter link",
+             inputs={"intra": q(c.intra.id), "inter": q(c.inter.id),
+                     "NICs per node": q(c.nics_per_node)},
+             notes=[c.intra.source_note, c.inter.source_note, "multi-node-clusters"]),
+    ]
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """The memory tool's view of the job: the resolved Job, its assumptions, and a memo."""
+
+    job: Job
+    assumed: tuple[str, ...]
+
+    @property
+    def shape(self) -> ModelShape:
+        return self.job.shape
+
+
+def resolve_job(inp: ParallelismInput, concurrency: int | None = None) -> JobContext:
+    """Resolve the model and its defaults through the memory tool (one validation)."""
+    arch = {f: getattr(inp, f) for f in ("params_b", "layers", "hidden", "heads", "kv_heads",
+                                          "ffn_hidden", "vocab", "experts",
+                                          "experts_per_token", "active_params_b")}
+    training = inp.workload != "inference"
+    extra = dict(zero_stage=inp.zero_stages[0], micro_batch=1, recompute=inp.recompute[0],
+                 sequence_parallel=inp.sequence_parallel) if training else \
+        dict(batch=concurrency, context_len=inp.context_len, kv_precision=inp.kv_precision)
+    try:
+        mem_in = MemoryInput(model=inp.model, workload=inp.workload, precision=inp.precision,
+                             optimizer=inp.optimizer if training else None,
+                             seq_len=inp.seq_len if training else None, **arch, **extra)
+    except ValidationError as exc:
+        raise ToolError(describe(exc)) from None
+    job, _, said, _ = prepare(mem_in)
+    keep = [s for s in said if not s.startswith(("zero_stage", "micro_batch", "recompute"))]
+    return JobContext(job, tuple(keep))
+
+
+@lru_cache(maxsize=65536)
+def memory_of(job: Job, tp: int, pp: int, dp: int, ep: int, zero: int, micro_batch: int,
+              recompute: str, batch: int = 1) -> Breakdown:
+    """Bytes per GPU from the memory tool, once per distinct layout."""
+    if job.training:
+        job = _training_variant(job, zero, micro_batch, recompute)
+    else:
+        job = dataclasses.replace(job, batch=batch)
+    return per_gpu(job, MemoryLayout(dp=dp, tp=tp, pp=pp, ep=ep))
+
+
+@lru_cache(maxsize=1024)
+def _training_variant(job: Job, zero: int, micro_batch: int, recompute: str) -> Job:
+    """The job with the search's ZeRO stage, micro-batch and recompute: a few dozen variants
+    serve thousands of layouts."""
+    return dataclasses.replace(job, zero_stage=zero, micro_batch=micro_batch, recompute=recompute)

@@ -1,0 +1,154 @@
+"""Serving layouts: the fewest GPUs per replica that hold weights and KV cache, and their speed.
+
+TP grows inside a node first (1, 2, 4, 8...), PP across nodes only when one node is not enough.
+Decode is bounded by HBM bandwidth (every weight and the live KV cache are read once per output
+token) or by compute, whichever is slower; prefill is bounded by compute.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from clusterplan.tools.parallelism.layout_search import Rejections
+from clusterplan.tools.parallelism.step_time import Collective
+
+
+@dataclass(frozen=True)
+class ServingMemory:
+    """Per GPU of a replica, from the memory tool."""
+
+    per_gpu_gb: float
+    weights_gb: float
+    kv_cache_gb: float
+    kv_bytes_per_token: float  # whole model, one token
+
+
+@dataclass(frozen=True)
+class ServingSpace:
+    """The cluster, the model's facts, the load, and the GPU's speeds."""
+
+    gpus: int
+    gpus_per_node: int
+    heads: int
+    kv_heads: int
+    layers: int
+    hidden: int
+    attn_dim: int
+    active_params: float
+    concurrency: int
+    context_len: int
+    hbm_gb: float
+    hbm_tb_s: float
+    peak_flops: float
+    efficiency: float
+    act_bytes: float
+    min_headroom_gb: float = 0.0
+    uneven_stages: bool = False
+    target_latency_ms: float | None = None
+    max_gpus: int | None = None  # search beyond the cluster (smallest cluster that would fit)
+
+
+@dataclass(frozen=True)
+class ReplicaPlan:
+    tp: int
+    pp: int
+    replicas: int
+    per_gpu_gb: float
+    kv_capacity_tokens: int
+    decode_tokens_per_s: float
+    decode_tokens_per_s_per_replica: float
+    time_per_output_token_ms: float
+    prefill_tokens_per_s_per_replica: float
+    decode_bound: str
+
+
+NO_FIT = "weights and KV cache do not fit in GPU memory"
+TOO_SLOW = "misses the per-token latency target"
+
+
+def replica_shapes(space: ServingSpace) -> Iterator[tuple[int, int]]:
+    """(tp, pp) by GPUs per replica: TP inside one node first, then PP over whole nodes."""
+    valid_tp = [t for t in range(1, space.gpus_per_node + 1)
+                if space.gpus_per_node % t == 0 and space.heads % t == 0
+                and space.kv_heads % t == 0]
+    for tp in valid_tp:
+        yield tp, 1
+    widest = valid_tp[-1]
+    for pp in range(2, space.layers + 1):
+        if space.layers % pp and not space.uneven_stages:
+            continue
+        yield widest, pp
+
+
+def plan_replicas(space: ServingSpace, memory: Callable[[int, int], ServingMemory],
+                  comm: Collective) -> tuple[list[ReplicaPlan], Rejections]:
+    """Every (tp, pp) up to the cluster (or max_gpus) that fits, fewest GPUs first."""
+    limit = space.max_gpus or space.gpus
+    plans: list[ReplicaPlan] = []
+    rejected = Rejections()
+    for tp, pp in replica_shapes(space):
+        if tp * pp > limit:
+            break
+        mem = memory(tp, pp)
+        example = {"tp": tp, "pp": pp, "per_gpu_gb": round(mem.per_gpu_gb, 2)}
+        if mem.per_gpu_gb + space.min_headroom_gb > space.hbm_gb:
+            rejected.add(NO_FIT, example)
+            continue
+        plan = _plan(space, tp, pp, mem, comm)
+        if space.target_latency_ms and plan.time_per_output_token_ms > space.target_latency_ms:
+            rejected.add(TOO_SLOW, {**example, "time_per_output_token_ms":
+                                    round(plan.time_per_output_token_ms, 2)})
+            continue
+        plans.append(plan)
+    return plans, rejected
+
+
+def _plan(space: ServingSpace, tp: int, pp: int, mem: ServingMemory,
+          comm: Collective) -> ReplicaPlan:
+    gpus = tp * pp
+    free_gb = space.hbm_gb - space.min_headroom_gb - (mem.per_gpu_gb - mem.kv_cache_gb)
+    capacity = max(0, math.floor(free_gb * 1e9 * gpus / mem.kv_bytes_per_token))
+    memory_s, compute_s = decode_bounds(space, tp, pp, mem)
+    step_s = max(memory_s, compute_s) + decode_comm_s(space, tp, pp, comm)
+    per_replica = space.concurrency / step_s
+    replicas = max(1, space.gpus // gpus)
+    return ReplicaPlan(
+        tp=tp, pp=pp, replicas=replicas, per_gpu_gb=mem.per_gpu_gb,
+        kv_capacity_tokens=capacity,
+        decode_tokens_per_s=per_replica * replicas,
+        decode_tokens_per_s_per_replica=per_replica,
+        time_per_output_token_ms=step_s * 1e3,
+        prefill_tokens_per_s_per_replica=prefill_tokens_per_s(space, gpus),
+        decode_bound="memory bandwidth" if memory_s >= compute_s else "compute",
+    )
+
+
+def decode_bounds(space: ServingSpace, tp: int, pp: int, mem: ServingMemory) -> tuple[float, float]:
+    """Seconds per decode step: HBM bound (weights + KV read) and compute bound.
+
+    A token visits the pp stages one after another, so each stage's time adds up: the replica
+    reads its weights and KV once per step at tp GPUs' bandwidth.
+    """
+    bytes_per_gpu = (mem.weights_gb + mem.kv_cache_gb) * 1e9
+    memory_s = pp * bytes_per_gpu / (space.hbm_tb_s * 1e12)
+    flops = space.concurrency * (2 * space.active_params
+                                 + 4 * space.layers * space.context_len * space.attn_dim)
+    compute_s = flops / (tp * space.peak_flops * space.efficiency)
+    return memory_s, compute_s
+
+
+def decode_comm_s(space: ServingSpace, tp: int, pp: int, comm: Collective) -> float:
+    """TP all-reduces (two per layer) and PP sends on every decode step."""
+    size = space.concurrency * space.hidden * space.act_bytes
+    tp_s = 2 * space.layers * comm("all_reduce", size, tp, tp) if tp > 1 else 0.0
+    per_node = 2 if tp * pp <= space.gpus_per_node else 1
+    pp_s = (pp - 1) * comm("send_recv", size, 2, per_node) if pp > 1 else 0.0
+    return tp_s + pp_s
+
+
+def prefill_tokens_per_s(space: ServingSpace, gpus: int) -> float:
+    """Prompt tokens per second of one replica when compute bound (2 FLOPs per parameter)."""
+    per_token = 2 * space.active_params + 4 * space.layers * space.context_len * space.attn_dim
+    return gpus * space.peak_flops * space.efficiency / per_token

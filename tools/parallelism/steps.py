@@ -1,0 +1,199 @@
+"""The trace of a training search: the rules applied, the formulas of the winner, the recipe."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.tools.contract import Step, q
+from clusterplan.tools.memory.model_shape import SHAPE_NOTE
+from clusterplan.tools.parallelism import layout_search as rules
+from clusterplan.tools.parallelism.cluster import Cluster, JobContext, memory_of
+from clusterplan.tools.parallelism.input import ParallelismInput
+from clusterplan.tools.parallelism.layout_search import (
+    Accepted,
+    Fits,
+    Layout,
+    SearchOutcome,
+    SearchSpace,
+)
+from clusterplan.tools.parallelism.result import RecipeComparison, TrainingPlan
+from clusterplan.tools.parallelism.training_plans import MOST_FRUGAL, TrainingSearch
+
+TP_RULE_NOTES = ["parallelism-strategies#tp-inside-node", "megatron-lm-2021#tp-within-node",
+                 "nvlink-vs-infiniband#node-boundary"]
+RULE_NOTES = {
+    rules.TP_CROSSES_NODE: TP_RULE_NOTES,
+    rules.TP_NOT_GPUS: ["megatron-lm-2021"],
+    rules.TP_STRADDLES: TP_RULE_NOTES,
+    rules.TP_NOT_HEADS: ["megatron-lm-2021"],
+    rules.TP_NOT_KV_HEADS: ["megatron-lm-2021"],
+    rules.PP_NOT_LAYERS: ["megatron-lm-2021"],
+    rules.PP_NOT_GPUS: ["megatron-lm-2021"],
+    rules.PP_TOO_DEEP: ["megatron-lm-2021"],
+    rules.EP_NOT_DP: ["megatron-lm-2021"],
+    rules.BATCH_SPLIT: ["megatron-lm-2021#bubble-1f1b"],
+    rules.NO_FIT: ["memory-sizing", "zero-paper"],
+}
+
+
+def model_step(ctx: JobContext) -> Step:
+    s = ctx.shape
+    return Step(label="model", formula="from the catalog, or params_b with a stated shape",
+                inputs={"params": q(s.params_b, "billion params"),
+                        "active": q(s.active_params_b, "billion params"),
+                        "layers": q(s.layers), "hidden": q(s.hidden), "heads": q(s.heads),
+                        "kv_heads": q(s.kv_heads), "experts": q(s.experts)},
+                result=q(s.id), notes=[s.source_note] if s.source_note else
+                [SHAPE_NOTE] if s.assumed else [])
+
+
+def rule_steps(outcome: SearchOutcome) -> list[Step]:
+    """One step per hard rule that rejected something, the TP rule always shown."""
+    counts = outcome.rejected.counts
+    steps = [Step(label="rule: tensor parallelism stays inside a node",
+                  formula="tp <= GPUs per node (TP all-reduces twice per layer each pass)",
+                  inputs={}, result=q(counts.get(rules.TP_CROSSES_NODE, 0), "layouts rejected"),
+                  notes=TP_RULE_NOTES)]
+    for reason, count in counts.items():
+        if reason == rules.TP_CROSSES_NODE:
+            continue
+        example = outcome.rejected.examples[reason]
+        steps.append(Step(label=f"rule: {reason}", formula="rejected, e.g. " + _brief(example),
+                          result=q(count, "layouts rejected"), notes=RULE_NOTES.get(reason, [])))
+    steps.append(Step(label="layouts searched", formula="accepted + rejected",
+                      inputs={"accepted": q(len(outcome.accepted)),
+                              "rejected": q(outcome.rejected.total)},
+                      result=q(outcome.evaluated, "layouts")))
+    return steps
+
+
+def _brief(example: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in example.items())
+
+
+def memory_step(best: Accepted, ctx: JobContext) -> Step:
+    """The memory tool's bytes on the busiest GPU of the best plan."""
+    x = best.layout
+    parts = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, x.micro_batch, x.recompute)
+    return Step(label="memory of the best plan (memory tool)", formula="weights + gradients + "
+                "optimizer (ZeRO-sharded over dp) + activations of the micro-batches in flight "
+                "+ overhead, on the busiest GPU",
+                inputs={k: q(round(v / 1e9, 3), "GB") for k, v in parts._asdict().items()},
+                result=q(round(best.per_gpu_gb, 3), "GB"),
+                notes=["zero-paper#k-12", "activation-memory", "memory-sizing"])
+
+
+def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
+    """The best plan's step time, part by part, each with its formula and notes."""
+    x, t = best.layout, best.score
+    layout = {"tp": q(x.tp), "pp": q(x.pp), "dp": q(x.dp), "micro_batch": q(x.micro_batch),
+              "micro-batches": q(x.num_microbatches), "recompute": q(x.recompute)}
+    return [
+        Step(label="compute", formula="FLOPs per token (6·N + 12·l·s·d, + recompute's forward) x "
+             "tokens / (GPUs x peak x efficiency)",
+             inputs={**layout, "seq_len": q(seq_len), "efficiency": q(cluster.efficiency)},
+             result=q(t.compute_s, "s"),
+             notes=["megatron-lm-2021#flops-derivation", "mfu-calibration#model-flops-per-token",
+                    "mfu-calibration#efficiency-assumption"]
+             + (["activation-memory"] if x.recompute == "selective" else [])),
+        Step(label="tensor-parallel all-reduces", formula="layers per stage x micro-batches x "
+             "(4, or 6 with full recompute) x all-reduce(b·s·h·2 B) on the intra link",
+             inputs={"tp": q(x.tp), "link": q(cluster.intra.id)}, result=q(t.tp_s, "s"),
+             notes=["megatron-lm-2021#tp-allreduces", cluster.intra.source_note]),
+        Step(label="pipeline sends", formula="2 x micro-batches x send(b·s·h·2 B / tp), on the "
+             "inter-node link once the cluster spans nodes",
+             inputs={"pp": q(x.pp), "link": q(cluster.inter.id if cluster.nodes > 1
+                                            else cluster.intra.id)},
+             result=q(t.pp_s, "s"),
+             notes=["megatron-lm-2021#pp-scatter-gather", cluster.inter.source_note]),
+        Step(label="data-parallel gradients (exposed)", formula="hierarchical all-reduce of the "
+             "stage's gradients, less the last micro-batch's backward it overlaps; ZeRO-3 adds "
+             "parameter gathers per micro-batch", inputs={"dp": q(x.dp),
+                                                          "zero_stage": q(x.zero_stage)},
+             result=q(t.dp_s, "s"),
+             notes=["parallelism-strategies#dp-scales-across-nodes", "zero-paper"]),
+        Step(label="pipeline bubble", formula="(p - 1) / m x (compute + TP communication), "
+             "non-interleaved 1F1B", inputs={"p": q(x.pp), "m": q(x.num_microbatches)},
+             result=q(t.bubble_s, "s"), notes=["megatron-lm-2021#bubble-1f1b"]),
+        Step(label="step time", formula="compute + TP + PP + EP + exposed DP + bubble",
+             result=q(t.step_s, "s")),
+        Step(label="MFU", formula="model FLOPs per step / (step time x GPUs x dense peak)",
+             result=q(round(t.mfu, 4)), notes=["mfu-calibration#mfu-definition"]),
+    ]
+
+
+def compare_recipe(found: TrainingSearch, cluster: Cluster, fits: Fits,
+                   params_b: float) -> tuple[RecipeComparison, Step]:
+    """The standard layout (TP fills the node, PP spans the nodes) against the winner."""
+    tp, pp = cluster.gpus_per_node, cluster.nodes
+    dp = max(1, cluster.gpus // (tp * pp))
+    ranked = found.ranked
+    index = next((i for i, a in enumerate(ranked) if a.layout.tp == tp and a.layout.pp == pp),
+                 None)
+    if index is not None:
+        mine, best = ranked[index].score.step_s, ranked[0].score.step_s
+        shapes = list(dict.fromkeys((a.layout.tp, a.layout.pp, a.layout.ep) for a in ranked))
+        shape_rank = shapes.index((tp, pp, ranked[index].layout.ep)) + 1
+        comparison = RecipeComparison(tp=tp, pp=pp, dp=dp, found=True, rank=index + 1,
+                                      shape_rank=shape_rank, step_time_s=mine,
+                                      slower_than_best=mine / best)
+        said = (f"rank {index + 1} (shape {shape_rank} of {len(shapes)}), "
+                f"{mine / best:.2f}x the best step time")
+    else:
+        why = (rules.tp_rule(found.space, tp) or rules.pp_rule(found.space, tp, pp)
+               or _why_variants_fail(found.space, tp, pp, dp, fits))
+        comparison = RecipeComparison(tp=tp, pp=pp, dp=dp, found=False, rejected_because=why)
+        said = f"not a valid plan: {why}"
+    step = Step(label="compare with the standard recipe", formula="TP = GPUs per node inside "
+                "each node, PP = nodes across them", inputs={"tp": q(tp), "pp": q(pp)},
+                result=q(said), notes=recipe_notes(cluster, params_b))
+    return comparison, step
+
+
+def recipe_notes(cluster: Cluster, params_b: float) -> list[str]:
+    """The source's 70B-on-16-GPUs recipe is cited only where it speaks of this very case."""
+    general = ["parallelism-strategies#tp-inside-node",
+               "parallelism-strategies#pp-standard-multi-node", "megatron-lm-2021#tp-within-node"]
+    same_case = cluster.gpus == 16 and cluster.nodes == 2 and 60 <= params_b <= 80
+    return ["parallelism-strategies#recipe-70b-16-gpus", *general] if same_case else general
+
+
+def _why_variants_fail(space: SearchSpace, tp: int, pp: int, dp: int, fits: Fits) -> str:
+    """Batch rule or memory: the recipe's least memory-hungry variant, and what it needs."""
+    splits = [mb for mb in space.micro_batches if space.global_batch % (dp * mb) == 0]
+    if not splits:
+        return rules.BATCH_SPLIT
+    recompute = next(r for r in MOST_FRUGAL if r in space.recompute)
+    mb = splits[0]
+    frugal = Layout(tp, pp, dp, 1, max(space.zero_stages), mb, space.global_batch // (dp * mb),
+                    recompute)
+    _, _, detail = fits(frugal)
+    return (f"{rules.NO_FIT}: {detail} even with ZeRO-{frugal.zero_stage}, {recompute} "
+            f"recompute and micro-batch {mb}")
+
+
+def training_assumptions(inp: ParallelismInput) -> list[str]:
+    """What the step-time model takes for granted, in words."""
+    said = ["bubble: non-interleaved 1F1B, (p - 1)/m of the ideal time per step "
+            "(Narayanan et al. 2021)",
+            "TP all-reduces and pipeline sends are not overlapped with compute",
+            "activations travel in 16-bit; pipeline sends split over the TP ranks",
+            "data-parallel collectives are hierarchical (NVLink inside nodes, network between)"]
+    said.append("DP gradient reduction overlaps the last micro-batch's backward; ZeRO-3 "
+                "gathers overlap each micro-batch's compute" if inp.dp_overlap else
+                "DP communication is not overlapped (dp_overlap off)")
+    if inp.objective == "cost":
+        said.append("objective cost: on a fixed cluster GPU-hours are proportional to step "
+                    "time, so cost ranks as time; prices come from the pricing tool")
+    return said
+
+
+def best_by_shape(plans: list[TrainingPlan]) -> list[dict[str, Any]]:
+    """The best plan of each (tp, pp, ep) shape, in rank order."""
+    seen: dict[tuple[int, int, int], dict[str, Any]] = {}
+    for p in plans:
+        key = (p.tp, p.pp, p.ep)
+        if key not in seen:
+            seen[key] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "rank": p.rank,
+                         "step_time_s": p.step_time_s, "mfu": p.mfu, "per_gpu_gb": p.per_gpu_gb}
+    return list(seen.values())

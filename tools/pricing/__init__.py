@@ -1,0 +1,1 @@
+"""Calculator `pricing`: offers from the store and what renting them costs."""
