@@ -18,13 +18,15 @@ from typing import Any
 
 # Families whose output head shares the input embedding unless the config says otherwise
 # (the default of their transformers config class).
-TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "opt", "bloom", "falcon",
-                   "RefinedWeb", "RefinedWebModel", "gpt2"}
+# Falcon's published counts (7.22B, 41.8B) include a separate output head, so it is not here.
+TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "opt", "bloom", "gpt2",
+                   "starcoder2"}
 # Families with a plain (ungated) two-matrix MLP with biases, and LayerNorm with a bias.
 PLAIN_MLP = {"opt", "bloom", "gpt_neox", "gptj", "falcon", "RefinedWeb", "RefinedWebModel",
-             "gpt2", "starcoder", "gpt_bigcode"}
+             "gpt2", "gpt_bigcode", "starcoder2", "nemotron"}
 # Families whose attention projections carry biases when the config does not say.
-QKV_BIAS = {"qwen2", "qwen2_moe", "opt", "bloom", "gpt_neox", "gpt2", "gpt_bigcode"}
+QKV_BIAS = {"qwen2", "qwen2_moe", "opt", "bloom", "gpt_neox", "gpt2", "gpt_bigcode",
+            "starcoder2"}
 
 
 class ConfigError(ValueError):

@@ -74,7 +74,7 @@ class LinkRow(CatalogRow):
     latency_us: float = Field(ge=0)
 
 
-Precision = Literal["fp32", "bf16", "fp16", "fp8", "mxfp4", "int4"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "mxfp4", "int4"]
 
 
 class ModelRow(CatalogRow):
