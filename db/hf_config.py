@@ -80,9 +80,9 @@ def load_config(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"no such file") from None
+        raise ConfigError("no such file") from None
     except IsADirectoryError:
-        raise ConfigError(f"is a directory; give its config.json") from None
+        raise ConfigError("is a directory; give its config.json") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read it ({getattr(exc, 'strerror', None) or exc})") \
             from None
