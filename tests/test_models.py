@@ -296,3 +296,13 @@ def test_dry_run_stores_nothing():
                      "--name", "oss test", "--dry-run")
     assert result.exit_code == 0 and "would import oss-test" in result.output
     assert run_cli("models", "list", "--origin", "user", "--json").output.strip() == "[]"
+
+
+def test_import_takes_a_hugging_face_snapshot_folder(tmp_path):
+    snapshot = tmp_path / "models--acme--tiny-qwen" / "snapshots" / "0123abcd"
+    snapshot.mkdir(parents=True)
+    config = json.loads((CONFIGS / "Qwen--Qwen3-0.6B.json").read_text())
+    (snapshot / "config.json").write_text(json.dumps(config))
+    result = run_cli("models", "import", str(snapshot), "--params-b", "0.6")
+    assert result.exit_code == 0, result.output
+    assert "imported tiny-qwen" in result.output and "0.6B parameters," in result.output
