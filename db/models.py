@@ -51,6 +51,16 @@ def row_from_config(config: dict[str, Any], name: str, row_id: str | None = None
     return row, stated is None
 
 
+def _catalog_name(store: Store, row_id: str) -> str | None:
+    """The catalog model whose id, name or alias reads as `row_id`, if any: a user row under
+    that id could never be found by it."""
+    from clusterplan.db.catalog import load_catalog, normalise
+
+    found = load_catalog(store).models._index.get(normalise(row_id))
+    rows = load_catalog(store).models.rows
+    return found if found in rows and rows[found].origin == "catalog" else None
+
+
 def _stated_params(config: dict[str, Any]) -> float | None:
     """A parameter count some configs carry (num_parameters, n_params), in billions."""
     for key in ("num_parameters", "n_params", "num_params"):
@@ -75,6 +85,10 @@ def import_model(store: Store, path: Path, name: str | None = None,
     if existing and existing[0]["origin"] != "user":
         raise ConfigError(f"{row.id!r} is a catalog model; give another --id (or --name) "
                           "for this import")
+    taken = _catalog_name(store, row.id)
+    if taken:
+        raise ConfigError(f"{row.id!r} already names the catalog model {taken!r}; give another "
+                          "--id (or --name) for this import")
     if not dry_run:
         with store.db.atomic():
             store.db["models"].upsert(row.model_dump(mode="json"), pk="id")

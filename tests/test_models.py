@@ -259,6 +259,9 @@ def test_import_lists_shows_and_feeds_the_calculators(tmp_path):
 def test_import_refuses_a_catalog_id_and_bad_files_in_one_line(tmp_path):
     taken = run_cli("models", "import", str(CONFIGS / "Qwen--Qwen3-8B.json"), "--id", "qwen3-8b")
     assert taken.exit_code == 2 and "catalog model" in taken.output
+    alias = run_cli("models", "import", str(CONFIGS / "Qwen--Qwen3-8B.json"),
+                    "--id", "llama2-13b-chat")
+    assert alias.exit_code == 2 and "'llama-2-13b'" in alias.output
     cases = {"missing.json": None, "list.json": "[1, 2]", "broken.json": "{\"hidden_size\": ",
              "empty.json": "{}", "negative.json": json.dumps(
                  {"num_hidden_layers": -2, "hidden_size": 8, "num_attention_heads": 2,
