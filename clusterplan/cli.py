@@ -10,6 +10,7 @@ from clusterplan.commands.ask import ask
 from clusterplan.commands.batch import batch
 from clusterplan.commands.db import db_group
 from clusterplan.commands.mcp import mcp_command
+from clusterplan.commands.models import models_group
 from clusterplan.commands.notes import notes_group
 from clusterplan.commands.prices import prices_group
 from clusterplan.commands.report import report
@@ -48,6 +49,7 @@ cli.add_command(tool)
 cli.add_command(db_group)
 cli.add_command(notes_group)
 cli.add_command(prices_group)
+cli.add_command(models_group)
 cli.add_command(mcp_command)
 cli.add_command(ask)
 cli.add_command(batch)

@@ -74,8 +74,20 @@ class LinkRow(CatalogRow):
     latency_us: float = Field(ge=0)
 
 
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "mxfp4", "int4"]
+
+
 class ModelRow(CatalogRow):
-    """A model's published architecture (from its config file or paper)."""
+    """A model's published architecture (from its config file or paper).
+
+    For a mixture of experts, `ffn_hidden` is one routed expert's width and `shared_experts`
+    counts the experts every token also runs. `kv_latent_dim` is MLA's compressed KV per
+    token and layer (kv_lora_rank + qk_rope_head_dim). `sliding_window` is the span, in
+    tokens, of the local attention that `sliding_window_layers` of the layers use (`window_kind`
+    'chunked' for Llama 4's fixed chunks); the calculators do not use these three yet and
+    size every layer's KV cache for the full context. `native_precision` is what the released
+    weights are stored in. `origin` is 'user' for a model imported from a config.json.
+    """
 
     id: str
     name: str
@@ -95,6 +107,31 @@ class ModelRow(CatalogRow):
     attention: Literal["mha", "gqa", "mqa", "mla"] = "gqa"
     kv_latent_dim: int | None = Field(default=None, gt=0)
     max_context: int = Field(gt=0)
+    shared_experts: int = Field(default=0, ge=0)
+    sliding_window: int | None = Field(default=None, gt=0)
+    sliding_window_layers: int | None = Field(default=None, gt=0)
+    window_kind: Literal["sliding", "chunked"] | None = None
+    native_precision: Precision = "bf16"
+    origin: Literal["catalog", "user"] = "catalog"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelRow:
+        problems = []
+        if self.heads % self.kv_heads:
+            problems.append(f"kv_heads {self.kv_heads} does not divide heads {self.heads}")
+        if self.active_params_b > self.params_b * 1.0001:
+            problems.append("active_params_b exceeds params_b")
+        if self.experts_per_token > self.experts:
+            problems.append("experts_per_token exceeds experts")
+        if (self.attention == "mla") != (self.kv_latent_dim is not None):
+            problems.append("kv_latent_dim is given exactly when attention is mla")
+        if self.sliding_window_layers is not None and self.sliding_window_layers > self.layers:
+            problems.append("sliding_window_layers exceeds layers")
+        if (self.sliding_window is None) != (self.sliding_window_layers is None):
+            problems.append("give sliding_window and sliding_window_layers together")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 class ProviderRow(CatalogRow):

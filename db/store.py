@@ -1,8 +1,8 @@
 """The SQLite store: built on first use, checked on every open, rebuilt when the catalog changes.
 
 Catalog tables (gpus, links, models, providers, catalog offers) are rebuilt from the seed CSVs
-whenever the shipped catalog's fingerprint changes; rows a user imported (offers with
-origin='user') and the conversation history (sessions, messages) survive every rebuild.
+whenever the shipped catalog's fingerprint changes; rows a user imported (offers and models
+with origin='user') and the conversation history (sessions, messages) survive every rebuild.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # entry points for hooks clusterplan never uses.
 
 APP_ID = "clusterplan"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: model rows gained shared experts, windows, precision, origin
 HISTORY_SET = "clusterplan-history"
 HISTORY_MIGRATIONS = ("create_sessions_and_messages",)  # db/history_schema.py, in order
 
@@ -206,9 +206,13 @@ class _immediate:
         self.conn.execute("rollback" if exc_type else "commit")
 
 
+# Catalog tables that also hold rows a user imported (origin = 'user'), kept across rebuilds.
+USER_TABLES = ("offers", "models")
+
+
 def _load_catalog(db: Database) -> None:
-    """Replace the catalog tables; user offers are carried over through the current row model."""
-    user_offers = _user_offers(db)
+    """Replace the catalog tables; user rows are carried over through the current row model."""
+    kept = {table: _user_rows(db, table) for table in USER_TABLES}
     for table, (_, model, pk) in CATALOG.items():
         db.execute(f"drop table if exists [{table}]")
         columns = _columns(model)
@@ -216,19 +220,48 @@ def _load_catalog(db: Database) -> None:
             db.table(table).create({"id": int, **columns}, pk="id")
         else:
             db.table(table).create(columns, pk=pk)
-        rows = seed_rows(table) + (user_offers if table == "offers" else [])
+        rows = seed_rows(table)
+        if table == "models":
+            rows += _beside(rows, kept["models"])
+        elif table in kept:
+            rows += kept[table]
         if rows:
             db.table(table).insert_all(rows)
     db.table("meta").upsert({"key": "catalog", "value": _wanted_fingerprint()}, pk="key")
 
 
-def _user_offers(db: Database) -> list[dict]:
-    if "offers" not in db.table_names():
+def _user_rows(db: Database, table: str) -> list[dict]:
+    """The user's rows of `table` as the current row model reads them; a row the new model
+    refuses is dropped rather than blocking the rebuild."""
+    if table not in db.table_names():
         return []
-    _, model, _ = CATALOG["offers"]
+    from pydantic import ValidationError
+
+    _, model, _ = CATALOG[table]
     fields = set(model.model_fields)
-    rows = db.execute_returning_dicts("select * from offers where origin = 'user'")
-    return [{k: v for k, v in row.items() if k in fields} for row in rows]
+    rows = db.execute_returning_dicts(f"select * from [{table}] where origin = 'user'") \
+        if "origin" in db[table].columns_dict else []
+    kept = []
+    for row in rows:
+        try:
+            kept.append(model.model_validate(
+                {k: v for k, v in row.items() if k in fields}).model_dump(mode="json"))
+        except ValidationError:
+            continue
+    return kept
+
+
+def _beside(catalog_rows: list[dict], user_rows: list[dict]) -> list[dict]:
+    """User models whose id a new catalog row took are kept under '<id>-user'."""
+    taken = {r["id"] for r in catalog_rows}
+    moved = []
+    for row in user_rows:
+        row_id = row["id"]
+        while row_id in taken:
+            row_id += "-user"
+        taken.add(row_id)
+        moved.append({**row, "id": row_id})
+    return moved
 
 
 def _columns(model: type[BaseModel]) -> dict[str, type]:

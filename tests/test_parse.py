@@ -42,9 +42,11 @@ def test_a_typo_or_a_size_and_family_is_read_as_a_catalog_model_and_said(read, t
 
 
 def test_another_generation_of_a_family_is_not_read_as_the_catalog_one(read):
-    # Llama 2 70B is not Llama 3 70B (the catalog's): it stays a generic 70B model.
-    slots = read("memory for llama 2 70b").slots
+    # Llama 5 70B is not Llama 3 70B (the catalog's): it stays a generic 70B model.
+    slots = read("memory for llama 5 70b").slots
     assert "model" not in slots and slots["params_b"] == 70
+    # Llama 2 70B is in the catalog: it is read as itself, never as Llama 3 70B.
+    assert read("memory for llama 2 70b").slots["model"] == "llama-2-70b"
 
 
 @pytest.mark.parametrize("text, params_b", [

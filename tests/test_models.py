@@ -1,0 +1,309 @@
+"""Models: the catalog's shapes against real config.json files, the reader's parameter counts
+against published ones, and `clusterplan models` (list, show, import that survives rebuilds)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clusterplan.db import store as store_module
+from clusterplan.db.catalog import load_catalog
+from clusterplan.db.hf_config import ConfigError, load_config, read_shape
+from clusterplan.db.rows import ModelRow
+from clusterplan.db.seed_data import seed_rows
+from clusterplan.db.store import Store
+from tests.conftest import run_cli
+
+CONFIGS = Path(__file__).parent / "data" / "configs"
+
+# Each saved config.json and the catalog row it describes (tests/data/configs/SOURCES.md says
+# where each file was copied from).
+ROW_OF = {
+    "meta-llama--Llama-2-7b-hf": "llama-2-7b",
+    "meta-llama--Llama-2-13b-hf": "llama-2-13b",
+    "meta-llama--Llama-2-70b-hf": "llama-2-70b",
+    "meta-llama--Meta-Llama-3.1-8B": "llama-3.1-8b",
+    "meta-llama--Meta-Llama-3.1-70B": "llama-3.1-70b",
+    "meta-llama--Meta-Llama-3.1-405B": "llama-3.1-405b",
+    "meta-llama--Llama-3.2-1B": "llama-3.2-1b",
+    "meta-llama--Llama-3.2-3B": "llama-3.2-3b",
+    "meta-llama--Llama-3.3-70B-Instruct": "llama-3.3-70b",
+    "meta-llama--Llama-4-Scout-17B-16E-Instruct": "llama-4-scout",
+    "meta-llama--Llama-4-Maverick-17B-128E-Instruct": "llama-4-maverick",
+    "codellama--CodeLlama-7b-hf": "codellama-7b",
+    "mistralai--Mistral-7B-v0.3": "mistral-7b",
+    "mistralai--Mixtral-8x7B-v0.1": "mixtral-8x7b",
+    "mistralai--Mixtral-8x22B-v0.1": "mixtral-8x22b",
+    "Qwen--Qwen1.5-MoE-A2.7B": "qwen1.5-moe-a2.7b",
+    "Qwen--Qwen2-7B": "qwen2-7b",
+    "Qwen--Qwen3-0.6B": "qwen3-0.6b",
+    "Qwen--Qwen3-8B": "qwen3-8b",
+    "Qwen--Qwen3-32B": "qwen3-32b",
+    "Qwen--Qwen3-30B-A3B": "qwen3-30b-a3b",
+    "Qwen--Qwen3-235B-A22B": "qwen3-235b-a22b",
+    "Qwen--Qwen3-Coder-480B-A35B-Instruct": "qwen3-coder-480b-a35b",
+    "deepseek-ai--DeepSeek-V2-Lite": "deepseek-v2-lite",
+    "deepseek-ai--DeepSeek-V3": "deepseek-v3",
+    "deepseek-ai--DeepSeek-R1": "deepseek-r1",
+    "moonshotai--Kimi-K2-Instruct": "kimi-k2",
+    "MiniMaxAI--MiniMax-M2.5": "minimax-m2.5",
+    "google--gemma-2b": "gemma-2b",
+    "google--gemma-2-2b": "gemma-2-2b",
+    "google--gemma-2-9b": "gemma-2-9b",
+    "google--gemma-2-27b": "gemma-2-27b",
+    "google--gemma-3-1b-it": "gemma-3-1b",
+    "microsoft--Phi-3.5-mini-instruct": "phi-3-mini",
+    "EleutherAI--gpt-j-6b": "gpt-j-6b",
+    "THUDM--chatglm3-6b": "chatglm3-6b",
+    "bigcode--starcoder2-7b": "starcoder2-7b",
+    "openai--gpt-oss-20b": "gpt-oss-20b",
+    "openai--gpt-oss-120b": "gpt-oss-120b",
+    "tiiuae--falcon-40b": "falcon-40b",
+    "facebook--opt-13b": "opt-13b",
+    "facebook--opt-66b": "opt-66b",
+}
+# Saved files that are refused (the reader's limits) or kept only for the parameter count.
+REFUSED = {"nvidia--Llama-3_3-Nemotron-Super-49B-v1"}
+# The CodeLlama 34B preset says vocab 32016 (the 7B's, with infilling tokens); 34B was released
+# without infilling and its upstream config says 32000, as the catalog row does.
+COUNT_ONLY = {"mistralai--Mistral-7B-v0.1", "codellama--CodeLlama-34b-hf"}
+
+# Where a row's max_context deliberately differs from the config's max_position_embeddings.
+CONTEXT_DIFFERS = {
+    # The configs allow 160K positions; the published context window is 128K.
+    "deepseek-v3": 163840, "deepseek-r1": 163840, "deepseek-v2-lite": 163840,
+    # The copies carry the first upload's 2048; Llama 2 was trained and published at 4096.
+    "llama-2-7b": 2048, "llama-2-13b": 2048, "llama-2-70b": 2048,
+}
+SHAPE = ("layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden", "vocab", "experts",
+         "experts_per_token", "shared_experts", "attention", "kv_latent_dim",
+         "sliding_window", "sliding_window_layers", "window_kind")
+
+
+def catalog_rows() -> dict[str, ModelRow]:
+    return {r["id"]: ModelRow.model_validate(r) for r in seed_rows("models")}
+
+
+def test_every_saved_config_is_accounted_for_and_listed_in_sources():
+    saved = {p.stem for p in CONFIGS.glob("*.json")}
+    assert saved == set(ROW_OF) | REFUSED | COUNT_ONLY
+    sources = (CONFIGS / "SOURCES.md").read_text(encoding="utf-8")
+    missing = [name for name in sorted(saved) if f"{name}.json" not in sources]
+    assert not missing, f"not in SOURCES.md: {missing}"
+
+
+@pytest.mark.parametrize("stem", sorted(ROW_OF))
+def test_catalog_shape_equals_what_the_reader_gets_from_the_real_config(stem):
+    config = load_config(CONFIGS / f"{stem}.json")
+    got = read_shape(config).row_fields()
+    row = catalog_rows()[ROW_OF[stem]]
+    wrong = {f: (getattr(row, f), got[f]) for f in SHAPE if getattr(row, f) != got[f]}
+    assert not wrong, f"{row.id}: field: (catalog, config) {wrong}"
+    assert CONTEXT_DIFFERS.get(row.id, row.max_context) == got["max_context"]
+    stated = config.get("quantization_config") or config.get("torch_dtype")
+    if stated:  # some copies drop torch_dtype; then the note's source decides
+        assert row.native_precision == got["native_precision"]
+
+
+# Published parameter counts (model cards and papers; see the model-* notes) against the count
+# from the shape. Tolerance: 1.5% for totals. Where the published figure is rounded or counts
+# something the text model lacks, the wider tolerance is given with the reason.
+PUBLISHED = {
+    "meta-llama--Llama-2-7b-hf": 6.74, "meta-llama--Llama-2-13b-hf": 13.02,
+    "meta-llama--Llama-2-70b-hf": 68.98, "mistralai--Mistral-7B-v0.1": 7.24,
+    "mistralai--Mistral-7B-v0.3": 7.25, "meta-llama--Meta-Llama-3.1-8B": 8.03,
+    "meta-llama--Meta-Llama-3.1-70B": 70.55, "meta-llama--Meta-Llama-3.1-405B": 405.85,
+    "meta-llama--Llama-3.2-1B": 1.24, "meta-llama--Llama-3.2-3B": 3.21,
+    "mistralai--Mixtral-8x7B-v0.1": 46.7, "mistralai--Mixtral-8x22B-v0.1": 141,
+    "Qwen--Qwen3-8B": 8.2, "Qwen--Qwen3-32B": 32.8, "Qwen--Qwen3-30B-A3B": 30.5,
+    "Qwen--Qwen3-235B-A22B": 235, "Qwen--Qwen3-Coder-480B-A35B-Instruct": 480,
+    "Qwen--Qwen2-7B": 7.62, "Qwen--Qwen1.5-MoE-A2.7B": 14.3,
+    "deepseek-ai--DeepSeek-V3": 671, "deepseek-ai--DeepSeek-V2-Lite": 15.7,
+    "google--gemma-2b": 2.51, "google--gemma-2-2b": 2.61, "google--gemma-2-9b": 9.24,
+    "google--gemma-2-27b": 27.2, "microsoft--Phi-3.5-mini-instruct": 3.82,
+    "EleutherAI--gpt-j-6b": 6.05, "THUDM--chatglm3-6b": 6.24,
+    "bigcode--starcoder2-7b": 7.17, "codellama--CodeLlama-34b-hf": 33.7,
+    "openai--gpt-oss-20b": 20.91, "openai--gpt-oss-120b": 116.83,
+    "MiniMaxAI--MiniMax-M2.5": 229, "tiiuae--falcon-40b": 41.84,
+    "facebook--opt-13b": 13.0, "facebook--opt-66b": 66.0,
+}
+WIDER = {
+    # Scout's 109B counts its vision encoder; the text model is ~107.8B.
+    "meta-llama--Llama-4-Scout-17B-16E-Instruct": (109, 0.02),
+    "meta-llama--Llama-4-Maverick-17B-128E-Instruct": (400, 0.01),
+    # "1T" is rounded; the shape gives 1.026T.
+    "moonshotai--Kimi-K2-Instruct": (1000, 0.03),
+}
+
+
+@pytest.mark.parametrize("stem", sorted({*PUBLISHED, *WIDER}))
+def test_parameter_count_from_the_shape_matches_the_published_one(stem):
+    published, tolerance = WIDER.get(stem, (PUBLISHED.get(stem), 0.015))
+    counted = read_shape(load_config(CONFIGS / f"{stem}.json")).params / 1e9
+    assert counted == pytest.approx(published, rel=tolerance), f"{stem}: {counted:.3f}B"
+
+
+@pytest.mark.parametrize(("stem", "active"), [
+    ("mistralai--Mixtral-8x7B-v0.1", 12.9), ("mistralai--Mixtral-8x22B-v0.1", 39.1),
+    ("Qwen--Qwen3-30B-A3B", 3.3), ("Qwen--Qwen3-235B-A22B", 22),
+    ("deepseek-ai--DeepSeek-V3", 37), ("meta-llama--Llama-4-Maverick-17B-128E-Instruct", 17),
+    ("Qwen--Qwen1.5-MoE-A2.7B", 2.7)])
+def test_active_parameters_of_a_moe_match_the_published_count(stem, active):
+    counted = read_shape(load_config(CONFIGS / f"{stem}.json")).active_params / 1e9
+    assert counted == pytest.approx(active, rel=0.03), f"{stem}: {counted:.3f}B"
+
+
+def test_gpt_oss_active_count_is_published_without_the_input_embedding():
+    # OpenAI's 3.61B / 5.13B active leave out the input embedding (a lookup, vocab x hidden);
+    # the reader's active count includes it, so it is larger by exactly that much.
+    for stem, published in (("openai--gpt-oss-20b", 3.61), ("openai--gpt-oss-120b", 5.13)):
+        shape = read_shape(load_config(CONFIGS / f"{stem}.json"))
+        embedding = shape.vocab * shape.hidden / 1e9
+        assert shape.active_params / 1e9 - embedding == pytest.approx(published, rel=0.005)
+
+
+def test_config_shapes_that_need_the_special_cases():
+    v3 = read_shape(load_config(CONFIGS / "deepseek-ai--DeepSeek-V3.json"))
+    assert (v3.attention, v3.kv_latent_dim, v3.head_dim, v3.native_precision) == \
+        ("mla", 512 + 64, 128 + 64, "fp8")
+    oss = read_shape(load_config(CONFIGS / "openai--gpt-oss-120b.json"))
+    assert (oss.native_precision, oss.sliding_window, oss.sliding_window_layers) == \
+        ("mxfp4", 128, 18)
+    gemma = read_shape(load_config(CONFIGS / "google--gemma-2b.json"))
+    assert (gemma.attention, gemma.kv_heads, gemma.head_dim) == ("mqa", 1, 256)
+    scout = read_shape(load_config(CONFIGS / "meta-llama--Llama-4-Scout-17B-16E-Instruct.json"))
+    assert (scout.window_kind, scout.sliding_window, scout.shared_experts) == ("chunked", 8192, 1)
+
+
+@pytest.mark.parametrize(("config", "published", "tolerance"), [
+    # No saved file for these: the published shapes (papers, model cards) in config form.
+    ({"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+      "num_attention_heads": 71, "multi_query": True, "vocab_size": 65024,
+      "new_decoder_architecture": False, "bias": False}, 7.22, 0.01),
+    ({"model_type": "gpt_neox", "hidden_size": 6144, "num_hidden_layers": 44,
+      "num_attention_heads": 64, "intermediate_size": 24576, "vocab_size": 50432,
+      "tie_word_embeddings": False}, 20.55, 0.01),
+    ({"model_type": "bloom", "hidden_size": 14336, "n_layer": 70, "n_head": 112,
+      "vocab_size": 250880}, 176.25, 0.01),
+])
+def test_parameter_count_of_families_without_a_saved_config(config, published, tolerance):
+    assert read_shape(config).params / 1e9 == pytest.approx(published, rel=tolerance)
+
+
+def test_falcon_kv_heads_follow_multi_query_and_the_new_decoder():
+    old = {"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
+           "num_attention_heads": 71, "multi_query": True, "vocab_size": 65024}
+    assert read_shape(old).kv_heads == 1
+    new = {**old, "new_decoder_architecture": True, "num_kv_heads": 8,
+           "num_attention_heads": 128, "hidden_size": 8192}
+    assert read_shape(new).kv_heads == 8
+
+
+def test_refused_config_is_a_one_line_error():
+    with pytest.raises(ConfigError, match="block_configs"):
+        read_shape(load_config(CONFIGS / "nvidia--Llama-3_3-Nemotron-Super-49B-v1.json"))
+
+
+def test_catalog_has_at_least_sixty_models_each_citing_a_model_note():
+    rows = catalog_rows()
+    assert len(rows) >= 60
+    assert all(r.source_note.startswith("model-") for r in rows.values())
+
+
+@pytest.mark.parametrize(("typed", "row_id"), [
+    ("llama2-13b-chat", "llama-2-13b"), ("Llama-3.3-70B-Instruct", "llama-3.3-70b"),
+    ("qwen2.5:72b", "qwen2.5-72b"), ("R1 671B", "deepseek-r1"),
+    ("meta-llama/Llama-2-7b-hf", "llama-2-7b"), ("gpt-oss:120b", "gpt-oss-120b"),
+    ("Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"), ("mistral nemo", "mistral-nemo-12b"),
+])
+def test_names_people_write_find_the_row(memory_store, typed, row_id):
+    assert load_catalog(memory_store).models.find(typed).id == row_id
+
+
+# --- the command -------------------------------------------------------------------------
+
+def test_models_list_and_show():
+    listed = run_cli("models", "list")
+    assert listed.exit_code == 0, listed.output
+    assert "deepseek-r1" in listed.output and "gpt-oss-120b" in listed.output
+    shown = run_cli("models", "show", "qwen2.5:72b")
+    assert shown.exit_code == 0 and "Qwen2.5 72B" in shown.output
+    as_json = json.loads(run_cli("models", "show", "gpt-oss-20b", "--json").output)
+    assert as_json["native_precision"] == "mxfp4"
+    unknown = run_cli("models", "show", "llama-9-9000b")
+    assert unknown.exit_code == 2 and "unknown model" in unknown.output
+    assert len(unknown.output.strip().splitlines()) == 1
+
+
+def test_import_lists_shows_and_feeds_the_calculators(tmp_path):
+    path = tmp_path / "config.json"
+    config = json.loads((CONFIGS / "mistralai--Mistral-7B-v0.1.json").read_text())
+    path.write_text(json.dumps({**config, "_name_or_path": "acme/house-model-7b"}))
+    done = run_cli("models", "import", str(path))
+    assert done.exit_code == 0, done.output
+    assert "imported house-model-7b" in done.output and "7.242B" in done.output
+    user = json.loads(run_cli("models", "list", "--origin", "user", "--json").output)
+    assert [m["id"] for m in user] == ["house-model-7b"]
+    assert run_cli("models", "show", "acme/house-model-7b").exit_code == 0
+    from tests.conftest import run_tool
+
+    result = run_tool("memory", {"model": "house-model-7b", "workload": "inference",
+                                 "precision": "bf16"})
+    assert result["breakdown_gb"]["weights"] == pytest.approx(14.48, rel=0.01)
+    again = run_cli("models", "import", str(path))
+    assert "replaced house-model-7b" in again.output
+
+
+def test_import_refuses_a_catalog_id_and_bad_files_in_one_line(tmp_path):
+    taken = run_cli("models", "import", str(CONFIGS / "Qwen--Qwen3-8B.json"), "--id", "qwen3-8b")
+    assert taken.exit_code == 2 and "catalog model" in taken.output
+    alias = run_cli("models", "import", str(CONFIGS / "Qwen--Qwen3-8B.json"),
+                    "--id", "llama2-13b-chat")
+    assert alias.exit_code == 2 and "'llama-2-13b'" in alias.output
+    cases = {"missing.json": None, "list.json": "[1, 2]", "broken.json": "{\"hidden_size\": ",
+             "empty.json": "{}", "negative.json": json.dumps(
+                 {"num_hidden_layers": -2, "hidden_size": 8, "num_attention_heads": 2,
+                  "vocab_size": 10})}
+    for name, text in cases.items():
+        path = tmp_path / name
+        if text is not None:
+            path.write_text(text)
+        result = run_cli("models", "import", str(path))
+        assert result.exit_code == 2, (name, result.output)
+        assert "Traceback" not in result.output
+        assert len(result.output.strip().splitlines()) == 1, (name, result.output)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00")
+    assert len(run_cli("models", "import", str(binary)).output.strip().splitlines()) == 1
+
+
+def test_imported_model_survives_a_catalog_upgrade(tmp_path, monkeypatch):
+    path = tmp_path / "store.db"
+    store = Store.open(path)
+    from clusterplan.db.models import import_model
+
+    import_model(store, CONFIGS / "google--gemma-2-9b.json", name="My Gemma")
+    store.conn.close()
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", "next")
+    reopened = Store.open(path)
+    row = load_catalog(reopened).models.find("my gemma")
+    assert (row.origin, row.layers, row.sliding_window_layers) == ("user", 42, 21)
+
+
+def test_dry_run_stores_nothing():
+    result = run_cli("models", "import", str(CONFIGS / "openai--gpt-oss-20b.json"),
+                     "--name", "oss test", "--dry-run")
+    assert result.exit_code == 0 and "would import oss-test" in result.output
+    assert run_cli("models", "list", "--origin", "user", "--json").output.strip() == "[]"
+
+
+def test_import_takes_a_hugging_face_snapshot_folder(tmp_path):
+    snapshot = tmp_path / "models--acme--tiny-qwen" / "snapshots" / "0123abcd"
+    snapshot.mkdir(parents=True)
+    config = json.loads((CONFIGS / "Qwen--Qwen3-0.6B.json").read_text())
+    (snapshot / "config.json").write_text(json.dumps(config))
+    result = run_cli("models", "import", str(snapshot), "--params-b", "0.6")
+    assert result.exit_code == 0, result.output
+    assert "imported tiny-qwen" in result.output and "0.6B parameters," in result.output
