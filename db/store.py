@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 # entry points for hooks clusterplan never uses.
 
 APP_ID = "clusterplan"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: GPU capacity in driver bytes, nullable peaks
 HISTORY_SET = "clusterplan-history"
 HISTORY_MIGRATIONS = ("create_sessions_and_messages",)  # db/history_schema.py, in order
 

@@ -145,16 +145,21 @@ def test_transfers_conversions_and_comparisons_in_other_words():
     # 2 x 2^30 B = 2.147483648 GB
     assert gib.data["interconnect"]["value"] == pytest.approx(2 * 2**30 / 1e9)
     versus = respond("Is the B200 better than the MI300X?")
-    # datasheets: 8.0 TB/s (B200) / 5.3 TB/s (MI300X) = 1.51, the faster one named first
-    assert versus.markdown.startswith("NVIDIA B200 SXM 180GB has 180 GB at 8.00 TB/s")
+    # datasheets: 8.0 TB/s (B200) / 5.3 TB/s (MI300X) = 1.51, the faster one named first;
+    # capacity is the driver's: 183,359 MiB x 2^20 / 1e9 = 192.27 GB under the "180GB" label,
+    # and rocm-smi's 206,141,652,992 bytes = 206.14 GB for the "192GB" MI300X
+    assert 183_359 * 2**20 / 1e9 == pytest.approx(192.27, abs=0.005)
+    assert versus.markdown.startswith("NVIDIA B200 SXM 180GB has 192 GB at 8.00 TB/s "
+                                      "against 206 GB at 5.30 TB/s")
     assert "**1.51×**" in versus.markdown
 
 
 def test_gpu_specs_prices_over_a_period_and_plural_gpus():
     specs = respond("What's the memory bandwidth of the B200?")
     assert specs.intent.kind == "gpu_specs"
-    # the B200 row of the catalog (note nvidia-b200-datasheet): 180 GB at 8.0 TB/s
-    assert specs.markdown.startswith("NVIDIA B200 SXM 180GB has **180 GB** of memory at "
+    # the B200 row of the catalog (note nvidia-b200-datasheet): labelled 180GB, holding
+    # 183,359 MiB = 192.27 GB as the driver reports it (note gpu-driver-memory), at 8.0 TB/s
+    assert specs.markdown.startswith("NVIDIA B200 SXM 180GB has **192 GB** of memory at "
                                      "**8.00 TB/s**")
     assert [c.id for c in specs.citations] == ["nvidia-b200-datasheet"]
     period = respond("8 H100s for 3 months at 60% utilization, how much?")

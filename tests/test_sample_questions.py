@@ -151,8 +151,10 @@ def test_09_split_70b_over_16_h100_in_2_nodes(session):
     assert (p["gpus"], p["nodes"], p["gpu"]) == (16, 2, "h100-sxm")
     assert all(plan["tp"] <= 8 for plan in p["plans"])  # TP never crosses the node
     # 70e9 x 16 B = 1,120 GB of states over 16 GPUs is 70 GB each before activations and
-    # overhead: nothing fits 80 GB, so the answer names the smallest cluster that does.
-    assert not p["plans"] and p["smallest_cluster"]["gpus"] > 16
+    # overhead; with ZeRO-3, full recompute and micro-batch 1 it is about 81 GB: over the
+    # "80GB" label, but an H100 really holds 81,559 MiB = 81,559 x 2^20 / 1e9 = 85.52 GB.
+    h100_gb = 81_559 * 2**20 / 1e9
+    assert p["plans"] and all(80 < plan["per_gpu_gb"] <= h100_gb for plan in p["plans"])
     assert "tp 8 pp 2" in a.markdown  # the source's recipe is compared explicitly
 
 
@@ -262,9 +264,10 @@ def test_20_training_8b_on_15t_tokens_with_256_h100(session):
 
 def test_21_h100_vs_h200_for_70b_inference(session):
     a = ask(session, 21, "gpu_compare")
-    # 70e9 x 2 B = 140 GB plus cache and overhead: more than one H100 (80) or H200 (141).
+    # 70e9 x 2 B = 140 GB plus cache and overhead: more than one H100 (81,559 MiB = 85.52 GB)
+    # but within one H200 (143,771 MiB = 143,771 x 2^20 / 1e9 = 150.75 GB).
     assert [a.data[k]["min_gpus"][g] for k, g in (("memory", "h100-sxm"),
-                                                  ("memory_2", "h200-sxm"))] == [2, 2]
+                                                  ("memory_2", "h200-sxm"))] == [2, 1]
     # decode reads the weights each token: 4.8 / 3.35 TB/s (datasheets) = 1.43x
     assert "**1.43×**" in a.markdown
     assert {"nvidia-h100-datasheet", "nvidia-h200-datasheet"} <= keys(a)

@@ -72,17 +72,20 @@ def test_prefill_is_bounded_by_compute():
 
 def test_kv_cache_for_concurrency_and_context_grows_the_replica():
     # 64 sequences of 8,192 tokens at 327,680 bytes a token (2 x 80 x 8 x 128 x 2) is
-    # 171.8 GB of KV cache on top of 141.1 GB of weights: more than 4 x 80 GB, so tp = 8.
+    # 171.8 GB of KV cache on top of 141.1 GB of weights, 312.9 GB: more than 2 H100s but
+    # within 4 x 81,559 MiB = 4 x 85.52 = 342.1 GB, so tp = 4 and 16 GPUs make 4 replicas.
+    assert 2 * 81_559 * 2**20 / 1e9 < 171.8 + 141.1 < 4 * 81_559 * 2**20 / 1e9
     result = _serve(model="llama-3-70b", gpu="h100", gpus=16, concurrency=64, context_len=8192)
-    assert result["plans"][0]["gpus_per_replica"] == 8
-    assert result["plans"][0]["replicas"] == 2
+    assert result["plans"][0]["gpus_per_replica"] == 4
+    assert result["plans"][0]["replicas"] == 4
 
 
 def test_kv_capacity_counts_the_free_memory_of_the_replica():
-    # tp = 8 on H100: capacity x 327,680 bytes fits in 8 x 80 GB less the weights.
+    # tp = 8 on H100: capacity x 327,680 bytes fits in 8 x 81,559 MiB (the driver's total,
+    # 85.52 GB each) less the weights.
     result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
     plan = next(p for p in result["plans"] if p["tp"] == 8)
-    most = (8 * 80e9 - LLAMA_70B_BF16_GB * 1e9) / 327_680
+    most = (8 * 81_559 * 2**20 - LLAMA_70B_BF16_GB * 1e9) / 327_680
     assert 0.9 * most < plan["kv_capacity_tokens"] < most
 
 
