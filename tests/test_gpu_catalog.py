@@ -202,3 +202,10 @@ def test_every_intra_link_names_a_catalog_link():
     links = {row["id"] for row in seed_rows("links")}
     bad = [r["id"] for r in seed_rows("gpus") if r["intra_link"] and r["intra_link"] not in links]
     assert not bad
+
+
+def test_ask_for_v100_specs_says_it_has_no_bf16():
+    # V100 SXM2 datasheet: 125 TFLOP/s of FP16 tensor math, no BF16 path (Volta).
+    result = run_cli("ask", "What are the specs of the V100?")
+    assert result.exit_code == 0, result.output
+    assert "no BF16 tensor cores (125 dense FP16 TFLOP/s)" in result.stdout
