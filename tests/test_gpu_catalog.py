@@ -8,6 +8,7 @@ GB = 1e9 bytes throughout.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -209,3 +210,16 @@ def test_ask_for_v100_specs_says_it_has_no_bf16():
     result = run_cli("ask", "What are the specs of the V100?")
     assert result.exit_code == 0, result.output
     assert "no BF16 tensor cores (125 dense FP16 TFLOP/s)" in result.stdout
+
+
+def test_a_gpu_without_a_catalog_node_link_takes_the_one_given():
+    # MI250X GCDs are wired differently from system to system (note
+    # amd-instinct-mi250x-mi325x-mi355x), so its row names no link: the tool asks for one,
+    # and then uses the one given.
+    job = {"model": "llama-3-8b", "workload": "pretrain", "gpu": "mi250x", "gpus": 8}
+    asked = run_cli("tool", "parallelism", "--input", json.dumps(job))
+    assert asked.exit_code != 0 and "give intra_link" in asked.output
+    given = run_tool("parallelism", {**job, "intra_link": "infinity-fabric"})
+    assert given["plans"] and given["gpu"] == "mi250x"
+    links = next(s for s in given["steps"] if s["label"] == "links")
+    assert links["inputs"]["intra"]["value"] == "infinity-fabric"

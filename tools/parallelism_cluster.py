@@ -49,9 +49,7 @@ class Cluster:
 
 def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> Cluster:
     """GPU row, GPU count and node size, links (given or defaults) and the dense peak."""
-    gpu, intra = node_link(inp.gpu)
-    if inp.intra_link:
-        intra = require_scope(find_link(inp.intra_link, "intra_link"), "intra_node", "intra_link")
+    gpu, intra = node_link(inp.gpu, intra_link=inp.intra_link)
     gpn = inp.gpus_per_node or _per_node_given(inp) or gpu.gpus_per_node
     if inp.gpus_per_node is None and not (inp.gpus and inp.nodes):
         said.append(f"gpus_per_node: {gpn} (the usual {gpu.name} node)")
