@@ -107,7 +107,8 @@ def test_follow_ups_re_answer_with_one_slot_changed():
     first = respond("How much GPU memory do I need to serve Llama 3 70B in BF16?")
     h200 = respond("and on H200?", previous=first.intent)
     assert h200.data["memory"]["gpu"] == "h200-sxm"
-    # 70.55e9 x 2 B = 141.1 GB of weights does not fit one 141 GB H200 with anything else
+    # 70.55e9 x 2 B = 141.1 GB of weights, plus KV cache and overhead, is more than one
+    # H200's 143,771 MiB = 150.75 GB
     assert h200.data["memory"]["fits"] is False
     fp8 = respond("what about FP8?", previous=h200.intent)
     # FP8: one byte a parameter, 70.55 GB of weights: fits on one H200
@@ -169,7 +170,8 @@ def test_gpu_specs_prices_over_a_period_and_plural_gpus():
     assert p["total_usd"] == pytest.approx(8 * rate * 3 * 730 * 0.6, rel=1e-3)
     many = respond("Serve Llama 3 70B to 100 concurrent users at 8k context on H100s")
     assert many.intent.kind == "cluster_size"  # 'on H100s': how many is the question
-    # KV: 327,680 B/token x 8,192 x 100 = 268 GB, plus 141 GB of weights: more than 4 x 80 GB
+    # KV: 327,680 B/token x 8,192 x 100 = 268 GB, plus 141 GB of weights: more than
+    # 4 x 85.52 GB (81,559 MiB each)
     assert many.data["memory"]["min_gpus"]["h100-sxm"] == 8
     prices = respond("B200 vs H200 cost per month")
     assert [k for k in prices.data] == ["pricing", "pricing_2"]

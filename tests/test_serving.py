@@ -18,7 +18,7 @@ def _serve(**payload):
 
 
 def test_llama_3_70b_bf16_needs_at_least_two_h100_per_replica():
-    # 141.1 GB of weights cannot sit in one 80 GB GPU.
+    # 141.1 GB of weights cannot sit in one H100 (81,559 MiB = 85.52 GB).
     result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
     assert result["fits"] is True
     best = result["plans"][0]
@@ -30,16 +30,17 @@ def test_llama_3_70b_bf16_needs_at_least_two_h100_per_replica():
 
 
 def test_405b_bf16_fits_one_8xh200_node():
-    # 811.7 GB of weights against 8 x 141 GB = 1,128 GB.
+    # 811.7 GB of weights against 8 x 143,771 MiB = 8 x 150.75 = 1,206 GB.
     result = _serve(model="llama-3.1-405b", gpu="h200", gpus=8)
     assert result["fits"] is True
     best = result["plans"][0]
     assert best["tp"] == 8 and best["pp"] == 1 and best["replicas"] == 1
-    assert LLAMA_405B_BF16_GB / 8 < best["per_gpu_gb"] < 141
+    assert LLAMA_405B_BF16_GB / 8 < best["per_gpu_gb"] < 143_771 * 2**20 / 1e9
 
 
 def test_405b_bf16_does_not_fit_one_8xh100_node():
-    # 811.7 GB against 8 x 80 = 640 GB: it needs more than 10 GPUs, so two nodes (tp 8, pp 2).
+    # 811.7 GB against 8 x 85.52 = 684.2 GB (81,559 MiB each): it needs more than 9 GPUs, so
+    # two nodes (tp 8, pp 2).
     result = _serve(model="llama-3.1-405b", gpu="h100", gpus=8)
     assert result["fits"] is False and result["plans"] == []
     assert result["verdict"].startswith("does not fit")
