@@ -31,7 +31,9 @@ def gpu_specs(intent: Intent, calls: Calls) -> Reply:
 
     r = _spec(str(slot(intent, "gpu")))
     lead = (f"{r.name} has **{num(r.memory_gb)} GB** of memory at "
-            f"**{num(r.memory_bandwidth_tb_s)} TB/s**, {num(r.bf16_tflops)} dense BF16 TFLOP/s"
+            f"**{num(r.memory_bandwidth_tb_s)} TB/s**, "
+            + (f"{num(r.bf16_tflops)} dense BF16 TFLOP/s" if r.bf16_tflops else
+               f"no BF16 tensor cores ({num(r.fp16_tflops)} dense FP16 TFLOP/s)")
             + (f" and {num(r.fp8_tflops)} dense FP8 TFLOP/s" if r.fp8_tflops else "")
             + f", {num(r.tdp_w)} W; {r.gpus_per_node} to a node.")
     return Reply(headline=lead, tables=[spec_table([r])], citations=[note_ref(r.source_note)])

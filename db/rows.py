@@ -39,18 +39,34 @@ class CatalogRow(BaseModel):
         return value
 
 
+# Compute precisions a GPU row can lack: an empty peak cell means the GPU has no tensor-core
+# path at that precision (V100 and T4: no BF16; nothing before Hopper/Ada Lovelace: no FP8).
+# (An empty fp32 or int8 cell means the figure is not published; see the row's note.)
+PEAK_COLUMNS = {"bf16": "bf16_tflops", "fp16": "fp16_tflops", "fp8": "fp8_tflops"}
+
+
 class GpuRow(CatalogRow):
-    """One accelerator product; throughput figures are dense (without sparsity), per GPU."""
+    """One accelerator product; throughput figures are dense (without sparsity), per GPU.
+
+    Capacity: `memory_bytes` is what the driver reports (nvidia-smi / rocm-smi total), quoted in
+    the note `memory_note`; where no driver figure was found it is the datasheet label read as
+    GiB (label x 2^30) and `memory_basis` is "label". `memory_gb` = memory_bytes / 1e9 is what
+    every calculator reads (GB = 1e9 bytes); `memory_label` ("80GB") is the datasheet's name.
+    """
 
     id: str
     name: str
     aliases: str = ""
     vendor: str
     form_factor: Literal["sxm", "pcie", "oam", "superchip", "consumer"]
-    memory_gb: float = Field(gt=0)
+    memory_label: str = Field(min_length=1)
+    memory_bytes: int = Field(gt=0)
+    memory_basis: Literal["driver", "label"]
+    memory_note: NoteId = Field(min_length=1)
+    memory_gb: float = Field(default=0.0, ge=0)
     memory_bandwidth_tb_s: float = Field(gt=0)
-    fp32_tflops: float = Field(gt=0)
-    bf16_tflops: float = Field(gt=0)
+    fp32_tflops: float | None = Field(default=None, gt=0)
+    bf16_tflops: float | None = Field(default=None, gt=0)
     fp16_tflops: float = Field(gt=0)
     fp8_tflops: float | None = Field(default=None, gt=0)
     int8_tops: float | None = Field(default=None, gt=0)
@@ -58,6 +74,29 @@ class GpuRow(CatalogRow):
     gpus_per_node: int = Field(ge=1)
     nvlink_domain_gpus: int = Field(ge=1)
     tdp_w: float = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _memory_gb_is_the_bytes(self) -> GpuRow:
+        # memory_gb is derived, never typed: absent (a seed row) it is filled in; present (a row
+        # read back from the store) it must be the same bytes.
+        exact = self.memory_bytes / 1e9
+        if self.memory_gb and abs(self.memory_gb - exact) > 1e-9 * exact:
+            raise ValueError(f"memory_gb {self.memory_gb} is not memory_bytes / 1e9 ({exact})")
+        self.memory_gb = exact
+        return self
+
+    def precisions(self) -> list[str]:
+        """The compute precisions this GPU has a dense peak for in the catalog."""
+        columns = {"fp32": "fp32_tflops", **PEAK_COLUMNS, "int8": "int8_tops"}
+        return [p for p, column in columns.items() if getattr(self, column) is not None]
+
+    def lacks(self, precision: str) -> str | None:
+        """Why this GPU cannot compute at `precision` on tensor cores, or None when it can."""
+        column = PEAK_COLUMNS.get(precision)
+        if column is None or getattr(self, column) is not None:
+            return None
+        return (f"{self.name} has no {precision.upper()} tensor cores (it has: "
+                f"{', '.join(p.upper() for p in self.precisions())})")
 
 
 class LinkRow(CatalogRow):

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 # entry points for hooks clusterplan never uses.
 
 APP_ID = "clusterplan"
-SCHEMA_VERSION = "2"  # 2: model rows gained shared experts, windows, precision, origin
+SCHEMA_VERSION = "3"  # 2: model rows gained shared experts, windows, precision, origin;
+#                       3: GPU capacity in driver bytes, nullable peaks
 HISTORY_SET = "clusterplan-history"
 HISTORY_MIGRATIONS = ("create_sessions_and_messages",)  # db/history_schema.py, in order
 

@@ -125,7 +125,7 @@ def test_a_job_that_fits_one_gpu_needs_one():
     # 4096): frozen BF16 weights 8.03e9 x 2 = 16.1 GB; activations without recompute, with
     # FlashAttention, 4096 x 1 x 4096 x (10 + 24) bytes a layer x 32 layers = 18.3 GB; rank-16
     # adapters well under 1 GB with their AdamW states. About 35 GB, plus 0.5 GB and 5%
-    # overhead, fits one 80 GB H100, so 1 is the fewest.
+    # overhead, fits one H100 (81,559 MiB = 85.52 GB), so 1 is the fewest.
     _active_store()
     answer = invoke("memory", {"model": "llama-3-8b", "workload": "lora"}).model_dump()
     assert answer["min_gpus"]["h100-sxm"] == 1

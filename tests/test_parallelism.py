@@ -75,8 +75,8 @@ def test_tp_groups_never_straddle_two_nodes():
 
 def test_70b_pretraining_does_not_fit_one_node_and_names_the_smallest_cluster():
     # Mixed-precision AdamW holds 16 bytes a parameter: 70.55e9 x 16 = 1,128.8 GB, more than
-    # the 640 GB of one 8 x H100 node; at 80 GB a GPU it needs at least 1,128.8 / 80 = 14.1
-    # GPUs, so at least 2 whole nodes.
+    # the 684.2 GB of one 8 x H100 node (8 x 81,559 MiB); at 85.52 GB a GPU it needs at least
+    # 1,128.8 / 85.52 = 13.2 GPUs, so at least 2 whole nodes.
     result = _train(model="llama-3-70b", gpu="h100", nodes=1)
     assert result["fits"] is False and result["plans"] == []
     assert result["verdict"].startswith("does not fit")

@@ -58,7 +58,7 @@ def test_list_as_json_and_unknown_gpu():
     listed = json.loads(run_cli("prices", "list", "--provider", "aws", "--json").output)
     assert {o["provider"] for o in listed} == {"aws"}
     bad = run_cli("prices", "list", "--gpu", "h300")
-    assert bad.exit_code == 2 and "nearest: h200-sxm" in bad.output
+    assert bad.exit_code == 2 and "nearest: " in bad.output and "h200-sxm" in bad.output
 
 
 def test_a_good_file_adds_its_rows_as_user_rows(tmp_path):

@@ -107,7 +107,8 @@ def test_follow_ups_re_answer_with_one_slot_changed():
     first = respond("How much GPU memory do I need to serve Llama 3 70B in BF16?")
     h200 = respond("and on H200?", previous=first.intent)
     assert h200.data["memory"]["gpu"] == "h200-sxm"
-    # 70.55e9 x 2 B = 141.1 GB of weights does not fit one 141 GB H200 with anything else
+    # 70.55e9 x 2 B = 141.1 GB of weights, plus KV cache and overhead, is more than one
+    # H200's 143,771 MiB = 150.75 GB
     assert h200.data["memory"]["fits"] is False
     fp8 = respond("what about FP8?", previous=h200.intent)
     # FP8: one byte a parameter, 70.55 GB of weights: fits on one H200
@@ -145,16 +146,21 @@ def test_transfers_conversions_and_comparisons_in_other_words():
     # 2 x 2^30 B = 2.147483648 GB
     assert gib.data["interconnect"]["value"] == pytest.approx(2 * 2**30 / 1e9)
     versus = respond("Is the B200 better than the MI300X?")
-    # datasheets: 8.0 TB/s (B200) / 5.3 TB/s (MI300X) = 1.51, the faster one named first
-    assert versus.markdown.startswith("NVIDIA B200 SXM 180GB has 180 GB at 8.00 TB/s")
+    # datasheets: 8.0 TB/s (B200) / 5.3 TB/s (MI300X) = 1.51, the faster one named first;
+    # capacity is the driver's: 183,359 MiB x 2^20 / 1e9 = 192.27 GB under the "180GB" label,
+    # and rocm-smi's 206,141,652,992 bytes = 206.14 GB for the "192GB" MI300X
+    assert 183_359 * 2**20 / 1e9 == pytest.approx(192.27, abs=0.005)
+    assert versus.markdown.startswith("NVIDIA B200 SXM 180GB has 192 GB at 8.00 TB/s "
+                                      "against 206 GB at 5.30 TB/s")
     assert "**1.51×**" in versus.markdown
 
 
 def test_gpu_specs_prices_over_a_period_and_plural_gpus():
     specs = respond("What's the memory bandwidth of the B200?")
     assert specs.intent.kind == "gpu_specs"
-    # the B200 row of the catalog (note nvidia-b200-datasheet): 180 GB at 8.0 TB/s
-    assert specs.markdown.startswith("NVIDIA B200 SXM 180GB has **180 GB** of memory at "
+    # the B200 row of the catalog (note nvidia-b200-datasheet): labelled 180GB, holding
+    # 183,359 MiB = 192.27 GB as the driver reports it (note gpu-driver-memory), at 8.0 TB/s
+    assert specs.markdown.startswith("NVIDIA B200 SXM 180GB has **192 GB** of memory at "
                                      "**8.00 TB/s**")
     assert [c.id for c in specs.citations] == ["nvidia-b200-datasheet"]
     period = respond("8 H100s for 3 months at 60% utilization, how much?")
@@ -164,7 +170,8 @@ def test_gpu_specs_prices_over_a_period_and_plural_gpus():
     assert p["total_usd"] == pytest.approx(8 * rate * 3 * 730 * 0.6, rel=1e-3)
     many = respond("Serve Llama 3 70B to 100 concurrent users at 8k context on H100s")
     assert many.intent.kind == "cluster_size"  # 'on H100s': how many is the question
-    # KV: 327,680 B/token x 8,192 x 100 = 268 GB, plus 141 GB of weights: more than 4 x 80 GB
+    # KV: 327,680 B/token x 8,192 x 100 = 268 GB, plus 141 GB of weights: more than
+    # 4 x 85.52 GB (81,559 MiB each)
     assert many.data["memory"]["min_gpus"]["h100-sxm"] == 8
     prices = respond("B200 vs H200 cost per month")
     assert [k for k in prices.data] == ["pricing", "pricing_2"]

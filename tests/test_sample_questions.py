@@ -61,7 +61,7 @@ def test_01_memory_to_serve_llama_3_70b_in_bf16(session):
     m = a.data["memory"]
     # Llama 3 70B config: 70.55e9 parameters x 2 bytes (BF16) = 141.1 GB of weights.
     assert m["breakdown_gb"]["weights"] == pytest.approx(70.55e9 * 2 / 1e9, rel=1e-3)
-    # 141 GB > one 80 GB H100, < two: the fewest H100s is 2.
+    # 141 GB > one H100 (81,559 MiB = 85.52 GB), < two: the fewest H100s is 2.
     assert m["min_gpus"]["h100-sxm"] == 2
     assert "weights 141 GB" in a.markdown.split("\n")[0]
     assert "model-llama-3" in keys(a)
@@ -71,7 +71,7 @@ def test_02_a_70b_full_fine_tune_does_not_fit_one_8xh100_node(session):
     a = ask(session, 2, "fit")
     m = a.data["memory"]
     # Mixed-precision AdamW: 2 + 2 + 12 = 16 bytes a parameter (ZeRO paper, K = 12):
-    # 70e9 x 16 = 1,120 GB of model states; sharded over 8 GPUs (ZeRO-3) 140 GB each > 80 GB.
+    # 70e9 x 16 = 1,120 GB of model states; sharded over 8 GPUs (ZeRO-3) 140 GB each > 85.52 GB.
     states = sum(m["breakdown_gb"][k] for k in ("weights", "gradients", "optimizer"))
     assert states == pytest.approx(70e9 * 16 / 8 / 1e9, rel=1e-3)
     assert m["fits"] is False
@@ -106,7 +106,7 @@ def test_04_memory_of_training_a_7b_model(session):
 def test_05_how_many_h100s_to_pretrain_405b(session):
     a = ask(session, 5, "cluster_size")
     m = a.data["memory"]
-    # 405e9 x 16 B = 6,480 GB of model states. Over 64 GPUs: 101 GB each > 80 GB; over 128:
+    # 405e9 x 16 B = 6,480 GB of model states. Over 64 GPUs: 101 GB each > 85.52 GB; over 128:
     # 50.6 GB each, leaving room for activations (full recompute) -> 128 (powers of two).
     assert m["min_gpus"]["h100-sxm"] == 128
     assert "**128× NVIDIA H100 SXM 80GB**" in a.markdown
@@ -115,7 +115,7 @@ def test_05_how_many_h100s_to_pretrain_405b(session):
 def test_06_405b_on_8_h200_fits_with_room_for_kv_cache(session):
     a = ask(session, 6, "fit")
     m = a.data["memory"]
-    # 405.85e9 x 2 B / 8 GPUs = 101.5 GB of weights each, of 141 GB.
+    # 405.85e9 x 2 B / 8 GPUs = 101.5 GB of weights each, of 150.75 GB (143,771 MiB).
     assert m["breakdown_gb"]["weights"] == pytest.approx(405.85e9 * 2 / 8 / 1e9, rel=1e-3)
     assert m["fits"] is True and m["layout"] == {"dp": 1, "tp": 8, "pp": 1, "ep": 1, "gpus": 8}
     # KV per token: 2 (K and V) x 126 layers x 8 KV heads x 128 x 2 B = 516,096 B.
@@ -138,7 +138,7 @@ def test_07_kv_cache_of_llama_3_70b_at_32k_and_16_requests(session):
 def test_08_maverick_fp8_on_one_8xh100_node(session):
     a = ask(session, 8, "fit")
     m = a.data["memory"]
-    # 400e9 parameters x 1 B (FP8) / 8 GPUs = 50 GB of weights each: fits 80 GB.
+    # 400e9 parameters x 1 B (FP8) / 8 GPUs = 50 GB of weights each: fits 85.52 GB.
     assert m["breakdown_gb"]["weights"] == pytest.approx(50.0, rel=1e-3)
     assert m["fits"] is True
     disputed = {c.key for c in a.citations if c.dispute}
@@ -151,8 +151,10 @@ def test_09_split_70b_over_16_h100_in_2_nodes(session):
     assert (p["gpus"], p["nodes"], p["gpu"]) == (16, 2, "h100-sxm")
     assert all(plan["tp"] <= 8 for plan in p["plans"])  # TP never crosses the node
     # 70e9 x 16 B = 1,120 GB of states over 16 GPUs is 70 GB each before activations and
-    # overhead: nothing fits 80 GB, so the answer names the smallest cluster that does.
-    assert not p["plans"] and p["smallest_cluster"]["gpus"] > 16
+    # overhead; with ZeRO-3, full recompute and micro-batch 1 it is about 81 GB: over the
+    # "80GB" label, but an H100 really holds 81,559 MiB = 81,559 x 2^20 / 1e9 = 85.52 GB.
+    h100_gb = 81_559 * 2**20 / 1e9
+    assert p["plans"] and all(80 < plan["per_gpu_gb"] <= h100_gb for plan in p["plans"])
     assert "tp 8 pp 2" in a.markdown  # the source's recipe is compared explicitly
 
 
@@ -262,9 +264,10 @@ def test_20_training_8b_on_15t_tokens_with_256_h100(session):
 
 def test_21_h100_vs_h200_for_70b_inference(session):
     a = ask(session, 21, "gpu_compare")
-    # 70e9 x 2 B = 140 GB plus cache and overhead: more than one H100 (80) or H200 (141).
+    # 70e9 x 2 B = 140 GB plus cache and overhead: more than one H100 (81,559 MiB = 85.52 GB)
+    # but within one H200 (143,771 MiB = 143,771 x 2^20 / 1e9 = 150.75 GB).
     assert [a.data[k]["min_gpus"][g] for k, g in (("memory", "h100-sxm"),
-                                                  ("memory_2", "h200-sxm"))] == [2, 2]
+                                                  ("memory_2", "h200-sxm"))] == [2, 1]
     # decode reads the weights each token: 4.8 / 3.35 TB/s (datasheets) = 1.43x
     assert "**1.43×**" in a.markdown
     assert {"nvidia-h100-datasheet", "nvidia-h200-datasheet"} <= keys(a)

@@ -18,7 +18,7 @@ def _serve(**payload):
 
 
 def test_llama_3_70b_bf16_needs_at_least_two_h100_per_replica():
-    # 141.1 GB of weights cannot sit in one 80 GB GPU.
+    # 141.1 GB of weights cannot sit in one H100 (81,559 MiB = 85.52 GB).
     result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
     assert result["fits"] is True
     best = result["plans"][0]
@@ -30,16 +30,17 @@ def test_llama_3_70b_bf16_needs_at_least_two_h100_per_replica():
 
 
 def test_405b_bf16_fits_one_8xh200_node():
-    # 811.7 GB of weights against 8 x 141 GB = 1,128 GB.
+    # 811.7 GB of weights against 8 x 143,771 MiB = 8 x 150.75 = 1,206 GB.
     result = _serve(model="llama-3.1-405b", gpu="h200", gpus=8)
     assert result["fits"] is True
     best = result["plans"][0]
     assert best["tp"] == 8 and best["pp"] == 1 and best["replicas"] == 1
-    assert LLAMA_405B_BF16_GB / 8 < best["per_gpu_gb"] < 141
+    assert LLAMA_405B_BF16_GB / 8 < best["per_gpu_gb"] < 143_771 * 2**20 / 1e9
 
 
 def test_405b_bf16_does_not_fit_one_8xh100_node():
-    # 811.7 GB against 8 x 80 = 640 GB: it needs more than 10 GPUs, so two nodes (tp 8, pp 2).
+    # 811.7 GB against 8 x 85.52 = 684.2 GB (81,559 MiB each): it needs more than 9 GPUs, so
+    # two nodes (tp 8, pp 2).
     result = _serve(model="llama-3.1-405b", gpu="h100", gpus=8)
     assert result["fits"] is False and result["plans"] == []
     assert result["verdict"].startswith("does not fit")
@@ -72,17 +73,20 @@ def test_prefill_is_bounded_by_compute():
 
 def test_kv_cache_for_concurrency_and_context_grows_the_replica():
     # 64 sequences of 8,192 tokens at 327,680 bytes a token (2 x 80 x 8 x 128 x 2) is
-    # 171.8 GB of KV cache on top of 141.1 GB of weights: more than 4 x 80 GB, so tp = 8.
+    # 171.8 GB of KV cache on top of 141.1 GB of weights, 312.9 GB: more than 2 H100s but
+    # within 4 x 81,559 MiB = 4 x 85.52 = 342.1 GB, so tp = 4 and 16 GPUs make 4 replicas.
+    assert 2 * 81_559 * 2**20 / 1e9 < 171.8 + 141.1 < 4 * 81_559 * 2**20 / 1e9
     result = _serve(model="llama-3-70b", gpu="h100", gpus=16, concurrency=64, context_len=8192)
-    assert result["plans"][0]["gpus_per_replica"] == 8
-    assert result["plans"][0]["replicas"] == 2
+    assert result["plans"][0]["gpus_per_replica"] == 4
+    assert result["plans"][0]["replicas"] == 4
 
 
 def test_kv_capacity_counts_the_free_memory_of_the_replica():
-    # tp = 8 on H100: capacity x 327,680 bytes fits in 8 x 80 GB less the weights.
+    # tp = 8 on H100: capacity x 327,680 bytes fits in 8 x 81,559 MiB (the driver's total,
+    # 85.52 GB each) less the weights.
     result = _serve(model="llama-3-70b", gpu="h100", gpus=8)
     plan = next(p for p in result["plans"] if p["tp"] == 8)
-    most = (8 * 80e9 - LLAMA_70B_BF16_GB * 1e9) / 327_680
+    most = (8 * 81_559 * 2**20 - LLAMA_70B_BF16_GB * 1e9) / 327_680
     assert 0.9 * most < plan["kv_capacity_tokens"] < most
 
 

@@ -88,13 +88,17 @@ def latency_note(link: LinkRow) -> str:
     return STORAGE_NOTE if link.scope == "storage" else NCCL_NOTE
 
 
-def node_link(gpu_name: str, field: str = "gpu") -> tuple[GpuRow, LinkRow]:
-    """A GPU product and the link that joins it to the other GPUs of its node."""
+def node_link(gpu_name: str, field: str = "gpu",
+              intra_link: str | None = None) -> tuple[GpuRow, LinkRow]:
+    """A GPU product and the link that joins it to the other GPUs of its node (the one the
+    user gave as `intra_link`, else the catalog's)."""
     try:
         gpu = catalog().gpus.find(gpu_name)
     except UnknownName as exc:
         raise ToolError(f"{field}: unknown GPU {gpu_name!r}; nearest: {', '.join(exc.nearest)}") \
             from None
+    if intra_link:
+        return gpu, require_scope(find_link(intra_link, "intra_link"), "intra_node", "intra_link")
     if not gpu.intra_link:
         raise ToolError(f"{field}: the catalog names no intra-node link for {gpu.id!r}; "
                         "give intra_link")

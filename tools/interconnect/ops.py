@@ -54,7 +54,7 @@ def collective(inp: InterconnectInput) -> InterconnectResult:
         raise ToolError(f"ranks: {inp.op} needs the number of GPUs taking part (2 or more)")
     gpu = node = None
     if inp.gpu:
-        gpu, node = node_link(inp.gpu)
+        gpu, node = node_link(inp.gpu, intra_link=inp.intra_link)
     # A "node" here is what the intra-node link joins: a GB200 NVL72 rack is one of 72.
     node_size = max(gpu.gpus_per_node, gpu.nvlink_domain_gpus) if gpu else DEFAULT_GPUS_PER_NODE
     g = inp.gpus_per_node or min(node_size, inp.ranks)

@@ -74,6 +74,7 @@ class GpuFacts(NamedTuple):
     gpus_per_node: int
     memory_gb: float
     source_note: str
+    lacks: tuple[tuple[str, str], ...] = ()  # (precision, why) for those it has no tensor cores for
 
 
 def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[str],
@@ -118,7 +119,8 @@ def run(inp: MemoryInput) -> MemoryResult:
     gpus = layout.dp * layout.tp * layout.pp  # Layout.gpus, without a property call
     fields = {
         "assumptions": said,
-        "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory),
+        "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory)
+        + _precision_warning(job.precision, gpu_row),
         "model": job.shape.id, "workload": job.workload, "params_b": job.shape.params_b,
         "layout": {"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
                    "gpus": gpus},
@@ -161,8 +163,19 @@ def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row
     return {"steps": steps, "citations": list(_citations(keys))}
 
 
+def _precision_warning(precision: str, gpu_row: GpuFacts | None) -> list[str]:
+    """The GPU has no tensor cores for the job's precision: say so, and what runs instead."""
+    why = dict(gpu_row.lacks).get(precision) if gpu_row is not None and gpu_row.lacks else None
+    if why is None:
+        return []
+    instead = "FP16 (with loss scaling when training)" if precision == "bf16" else "BF16/FP16"
+    return [f"{why}: its matmuls would run as {instead}; the bytes counted here are the "
+            f"{precision.upper()} storage asked for"]
+
+
 def _gpu_facts(row: GpuRow) -> GpuFacts:
-    return GpuFacts(row.id, row.gpus_per_node, float(row.memory_gb), row.source_note)
+    lacks = tuple((p, why) for p in ("bf16", "fp16", "fp8") if (why := row.lacks(p)))
+    return GpuFacts(row.id, row.gpus_per_node, float(row.memory_gb), row.source_note, lacks)
 
 
 _find_gpu: CatalogLookup[GpuFacts] = CatalogLookup(

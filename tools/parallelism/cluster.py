@@ -49,9 +49,7 @@ class Cluster:
 
 def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> Cluster:
     """GPU row, GPU count and node size, links (given or defaults) and the dense peak."""
-    gpu, intra = node_link(inp.gpu)
-    if inp.intra_link:
-        intra = require_scope(find_link(inp.intra_link, "intra_link"), "intra_node", "intra_link")
+    gpu, intra = node_link(inp.gpu, intra_link=inp.intra_link)
     gpn = inp.gpus_per_node or _per_node_given(inp) or gpu.gpus_per_node
     if inp.gpus_per_node is None and not (inp.gpus and inp.nodes):
         said.append(f"gpus_per_node: {gpn} (the usual {gpu.name} node)")
@@ -88,8 +86,16 @@ def _peak_column(gpu: GpuRow, precision: str, said: list[str]) -> str:
     if precision not in PEAK_COLUMN:
         said.append(f"compute: {precision} weights are dequantised, so matmuls run at BF16 peak")
     if getattr(gpu, column) is None:
-        said.append(f"compute: {gpu.name} has no {precision} tensor rate in the catalog; BF16 peak")
-        column = "bf16_tflops"
+        # A precision the GPU lacks (V100: no BF16; before Hopper/Ada: no FP8) runs at the next
+        # 16-bit rate it has, and the answer says why; no FP32 figure at all is a refusal.
+        have = [c for c in ("bf16_tflops", "fp16_tflops") if getattr(gpu, c) is not None]
+        if column == "fp32_tflops" or not have:
+            raise ToolError(f"gpu: {gpu.name} has no published {precision.upper()} peak; it "
+                            f"has {', '.join(p.upper() for p in gpu.precisions())}")
+        compute = precision if precision in PEAK_COLUMN else "bf16"
+        why = gpu.lacks(compute) or f"{gpu.name} has no {compute} tensor rate in the catalog"
+        column = have[0]
+        said.append(f"compute: {why}; {column.split('_')[0].upper()} peak assumed")
     return column
 
 
