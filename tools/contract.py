@@ -83,23 +83,7 @@ class ToolResult(BaseModel):
 
 def q(value: Any, unit: str = "") -> Quantity:
     """Shorthand for a step's input or result with its unit."""
-    if type(value) in _PLAIN and type(unit) is str:
-        # Validation would return these exact types unchanged (the union matches each one
-        # exactly), so skip it: answers build thousands of quantities.
-        made = Quantity.__new__(Quantity)
-        _set_dict(made, {"value": value, "unit": unit})
-        _set_fields(made, {"value", "unit"})
-        _set_extra(made, None)
-        _set_private(made, None)
-        return made
     return Quantity(value=value, unit=unit)
-
-
-_PLAIN = frozenset((float, int, str, bool, type(None)))
-_set_dict = BaseModel.__dict__["__dict__"].__set__
-_set_fields = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 class ToolError(ValueError):

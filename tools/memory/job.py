@@ -18,8 +18,7 @@ ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
 _KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8")  # a KV cache may take the weights'
 
 
-# Not frozen (a frozen dataclass sets each field through object.__setattr__, slower to build),
-# but hashed by value like one: the parallelism search memoises on it. Never mutated.
+# Hashed by value: the parallelism search memoises on it. Never mutated after __post_init__.
 @dataclass(slots=True, unsafe_hash=True)
 class Job:
     """Everything that decides the bytes, except how the GPUs split the work."""
@@ -78,7 +77,7 @@ class Layout:
 def resolve_shape(inp: MemoryInput, catalog: Any = None) -> ModelShape:
     """The model's shape from the catalog (default: the active one) or from params_b (cached
     for catalog names)."""
-    model = inp.__dict__["model"]  # see _JOB_FIELDS
+    model = inp.model
     if model is not None:
         return find_model(model, catalog)
     given = {f: getattr(inp, f) for f in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden",
@@ -90,7 +89,7 @@ def resolve_shape(inp: MemoryInput, catalog: Any = None) -> ModelShape:
 def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     """Fill every default, appending to `said` what was assumed (in the order of Job's fields;
     written out field by field, as every answer runs it)."""
-    fields = inp.__dict__  # read once: see _JOB_FIELDS
+    fields = dict(inp)  # the input's fields by name
     workload, precision, kv_given, flash, lora_rank, lora_targets = _JOB_FIELDS(fields)
     if workload is None:
         workload = "inference"
@@ -103,8 +102,7 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     kv = kv_given or (precision if precision in _KV_PRECISIONS else "bf16")
     if workload == "inference" and kv_given is None:
         said.append(f"kv_precision: {kv} KV cache")
-    # Two-argument min() parses keyword arguments first, at several times a comparison's cost.
-    tokens = DEFAULT_TOKENS if DEFAULT_TOKENS <= shape.max_context else shape.max_context
+    tokens = min(DEFAULT_TOKENS, shape.max_context)
     if training:
         optimizer, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
             _training_defaults(fields, workload, precision, shape.hidden, tokens, said)
@@ -184,8 +182,7 @@ def _training_defaults(fields: dict[str, Any], workload: str, precision: str, hi
             micro_batch, recompute, sequence_parallel)
 
 
-# A pydantic model answers each attribute read through its __getattr__ hook, at several times
-# the cost of a dict lookup: the defaults read the input's fields from its dict, in one go.
+# The input's fields each part of the defaults reads, by name.
 _JOB_FIELDS = itemgetter("workload", "precision", "kv_precision", "flash_attention", "lora_rank",
                          "lora_targets")
 _TRAINING_FIELDS = itemgetter("optimizer", "master_weights", "zero_stage", "seq_len",

@@ -2,27 +2,24 @@
 
 from __future__ import annotations
 
-from operator import itemgetter
-
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory.input import MemoryInput
 from clusterplan.tools.memory.job import Job, Layout, tp_problem
 
 DEFAULT_NODE_GPUS = 8
-_LAYOUT_FIELDS = itemgetter("tp", "pp", "ep", "dp", "gpus")
 
 
 def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) -> Layout:
     """The layout given, or filled in: training spreads data over the GPUs; inference splits
     the model over them (tensor parallel within a node, pipeline across nodes)."""
-    tp, pp, ep, given_dp, gpus = _LAYOUT_FIELDS(inp.__dict__)  # see memory_job._JOB_FIELDS
+    tp, pp, ep, given_dp, gpus = inp.tp, inp.pp, inp.ep, inp.dp, inp.gpus
     ep, dp = ep or 1, given_dp
     if gpus and not job.training and tp is None and pp is None and dp is None:
         tp = _widest_tp(job, gpus, node_gpus)
         pp = gpus // tp
         said.append(_said("layout: the {} GPUs hold one model replica, tp={} within a node and "
                           "pp={}", gpus, tp, pp))
-        return Layout(1, tp, pp, ep)  # positional: keywords cost more, every answer
+        return Layout(dp=1, tp=tp, pp=pp, ep=ep)
     tp, pp = tp or 1, pp or 1
     if dp is None:
         if gpus is None:

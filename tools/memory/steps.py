@@ -11,7 +11,6 @@ from clusterplan.tools.memory import activations, kv_cache
 from clusterplan.tools.memory.job import Job, Layout
 from clusterplan.tools.memory.model_shape import SHAPE_NOTE
 from clusterplan.tools.memory.precision import BYTES, NOTES
-from clusterplan.tools.memory.rounding import round3
 from clusterplan.tools.memory.terms import (
     CUDA_CONTEXT_BYTES,
     FRAGMENTATION,
@@ -47,19 +46,12 @@ def step(label: str, formula: str, inputs: dict[str, Quantity], result: Quantity
 
 
 def trusted(cls: type[M], data: dict[str, Any]) -> M:
-    """A model from values this module computed, without revalidation: pydantic's
-    model_construct costs several microseconds, and a memory answer has about fifty of them.
-    `data` must name every field of `cls`."""
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", data)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(data))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
-    return obj
+    """A model from values this module computed and typed itself: no revalidation needed."""
+    return cls.model_construct(**data)
 
 
 def gb(value: float) -> float:
-    return round3(value / 1e9)
+    return round(value / 1e9, 3)
 
 
 def model_step(job: Job) -> Step:

@@ -137,9 +137,7 @@ def per_gpu(job: Job, layout: Layout, states: ModelStates | None = None,
     w, g, o = w + ws / dp, g + gs / dp, o + os / dp
     act = activations_at(job, tp, pp, dp)
     kv = 0.0 if job.training else kv_bytes(job, layout, per_token)
-    overhead = CUDA_CONTEXT_BYTES + FRAGMENTATION * (w + g + o + act + kv)  # overhead_bytes
-    # tuple.__new__ builds the NamedTuple without its Python-level __new__ (same tuple).
-    return tuple.__new__(Breakdown, (w, g, o, act, kv, overhead))
+    return Breakdown(w, g, o, act, kv, overhead_bytes(w + g + o + act + kv))
 
 
 def checkpoint_bytes(job: Job) -> float:

@@ -21,7 +21,6 @@ from clusterplan.tools.memory.job import Job, Layout, check_layout, resolve_job,
 from clusterplan.tools.memory.kv_cache import bytes_per_token
 from clusterplan.tools.memory.layouts import DEFAULT_NODE_GPUS, resolve_layout
 from clusterplan.tools.memory.precision import BYTES
-from clusterplan.tools.memory.rounding import round3
 from clusterplan.tools.memory.steps import (
     activation_step,
     gb,
@@ -33,14 +32,13 @@ from clusterplan.tools.memory.steps import (
     weight_steps,
 )
 from clusterplan.tools.memory.terms import Breakdown, checkpoint_bytes, model_states, per_gpu
-from clusterplan.tools.memory.trace import LazyTrace, pending
 from clusterplan.tools.memory.warnings import warnings_for
 from clusterplan.tools.registry import Tool
 
 __all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
 
 
-class MemoryResult(LazyTrace, ToolResult):
+class MemoryResult(ToolResult):
     """Bytes per GPU by kind (decimal GB), whether it fits, and the fewest GPUs of each kind."""
 
     model: str = Field(description="catalog id, or custom-<N>b for a params_b model")
@@ -67,8 +65,7 @@ class MemoryResult(LazyTrace, ToolResult):
 
 
 class GpuFacts(NamedTuple):
-    """What an answer reads of the GPU it was asked about. A pydantic row answers each attribute
-    read through its __getattr__ hook, a plain tuple's fields at a fraction of the cost."""
+    """What an answer reads of the GPU it was asked about, and the precisions it lacks."""
 
     id: str
     gpus_per_node: int
@@ -89,8 +86,7 @@ def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[st
                     f"{shape.heads}, kv_heads={shape.kv_heads}, ffn_hidden={shape.ffn_hidden} "
                     f"(assumed: {', '.join(shape.assumed)})")
     job = resolve_job(inp, shape, said)
-    gpu = inp.__dict__["gpu"]  # see memory_job._JOB_FIELDS
-    gpu_row = _find_gpu.find(gpu, catalog) if gpu else None
+    gpu_row = _find_gpu.find(inp.gpu, catalog) if inp.gpu else None
     node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
     layout = resolve_layout(inp, job, node, said)
     check_layout(shape, layout)
@@ -108,15 +104,14 @@ def run(inp: MemoryInput) -> MemoryResult:
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
     parts = per_gpu(job, layout, whole, per_token)
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
-    # memory_steps.gb, written out: a dozen per answer; sum(), not the .total property
-    per_gpu_gb = round3(sum(parts) / 1e9)
+    per_gpu_gb = gb(parts.total)
     fits = headroom = memory = None
     if gpu_row is not None:
         memory = gpu_row.memory_gb
-        fits, headroom = per_gpu_gb <= memory, round3(memory - per_gpu_gb)
+        fits, headroom = per_gpu_gb <= memory, round(memory - per_gpu_gb, 3)
     min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole, per_token)
     said.extend(FIXED_ASSUMPTIONS)
-    gpus = layout.dp * layout.tp * layout.pp  # Layout.gpus, without a property call
+    gpus = layout.gpus
     fields = {
         "assumptions": said,
         "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory)
@@ -124,26 +119,26 @@ def run(inp: MemoryInput) -> MemoryResult:
         "model": job.shape.id, "workload": job.workload, "params_b": job.shape.params_b,
         "layout": {"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
                    "gpus": gpus},
-        "per_gpu_gb": per_gpu_gb, "total_gb": round3(per_gpu_gb * gpus),
-        "breakdown_gb": {"weights": round3(weights / 1e9),
-                         "gradients": round3(gradients / 1e9),
-                         "optimizer": round3(optimizer / 1e9),
-                         "activations": round3(activations / 1e9),
-                         "kv_cache": round3(kv_cache / 1e9),
-                         "overhead": round3(overhead / 1e9)},
-        "model_states_gb": round3((weights + gradients + optimizer) / 1e9),
+        "per_gpu_gb": per_gpu_gb, "total_gb": round(per_gpu_gb * gpus, 3),
+        "breakdown_gb": {"weights": round(weights / 1e9, 3),
+                         "gradients": round(gradients / 1e9, 3),
+                         "optimizer": round(optimizer / 1e9, 3),
+                         "activations": round(activations / 1e9, 3),
+                         "kv_cache": round(kv_cache / 1e9, 3),
+                         "overhead": round(overhead / 1e9, 3)},
+        "model_states_gb": round((weights + gradients + optimizer) / 1e9, 3),
         "kv_cache_bytes_per_token": per_token,
-        "checkpoint_gb": round3(checkpoint_bytes(job) / 1e9),
+        "checkpoint_gb": round(checkpoint_bytes(job) / 1e9, 3),
         "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
         "headroom_gb": headroom, "min_gpus": min_gpus,
     }
-    return pending(MemoryResult, fields, _trace,
-                   (job, layout, parts, per_token, gpu_row, len(min_gpus)))
+    trace = _trace(job, layout, parts, per_token, gpu_row, len(min_gpus))
+    return MemoryResult.model_validate({**fields, **trace})
 
 
 def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuFacts | None,
            kinds: int) -> dict[str, Any]:
-    """The steps, and the citations of the notes they name (written when first read)."""
+    """The steps, and the citations of the notes they name."""
     steps = [model_step(job), *weight_steps(job, layout, parts)]
     steps.append(activation_step(job, layout, parts.activations))
     steps += kv_steps(job, layout, per_token, parts.kv_cache)
