@@ -82,8 +82,14 @@ class ToolResult(BaseModel):
 
 
 def q(value: Any, unit: str = "") -> Quantity:
-    """Shorthand for a step's input or result with its unit."""
+    """Shorthand for a step's input or result with its unit (plain numbers and strings need
+    no validation: the field's union takes them as they are)."""
+    if isinstance(value, _PLAIN) and isinstance(unit, str):
+        return Quantity.model_construct(value=value, unit=unit)
     return Quantity(value=value, unit=unit)
+
+
+_PLAIN = (float, int, str, bool, type(None))
 
 
 class ToolError(ValueError):

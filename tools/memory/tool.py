@@ -133,7 +133,7 @@ def run(inp: MemoryInput) -> MemoryResult:
         "headroom_gb": headroom, "min_gpus": min_gpus,
     }
     trace = _trace(job, layout, parts, per_token, gpu_row, len(min_gpus))
-    return MemoryResult.model_validate({**fields, **trace})
+    return MemoryResult.model_construct(**fields, **trace)  # every value computed and typed here
 
 
 def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuFacts | None,
