@@ -18,6 +18,7 @@ from clusterplan.tools.parallelism.cluster import (
     resolve_job,
 )
 from clusterplan.tools.parallelism.input import ParallelismInput
+from clusterplan.tools.parallelism.layout_search import NO_FIT
 from clusterplan.tools.parallelism.result import ParallelismResult, SmallestCluster
 from clusterplan.tools.parallelism.serving import (
     serve,
@@ -126,8 +127,6 @@ def _training_time(result: ParallelismResult, steps_needed: int, batch: int,
 
 def _no_plan(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
              result: ParallelismResult, batch: int) -> None:
-    from clusterplan.tools.parallelism.layout_search import NO_FIT
-
     rejected = result.rejected
     if NO_FIT not in rejected:
         result.verdict = ("no layout satisfies the rules: " + "; ".join(

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from clusterplan.db.rows import ProviderRow, egress_bands
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.pricing.offers import Offer
+from clusterplan.tools.units import convert
 
 HOURS_PER_MONTH = 730  # 365 x 24 / 12, note pricing-models#hours-per-month
 HOURS_NOTE = "pricing-models#hours-per-month"
@@ -82,8 +83,6 @@ def break_even(discount: float, discount_from: str, notes: list[str]) -> tuple[B
 def egress_gb(tb: float | None, tib: float | None) -> tuple[float, Step]:
     """The volume in decimal GB; TiB go through pint (2^40 bytes each)."""
     if tib is not None:
-        from clusterplan.tools.units import convert
-
         gb = convert(tib, "TiB", "GB")
         inputs, formula = {"egress": q(tib, "TiB")}, "TiB x 2^40 bytes / 1e9 bytes per GB"
     else:
