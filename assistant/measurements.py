@@ -33,11 +33,11 @@ COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?
 STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|per\s*|一个?)\s*"
                  r"(?:it|iter|iteration|step)s?\b|" + NUM + r"\s*(it/s)\b", _I)
 SAMPLES = lazy(NUM + r"\s*(?:samples?)\s*(?:/|per\s*)\s*(?:s|sec|second)\b", _I)
-MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB|MB)(?![a-z/])", _I)
+MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 MEMORY_USE = lazy(r"占用|使用|用了|需要|usage|\bused?\b|\buses\b|\busing\b|consum|\bcost\b|"
                   r"\btakes?\b|\boccup", _I)
 NOT_USED = lazy(r"^\s*(?:的|\s)*(?:<g\d>|a\d|h\d|显卡|卡|card|gpus?|vram\s+card|of\s+total|"
-                r"total|ram\b|memory\s+each|每张)", _I)
+                r"total|ram\b|memory\s+each|每张|mac|laptop|file)", _I)
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,7 @@ def _memory(text: str) -> list[tuple[int, Measurement]]:
             continue  # "8x40GB", "A100 80G": a card's size
         value = _f(m[1])
         unit = m[2]
-        gb = {"gib": value * 2**30 / 1e9, "mib": value * 2**20 / 1e9,
-              "mb": value / 1000}.get(unit.lower(), value)
+        gb = {"gib": value * 2**30 / 1e9, "mib": value * 2**20 / 1e9}.get(unit.lower(), value)
         out.append((m.start(), Measurement("memory", gb, "GB", m[0])))
     return out
 

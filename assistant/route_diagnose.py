@@ -112,6 +112,14 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
         findings.extend(check(ctx))
     if not findings:
         return _unmeasured(ctx)
+    for f in findings:
+        ctx.steps.append(Step(
+            label=f"diagnosis: {f.what}", formula="measured / expected, then the verdict band",
+            inputs={"expected": {"value": f.expected, "unit": f.unit},
+                    "measured": {"value": f.measured, "unit": f.unit},
+                    "ratio": {"value": f.ratio, "unit": ""}},
+            result={"value": f.verdict, "unit": ""},
+            notes=list(dict.fromkeys([f.note] + [k for _, k in f.causes]))))
     rows = [[f.what, f"{num(f.expected)} {f.unit}", f"{num(f.measured)} {f.unit}",
              f"{num(f.ratio)}", f.verdict] for f in findings]
     lead = " ".join(f"{f.what}: measured **{num(f.measured)} {f.unit}** against about "
@@ -144,7 +152,11 @@ def _collective(ctx: Context) -> list[Finding]:
         return []
     op = slot(ctx.intent, "op") or "all_reduce"
     ranks = slot(ctx.intent, "gpus")
-    if not ranks or ranks < 2:
+    if ranks == 1:
+        ctx.assumptions.append("a collective needs 2 or more GPUs; 1 was named, so its "
+                               "bandwidth was not checked")
+        return []
+    if not ranks:
         ranks = 8
         ctx.assumptions.append("GPU count not named: assumed 8 (one HGX node)")
     payload = {"op": op, "size": "8 GB", "ranks": ranks, "gpu": ctx.gpu()}
@@ -257,7 +269,7 @@ def _flops(ctx: Context) -> list[Finding]:
                  "mfu-calibration#hfu-definition"),
             ]
         what = (f"MFU from {m.text.strip()} on {row.name}" if m.kind != "mfu"
-                else f"MFU {m.text.strip()}")
+                else f"MFU as stated ({m.text.strip()})")
         out.append(Finding(what, expected * 100, value * 100, "%", causes, source))
     return out
 
@@ -405,7 +417,7 @@ def _decode(ctx: Context) -> list[Finding]:
     if plans:
         best = plans[0]
         expected = float(best["decode_tokens_per_s_per_replica"])
-    elif row is not None and row.memory_bandwidth_tb_s:
+    elif row is not None and row.memory_bandwidth_tb_s and slot(ctx.intent, "gpus"):
         # Not enough memory for the weights: the bandwidth bound as if they fitted, said so.
         weights = _weights_gb(ctx)
         if not weights:
@@ -505,17 +517,23 @@ def _scaling(ctx: Context) -> list[Finding]:
                                   formula="16-bit gradients of every parameter over the link",
                                   result={"value": float(grads["time_s"]), "unit": "s"},
                                   notes=["parallelism-strategies#data-parallel"]))
-    if link.startswith("pcie") or MORE_GPUS_WORDS.search(ctx.text):
-        causes.append(("gradients (and under ZeRO-3 the parameters) cross PCIe every step: "
-                       "without NVLink the exchange can outweigh the halved compute",
-                       "pcie-bandwidth#gen4-rate"))
-    causes += [("ZeRO-3 gathers the parameters in every forward and backward pass",
-                "zero-paper#stage-3"),
-               ("data parallelism all-reduces the gradients once a step",
-                "parallelism-strategies#data-parallel")]
-    ctx.assumptions.append("expected: the same time per step or less on more GPUs at the same "
-                           "per-GPU batch (data parallelism)")
-    return [Finding("time per step relative to the first run", 1.0, slowdown, "x", causes,
+    more_gpus = bool(MORE_GPUS_WORDS.search(ctx.text)) or (slot(ctx.intent, "gpus") or 1) > 1
+    if more_gpus:
+        if link.startswith("pcie") or MORE_GPUS_WORDS.search(ctx.text):
+            causes.append(("gradients (and under ZeRO-3 the parameters) cross PCIe every step: "
+                           "without NVLink the exchange can outweigh the halved compute",
+                           "pcie-bandwidth#gen4-rate"))
+        causes += [("ZeRO-3 gathers the parameters in every forward and backward pass",
+                    "zero-paper#stage-3"),
+                   ("data parallelism all-reduces the gradients once a step",
+                    "parallelism-strategies#data-parallel")]
+        ctx.assumptions.append("expected: the same time per step or less on more GPUs at the "
+                               "same per-GPU batch (data parallelism)")
+    else:
+        ctx.assumptions.append("expected: the same time per step on the same GPUs; nothing the "
+                               "calculators model explains a slowdown within one run")
+    return [Finding("time per step (or per sample) relative to the first figure", 1.0, slowdown,
+                    "x", causes,
                     "parallelism-strategies#strategy-decides-performance",
                     lower_is_better=True)]
 
@@ -533,10 +551,10 @@ def _unmeasured(ctx: Context) -> Reply:
                    ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
     causes.append(("serving engines reserve memory for the KV cache up front",
                    "serving-memory-preallocation#vllm-default"))
-    lead = ("This asks for a check of a measurement, but no figure in it could be set against a "
-            "calculator (a rate with its unit: GB/s, tokens/s, TFLOP/s, MFU %, s/it, or GPU "
-            "memory in use with a model). Likely causes for what it describes, ranked:")
-    if ctx.has_model():
+    lead = ("This asks for a check of a measurement, but no figure in it could be checked by a "
+            "calculator as stated (a rate with its unit: GB/s, tokens/s, TFLOP/s, MFU %, s/it, "
+            "or GPU memory in use with a model). Likely causes for what it describes, ranked:")
+    if ctx.has_model() and (slot(ctx.intent, "workload") or "inference") == "inference":
         try:
             payload = {**model_fields(ctx.intent), "workload": slot(ctx.intent, "workload")
                        or "inference"}
