@@ -23,6 +23,9 @@ TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
 # "420/1979": a throughput divided by a peak (checked against the catalog's peaks by the route)
 OVER_PEAK = lazy(NUM + r"\s*/\s*(\d{3,4}(?:\.\d+)?)\b(?!\s*(?:GB|G\b|MB|tokens?|s\b))", _I)
 MFU = lazy(r"\bmfu\b\D{0,30}?" + NUM + r"\s*%|" + NUM + r"\s*%\s*(?:of\s+)?mfu\b", _I)
+# "70B trains at 20% MFU, 32B at 47%": a later "at N%" in a sentence about MFU is one too.
+MFU_MORE = lazy(r"\bat\s+" + NUM + r"\s*%", _I)
+SIZE_BEFORE = lazy(r"(\d+(?:\.\d+)?\s*[bB])\b(?!.*\d+(?:\.\d+)?\s*[bB]\b)", 0)
 TOKENS = lazy(NUM + r"\s*(k)?\s*(?:tokens?|toks?)\s*(?:/|per\s*|每)\s*"
               r"(?:sec(?:ond)?s?|s|秒)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?", _I)
 CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per|/|for\s+each|"
@@ -49,7 +52,7 @@ class Measurement:
     value: float
     unit: str
     text: str
-    what: str = ""  # bandwidth: algbw | busbw | ""; tokens_per_s: per_gpu | ""
+    what: str = ""  # bandwidth: algbw | busbw | ""; tokens_per_s: per_gpu | ""; mfu: "70B"
     divisor: float | None = None  # tflops: the peak the user divided by ("420/1979")
 
 
@@ -82,8 +85,15 @@ def find(text: str) -> list[Measurement]:
     for m in OVER_PEAK.finditer(text):
         found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0],
                                              divisor=_f(m[2]))))
-    for m in MFU.finditer(text):
-        found.append((m.start(), Measurement("mfu", _f(m[1] or m[2]) / 100, "", m[0])))
+    mfu_at = [(m, m[1] or m[2]) for m in MFU.finditer(text)]
+    if mfu_at:
+        spans = [m.span() for m, _ in mfu_at]
+        mfu_at += [(m, m[1]) for m in MFU_MORE.finditer(text, spans[0][0])
+                   if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b in spans)]
+    for m, figure in mfu_at:
+        size = SIZE_BEFORE.search(text[max(0, m.start() - 30): m.start()])
+        found.append((m.start(), Measurement("mfu", _f(figure) / 100, "", m[0],
+                                             size[1].replace(" ", "") if size else "")))
     for m in TOKENS.finditer(text):
         value = _f(m[1]) * (1000 if m[2] else 1)
         found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s", m[0],

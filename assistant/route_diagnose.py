@@ -31,11 +31,17 @@ BANDS = (f"verdict bands (this tool's convention): measured/expected >= {NORMAL_
 PUBLISHED_MFU = 0.38
 # One token's activations when no model is named: hidden 8192 (Llama 3 70B, note model-llama-3).
 ASSUMED_HIDDEN = 8192
+DEFAULT_TRAINING_GPUS = 64
 COLLECTIVE_WORDS = lazy(r"nccl|all[-_ ]?reduce|allreduce|all[-_ ]?gather|busbw|algbw|"
                         r"bus\s*bandwidth", 2)
 TRAINING_WORDS = lazy(r"\btrain|\bpre-?train|fine-?tun|\bsft\b|训练|微调|megatron|nemo", 2)
 PIPELINE_WORDS = lazy(r"\bpp\s*=?\s*([2-9]|\d\d)|\bpp([2-9]|\d\d)\b|pipeline", 2)
 QUANT_WORDS = lazy(r"int4|int8|8\s*-?bits?|4\s*-?bits?|gptq|awq|量化|bitsandbytes|bnb|nf4", 2)
+TP_PAIR = lazy(r"\btp\s*=?\s*(\d+)\b.{0,40}?\b(?:slower|faster|than|vs\.?|versus)\b.{0,20}?"
+               r"\btp\s*=?\s*(\d+)\b", 2)
+SLOWER = lazy(r"slower|slow|慢", 2)
+# A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
+DEFAULT_TP_MODEL = "llama-3-8b"
 MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\b2\s*(?:nodes|gpus)|\bnodes?\b.*\bslower|"
                        r"slower.*\bnodes?\b|比单卡|than\s+(?:a\s+)?single|one\s+node|单卡", 2)
 
@@ -46,19 +52,23 @@ class Finding:
 
     what: str
     expected: float
-    measured: float
+    measured: float | None  # None: the question gave no figure; the expectation alone is shown
     unit: str
     causes: list[tuple[str, str]] = field(default_factory=list)  # (cause, note key)
     note: str = ""  # the note the expected figure rests on
     lower_is_better: bool = False  # times and memory: more than expected is the complaint
 
     @property
-    def ratio(self) -> float:
+    def ratio(self) -> float | None:
+        if self.measured is None:
+            return None
         return self.measured / self.expected if self.expected else float("inf")
 
     @property
     def verdict(self) -> str:
         r = self.ratio
+        if r is None:
+            return "no measured figure given: the expectation alone"
         if self.lower_is_better:
             r = 1 / r if r else float("inf")
             words = ("less than the estimate", "as expected", "above expected",
@@ -81,6 +91,7 @@ class Context:
     found: list[Measurement]
     assumptions: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    layouts: list[list[Any]] = field(default_factory=list)  # the planner's layouts consulted
 
     def gpu(self) -> str:
         gpu = slot(self.intent, "gpu")
@@ -108,7 +119,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     text = str(intent.slots.get("question", ""))
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
-    for check in (_collective, _flops, _call_time, _decode, _memory, _scaling):
+    for check in (_collective, _flops, _call_time, _decode, _memory, _scaling, _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         return _unmeasured(ctx)
@@ -117,16 +128,22 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
             label=f"diagnosis: {f.what}", formula="measured / expected, then the verdict band",
             inputs={"expected": {"value": f.expected, "unit": f.unit},
                     "measured": {"value": f.measured, "unit": f.unit},
-                    "ratio": {"value": f.ratio, "unit": ""}},
+                    "ratio": {"value": f.ratio, "unit": ""}},  # None where nothing measured
             result={"value": f.verdict, "unit": ""},
             notes=list(dict.fromkeys([f.note] + [k for _, k in f.causes]))))
-    rows = [[f.what, f"{num(f.expected)} {f.unit}", f"{num(f.measured)} {f.unit}",
+    rows = [[f.what, f"{num(f.expected)} {f.unit}",
+             f"{num(f.measured)} {f.unit}" if f.measured is not None else "not given",
              f"{num(f.ratio)}", f.verdict] for f in findings]
     lead = " ".join(f"{f.what}: measured **{num(f.measured)} {f.unit}** against about "
                     f"**{num(f.expected)} {f.unit}** expected (ratio {num(f.ratio)}), "
-                    f"**{f.verdict}**." for f in findings)
+                    f"**{f.verdict}**." if f.measured is not None else
+                    f"{f.what}: expected about **{num(f.expected)} {f.unit}** (no measured "
+                    f"figure in the question to set against it)." for f in findings)
     tables = [table(["check", "expected", "measured", "measured / expected", "verdict"], rows)]
     causes = _ranked(findings)
+    if ctx.layouts:
+        tables.append(table(["model", "cluster", "planner's layout", "bubble",
+                             "communication share", "planner's MFU"], ctx.layouts))
     if causes:
         tables.append(table(["rank", "likely cause", "note"],
                             [[i + 1, c, k] for i, (c, k) in enumerate(causes)]))
@@ -222,6 +239,10 @@ def _flops(ctx: Context) -> list[Finding]:
                           "without 2:4 sparsity", result={"value": peak, "unit": "TFLOP/s"},
                           notes=[note]))
     expected, source = _expected_mfu(ctx)
+    by_size: dict[str, tuple[float, str]] = {}
+    for m in mfus:
+        if m.what and m.what not in by_size:
+            by_size[m.what] = _expected_mfu(ctx, float(m.what[:-1]))
     out = []
     measured: list[tuple[float, Measurement]] = []
     for m in tflops:
@@ -263,6 +284,8 @@ def _flops(ctx: Context) -> list[Finding]:
             causes += [
                 ("tensor-parallel all-reduces every layer: keep TP inside one NVLink node",
                  "megatron-lm-2021#tp-within-node"),
+                ("pipeline bubble: (p-1)/m of the compute idles when the model is split into "
+                 "stages", "megatron-lm-2021#bubble-1f1b"),
                 ("small micro-batch: low arithmetic intensity per matmul",
                  "megatron-lm-2021#microbatch-tradeoff"),
                 ("recomputed FLOPs are not counted in MFU (they are in HFU)",
@@ -270,25 +293,41 @@ def _flops(ctx: Context) -> list[Finding]:
             ]
         what = (f"MFU from {m.text.strip()} on {row.name}" if m.kind != "mfu"
                 else f"MFU as stated ({m.text.strip()})")
-        out.append(Finding(what, expected * 100, value * 100, "%", causes, source))
+        mine, my_source = expected, source
+        if m.kind == "mfu" and m.what in by_size:
+            mine, my_source = by_size[m.what]
+            what = f"MFU of the {m.what} model as stated ({m.text.strip()})"
+        out.append(Finding(what, mine * 100, value * 100, "%", causes, my_source))
     return out
 
 
-def _expected_mfu(ctx: Context) -> tuple[float, str]:
-    """The planner's MFU for this model and cluster when it can place it, else the published
-    38% (Llama 3 405B on H100)."""
+def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str]:
+    """The planner's MFU for this model (or a model of `size_b` billion parameters) and cluster
+    when it can place it, else the published 38% (Llama 3 405B on H100)."""
     gpus = slot(ctx.intent, "gpus")
-    if ctx.has_model() and gpus and gpus >= 1 and TRAINING_WORDS.search(ctx.text):
+    if size_b and not gpus:
+        gpus = DEFAULT_TRAINING_GPUS
+        note = (f"cluster not named: the planner's MFU is for {DEFAULT_TRAINING_GPUS} GPUs "
+                f"(8 nodes of 8)")
+        if note not in ctx.assumptions:
+            ctx.assumptions.append(note)
+    model = {"params_b": size_b} if size_b else model_fields(ctx.intent)
+    if (size_b or ctx.has_model()) and gpus and gpus >= 1 and TRAINING_WORDS.search(ctx.text):
         try:
-            plan = ctx.calls.run("parallelism", {**model_fields(ctx.intent), "gpu": ctx.gpu(),
-                                                 "gpus": gpus, "workload": "pretrain"},
+            plan = ctx.calls.run("parallelism", {**model, "gpu": ctx.gpu(), "gpus": gpus,
+                                                 "workload": "pretrain"},
                                  "the planner's MFU for this model and cluster")
         except Exception:  # the planner refusing the input leaves the published figure
             plan = {}
         plans = plan.get("plans") or []
         if plans and plans[0].get("mfu"):
             best = plans[0]
-            ctx.steps.append(Step(label="planner's best layout",
+            name = model.get("model") or f"{num(model.get('params_b'))}B"
+            ctx.layouts.append([name, f"{gpus} x {ctx.gpu()}",
+                                f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}",
+                                pct(best["bubble_fraction"]),
+                                pct(best["comm_s"] / best["step_time_s"]), pct(best["mfu"])])
+            ctx.steps.append(Step(label=f"planner's best layout for {name}",
                                   formula=f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}; "
                                           f"bubble {pct(best['bubble_fraction'])}, communication "
                                           f"{pct(best['comm_s'] / best['step_time_s'])} of the "
@@ -568,3 +607,64 @@ def _unmeasured(ctx: Context) -> Reply:
                     [[i + 1, c, k] for i, (c, k) in enumerate(causes)])]
     return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions,
                  citations=[note_ref(k) for _, k in causes])
+
+
+# --- one tensor-parallel degree against another -----------------------------------------------
+
+def _tp_compare(ctx: Context) -> list[Finding]:
+    """Decode time per token at two TP degrees: the weights' read shrinks with the degree, the
+    2 all-reduces per layer appear and grow with it."""
+    m = TP_PAIR.search(ctx.text)
+    if not m or m[1] == m[2] or not (1 <= int(m[1]) <= 64 and 1 <= int(m[2]) <= 64):
+        return []
+    first, second = int(m[1]), int(m[2])
+    intent = ctx.intent
+    if not ctx.has_model():
+        intent = intent.model_copy(update={"slots": {**intent.slots, "model": DEFAULT_TP_MODEL}})
+        ctx.assumptions.append(f"model not named: sized with {DEFAULT_TP_MODEL}")
+    from clusterplan.db.active import catalog
+
+    model_row = catalog().models.rows.get(intent.slots.get("model", ""))
+    row = ctx.gpu_row()
+    if model_row is None or row is None or not row.memory_bandwidth_tb_s:
+        return []
+    weights = float(ctx.calls.run("memory", {**model_fields(intent), "workload": "inference"},
+                                  "the weights read for every token")["breakdown_gb"]["weights"])
+    bandwidth = float(row.memory_bandwidth_tb_s) * 1000  # GB/s
+    times = {}
+    for tp in (first, second):
+        read = weights / (tp * bandwidth)
+        comm = 0.0
+        if tp > 1:
+            one = ctx.calls.run("interconnect", {"op": "all_reduce",
+                                                 "size": f"{model_row.hidden * 2} B",
+                                                 "ranks": tp, "gpu": ctx.gpu()},
+                                f"one all-reduce of a token's activations at TP={tp}")
+            comm = 2 * model_row.layers * float(one["time_s"])
+        times[tp] = read + comm
+        ctx.steps.append(Step(
+            label=f"decode time per token at TP={tp}",
+            formula="weights / (TP x memory bandwidth) + 2 x layers x all-reduce time",
+            inputs={"weights": {"value": weights, "unit": "GB"},
+                    "memory bandwidth": {"value": bandwidth, "unit": "GB/s"},
+                    "all-reduce time per token": {"value": comm, "unit": "s"}},
+            result={"value": times[tp] * 1000, "unit": "ms"},
+            notes=["inference-roofline#decode-memory-bound", "megatron-lm-2021#tp-allreduces"]))
+    expected = times[first] / times[second]
+    link = str(getattr(row, "intra_link", "") or "")
+    causes = [("2 all-reduces per layer for every token: at one request they are small "
+               "messages whose latency does not shrink with TP",
+               "nccl-tests-performance#small-sizes"),
+              ("tensor parallelism all-reduces in every layer", "megatron-lm-2021#tp-allreduces")]
+    if link.startswith("pcie"):
+        causes.insert(0, ("no NVLink: the all-reduces cross PCIe", "pcie-bandwidth#gen4-rate"))
+    if expected < 1 and SLOWER.search(ctx.text):
+        causes.insert(0, (f"the calculators expect TP={first} to be faster; a slower run means "
+                          f"each all-reduce costs far more than NCCL's latency model (about 1 us "
+                          f"a step on PCIe, under 1 us on NVLink): launch overhead or P2P off",
+                          "nccl-link-bandwidths#latency"))
+    steps = ctx.of("step_time")
+    measured = steps[0].value / steps[1].value if len(steps) >= 2 else None
+    return [Finding(f"decode time per token at TP={first} relative to TP={second} "
+                    f"({model_row.name}, {ctx.gpu()}, one request)", expected, measured, "x",
+                    causes, "inference-roofline#decode-memory-bound", lower_is_better=True)]

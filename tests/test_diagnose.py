@@ -219,3 +219,45 @@ def test_real_diagnose_questions_route_to_diagnose_and_answer(qid):
     assert answer.intent is not None and answer.intent.kind == "diagnose", qid
     assert answer.error is None
     assert answer.citations, "every diagnosis cites its notes"
+
+
+# --- two models' MFU; one TP degree against another ----------------------------------------
+
+def test_two_models_mfu_each_against_the_planners_layout():
+    # The issue's example: "70B trains at 20% MFU, 32B at 47%". Each stated MFU is set against
+    # the planner's layout for that size (cluster not named: 64 H100, shown); the planner's
+    # bubble and communication shares are listed, and 20% / 47% are read as stated.
+    answer = ask("70B trains at 20% MFU, 32B at 47%, why?")
+    found = diagnoses(answer)
+    assert [value(d, "measured") for d in found] == [20.0, 47.0]
+    assert "70B model" in found[0]["label"] and "32B model" in found[1]["label"]
+    assert "communication share" in answer["markdown"]
+    assert any("64 GPUs" in a for a in answer["assumptions"])
+
+
+def test_tp2_against_tp1_on_pcie_gpus():
+    # "why is TP=2 slower than TP=1?" for Llama 3 8B on two RTX 4090 (PCIe 4, no NVLink).
+    # Weights 8.03e9 x 2 B = 16.06 GB; RTX 4090 memory 1,008 GB/s (datasheet):
+    # TP=1 reads 16.06 / 1008 = 15.93 ms per token; TP=2 reads half, 7.97 ms, plus
+    # 2 x 32 layers of all-reduces. Reading alone would make TP=2 take 0.5 of the time.
+    answer = ask("why is TP=2 slower than TP=1 for llama 3 8b on 2 RTX 4090?")
+    one = step(answer, "decode time per token at TP=1")
+    two = step(answer, "decode time per token at TP=2")
+    assert one["result"]["value"] == pytest.approx(16.06 / 1008 * 1000, rel=1e-3)
+    assert two["result"]["value"] >= 16.06 / 2 / 1008 * 1000
+    [d] = diagnoses(answer)
+    assert value(d, "expected") == pytest.approx(two["result"]["value"] / one["result"]["value"])
+    assert d["notes"][1] == "nccl-link-bandwidths#latency"
+    assert d["notes"][2] == "pcie-bandwidth#gen4-rate"
+
+
+def test_measurements_read_units_explicitly():
+    from clusterplan.assistant.measurements import find
+
+    # https://github.com/deepspeedai/DeepSpeed/issues/7019 : "less than 100Gbps": 100 / 8 =
+    # 12.5 GB/s. https://github.com/deepspeedai/DeepSpeed/issues/4527 : 14678MiB =
+    # 14678 x 1,048,576 B = 15.39 GB.
+    [net] = find(corpus_question("deepspeed-7019"))
+    assert (net.kind, net.value, net.unit) == ("bandwidth", 12.5, "GB/s")
+    first = find(corpus_question("deepspeed-4527"))[0]
+    assert first.kind == "memory" and first.value == pytest.approx(15.391, abs=1e-3)
