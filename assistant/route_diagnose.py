@@ -25,8 +25,9 @@ DEFAULT_GPU = "h100-sxm"
 # The verdict bands are this tool's own convention, stated in every answer that uses them.
 NORMAL_FROM = 0.8
 LOW_FROM = 0.5
-BANDS = (f"verdict bands (this tool's convention): measured/expected >= {NORMAL_FROM} is as "
-         f"expected, {LOW_FROM}-{NORMAL_FROM} below, < {LOW_FROM} well below")
+BANDS = (f"verdict bands (this tool's convention): for rates, measured/expected >= {NORMAL_FROM} "
+         f"is as expected, {LOW_FROM}-{NORMAL_FROM} below, < {LOW_FROM} well below; for times "
+         f"and memory the same bands on expected/measured")
 # Published end-to-end MFU: Llama 3 405B on H100 at 38-43% (mfu-calibration#llama3-mfu).
 PUBLISHED_MFU = 0.38
 # One token's activations when no model is named: hidden 8192 (Llama 3 70B, note model-llama-3).
@@ -39,11 +40,15 @@ PIPELINE_WORDS = lazy(r"\bpp\s*=?\s*([2-9]|\d\d)|\bpp([2-9]|\d\d)\b|pipeline", 2
 QUANT_WORDS = lazy(r"int4|int8|8\s*-?bits?|4\s*-?bits?|gptq|awq|量化|bitsandbytes|bnb|nf4", 2)
 TP_PAIR = lazy(r"\btp\s*=?\s*(\d+)\b.{0,40}?\b(?:slower|faster|than|vs\.?|versus)\b.{0,20}?"
                r"\btp\s*=?\s*(\d+)\b", 2)
+MEMORY_WORDS = lazy(r"memory|vram|显存|内存|\d\s*(?:gb|g|gib)\b", 2)
+# GPU memory idle: the complaint is the opposite of a reservation.
+IDLE_WORDS = lazy(r"没在用|没有用|not\s+(?:being\s+)?used|not\s+using|\b0\s*%", 2)
 SLOWER = lazy(r"slower|slow|慢", 2)
 # A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
 DEFAULT_TP_MODEL = "llama-3-8b"
-MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\b2\s*(?:nodes|gpus)|\bnodes?\b.*\bslower|"
-                       r"slower.*\bnodes?\b|比单卡|than\s+(?:a\s+)?single|one\s+node|单卡", 2)
+MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\d\s*[块张台]|比一[块张个台]|\b2\s*(?:nodes|gpus)|"
+                       r"\bnodes?\b.*\bslower|slower.*\bnodes?\b|比单卡|than\s+(?:a\s+)?single|"
+                       r"one\s+node|单卡", 2)
 
 
 @dataclass
@@ -588,8 +593,9 @@ def _unmeasured(ctx: Context) -> Reply:
         causes += [("gradients or parameters cross a slow link every step (PCIe, Ethernet)",
                     "pcie-bandwidth#gen4-rate"),
                    ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
-    causes.append(("serving engines reserve memory for the KV cache up front",
-                   "serving-memory-preallocation#vllm-default"))
+    if MEMORY_WORDS.search(ctx.text) and not IDLE_WORDS.search(ctx.text):
+        causes.append(("serving engines reserve memory for the KV cache up front",
+                       "serving-memory-preallocation#vllm-default"))
     lead = ("This asks for a check of a measurement, but no figure in it could be checked by a "
             "calculator as stated (a rate with its unit: GB/s, tokens/s, TFLOP/s, MFU %, s/it, "
             "or GPU memory in use with a model). Likely causes for what it describes, ranked:")
@@ -603,8 +609,12 @@ def _unmeasured(ctx: Context) -> Reply:
                     f"which weights {num(result['breakdown_gb']['weights'])} GB. " + lead)
         except Exception:  # a refused input leaves the causes alone
             pass
+    if not causes:
+        lead = lead.replace("Likely causes for what it describes, ranked:",
+                            "Nothing in it names a setting the calculators can relate to, so no "
+                            "cause is ranked.")
     tables = [table(["rank", "likely cause", "note"],
-                    [[i + 1, c, k] for i, (c, k) in enumerate(causes)])]
+                    [[i + 1, c, k] for i, (c, k) in enumerate(causes)])] if causes else []
     return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions,
                  citations=[note_ref(k) for _, k in causes])
 
