@@ -16,7 +16,7 @@ from clusterplan.assistant.lazy_re import lazy
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
          "pricing", "training", "gpu_compare", "serving", "checkpoint", "concept", "plan",
-         "gpu_specs")
+         "gpu_specs", "diagnose")
 
 PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
                   r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
@@ -55,11 +55,40 @@ MEMORY = lazy(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bho
                     r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b",
                     _I)
 
+# A measurement someone wants checked: words of doubt or surprise (with a measured figure), or
+# a symptom of slowness or excess that is itself the question.
+CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expected|reasonable|"
+             r"ok|okay|realistic)|\bnormal\b|\bexpected?\b|\bwhy\b|\bstrange\b|\bweird\b|"
+             r"\bcrazy\b|\breason\b|\bwrong\b|\bmatch\b|\bshould\s+be\b|\bjumps?\s+(?:up\s+)?to\b|"
+             r"\bonly\s+(?:about\s+|around\s+|~\s*)?\d|正常|为什么|为啥|"
+             r"原因|理论|怎么回事", _I)
+SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|正常吗|正常的吗|"
+               r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
+               r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|\bonly\s+"
+               r"(?:achieves?|gets?|getting|reach(?:es)?|about|around)\b|\bno\s+speed\s*up\b|"
+               r"\bunable\s+to\s+reproduce\b|\b(?:more|higher)\s+(?:gpu\s+)?(?:memory|vram)\b|"
+               r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)", _I)
+
 Slots = dict[str, Any]
 
 
 def _has_model(s: Slots) -> bool:
     return "model" in s or "params_b" in s
+
+
+def _measured(t: str) -> bool:
+    from clusterplan.assistant.measurements import any_in
+
+    return any_in(t)
+
+
+def _measured_twice(t: str) -> bool:
+    """Two measured rates or times of one kind: a run set against another ("60 vs 13 tokens/s")."""
+    from clusterplan.assistant.measurements import find
+
+    kinds = [m.kind for m in find(t) if m.kind in ("tokens_per_s", "step_time", "samples_per_s",
+                                                   "tflops")]
+    return len(kinds) > len(set(kinds))
 
 
 def _links(s: Slots, t: str) -> int:
@@ -68,6 +97,9 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
+                                                          and _measured(t))
+     or _measured_twice(t)),
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),

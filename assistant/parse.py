@@ -67,7 +67,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             found.readings.append("kept from the previous question: "
                                   + ", ".join(f"{k}={v}" for k, v in kept.items()))
         slots = merge(before, slots)
-    if kind == "concept":
+    if kind in ("concept", "diagnose"):
         slots["question"] = text
     assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,

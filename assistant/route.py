@@ -150,6 +150,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "concept": ("clusterplan.assistant.route_concept", "concept"),
     "parallelism": ("clusterplan.assistant.route_cluster", "layout"),
     "notes": ("clusterplan.assistant.route_concept", "concept"),
+    "diagnose": ("clusterplan.assistant.route_diagnose", "diagnose"),
 }
 
 

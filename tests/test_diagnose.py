@@ -1,0 +1,263 @@
+"""Measurements people want checked, asked as they asked them: the expected figure, theirs, the
+ratio, the verdict and the ranked causes, each expected figure worked out by hand here from
+datasheets, the nccl-tests bus factors (doc/PERFORMANCE.md) and published papers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
+
+
+def ask(question: str) -> dict:
+    result = run_cli("ask", "--json", question)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def diagnoses(answer: dict) -> list[dict]:
+    """The answer's diagnosis steps: expected, measured, ratio and verdict of each check."""
+    return [s for s in answer["trace"] if s["label"].startswith("diagnosis: ")]
+
+
+def step(answer: dict, label: str) -> dict:
+    return next(s for s in answer["trace"] if s["label"] == label)
+
+
+def value(d: dict, name: str) -> float:
+    return float(d["inputs"][name]["value"])
+
+
+def corpus_question(qid: str) -> str:
+    for path in CORPUS.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["id"] == qid:
+                return row["question"]
+    raise KeyError(qid)
+
+
+# --- nccl-tests bandwidth ------------------------------------------------------------------
+
+def test_nccl_algbw_on_8_h100_is_turned_into_busbw_and_is_normal():
+    # The issue's own example. nccl-tests PERFORMANCE.md: all-reduce busbw = algbw x 2(n-1)/n;
+    # n = 8: 2 x 7/8 = 1.75, so 250 GB/s algbw = 437.5 GB/s busbw. NVLink 4 is 900 GB/s both
+    # ways (H100 datasheet), 450 GB/s one way: 437.5 / 450 = 0.97 of the line rate.
+    answer = ask("nccl-tests shows algbw 250 GB/s on 8 H100, is that right?")
+    assert answer["intent"]["kind"] == "diagnose"
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(437.5, rel=1e-3)
+    assert d["result"]["value"] == "as expected"
+    assert "line rate 450 GB/s one way" in d["label"]
+    assert "nccl-tests-performance#busbw" in d["notes"]
+
+
+def test_nccl_low_algbw_is_well_below_and_small_messages_rank_first():
+    # 100 GB/s algbw x 1.75 = 175 GB/s busbw; NCCL's usable NVLink 4 rate is 370.8 GB/s
+    # (nccl-link-bandwidths): 175 / 370.8 = 0.47, under the 0.5 band.
+    answer = ask("nccl-tests all_reduce_perf gives algbw 100 GB/s on 8 H100, is this normal?")
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(175.0, rel=1e-3)
+    assert value(d, "ratio") == pytest.approx(175 / 370.8, rel=0.01)
+    assert d["result"]["value"] == "well below expected"
+    assert d["notes"][1] == "nccl-tests-performance#small-sizes"
+
+
+def test_a_collective_on_one_gpu_is_said_not_checked_without_a_traceback():
+    result = run_cli("ask", "nccl-tests shows busbw 250 GB/s on 1 H100, is that right?")
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    assert "a collective needs 2 or more GPUs" in result.output
+
+
+# --- MFU and TFLOP/s per GPU ---------------------------------------------------------------
+
+def test_mfu_divided_by_the_sparsity_peak_is_named_as_the_cause():
+    # https://github.com/NVIDIA/Megatron-LM/issues/1276 : "the MFU should be 400 / 2000 = 20%".
+    # H100 SXM dense BF16/FP16 is 989.4 TFLOP/s (datasheet; 1,979 with 2:4 sparsity):
+    # 400 / 989.4 = 40.4%, which is the table's "almost 40%".
+    answer = ask(corpus_question("megatron-1276"))
+    assert answer["intent"]["kind"] == "diagnose"
+    first = diagnoses(answer)[0]
+    assert value(first, "measured") == pytest.approx(40.43, abs=0.05)
+    assert "2:4-sparsity peak" in answer["markdown"]
+    assert "nvidia-h100-datasheet" in first["notes"]
+
+
+def test_h200_throughput_over_the_sparse_peak():
+    # https://github.com/NVIDIA/Megatron-LM/issues/1565 : "420/1979, that is very small".
+    # H200 has H100's compute, 989.4 TFLOP/s dense BF16: 420 / 989.4 = 42.4%, within the
+    # 38-43% Llama 3 reports on H100.
+    answer = ask(corpus_question("megatron-1565"))
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(42.45, abs=0.05)
+    assert d["result"]["value"] == "as expected"
+    assert "H200" in d["label"]
+
+
+def test_20_tflops_on_a100_is_well_below():
+    # https://github.com/NVIDIA/Megatron-LM/issues/1000 : "Training Llama3 70B on 8 x A100
+    # only achieves low throughput of 20 TFLOPS". A100 dense BF16 312 TFLOP/s: 20/312 = 6.41%.
+    answer = ask(corpus_question("megatron-1000"))
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(6.41, abs=0.01)
+    assert d["result"]["value"] == "well below expected"
+
+
+def test_two_tflops_figures_in_one_question_are_each_checked():
+    # https://github.com/NVIDIA/Megatron-LM/issues/1031 : 420.5 and 296.5 TFLOPs/s/GPU on
+    # H100: 420.5 / 989.4 = 42.5%, 296.5 / 989.4 = 30.0%.
+    answer = ask(corpus_question("megatron-1031"))
+    measured = [value(d, "measured") for d in diagnoses(answer)]
+    assert measured == pytest.approx([42.50, 29.97], abs=0.05)
+
+
+def test_tokens_per_gpu_become_mfu_with_six_flops_per_parameter():
+    # https://github.com/NVIDIA-NeMo/Speech/issues/8059 : LLaMA 13B, 2357 vs 1900 tokens/s/GPU
+    # on 8 x A100. 6 x 13.02e9 x 1900 = 148.4e12 FLOP/s / 312e12 = 47.6%;
+    # 6 x 13.02e9 x 2357 = 184.1e12 / 312e12 = 59.0%.
+    answer = ask(corpus_question("nemo-8059"))
+    measured = [value(d, "measured") for d in diagnoses(answer)]
+    assert measured == pytest.approx([59.0, 47.6], abs=0.1)
+    assert all("mfu-calibration#model-flops-per-token" in s["notes"]
+               for s in answer["trace"] if s["label"] == "achieved model TFLOP/s per GPU")
+
+
+# --- decode speed -------------------------------------------------------------------------
+
+def test_decode_speed_against_the_memory_bandwidth_bound():
+    # https://github.com/vllm-project/vllm/issues/7567 : Llama 3.1 70B bf16 on "2xa100 pcie",
+    # 17 tokens/s for 1 request. The catalog reads "a100 pcie" as the 40 GB card (1.555 TB/s,
+    # A100 datasheet), where the weights do not fit, so the bound is computed as if they did:
+    # 70.55e9 x 2 B = 141.1 GB read per token; 2 x 1,555 GB/s / 141.1 GB = 22.0 tokens/s.
+    answer = ask(corpus_question("vllm-7567"))
+    [d] = diagnoses(answer)
+    assert value(d, "expected") == pytest.approx(2 * 1555 / 141.1, rel=0.01)
+    assert value(d, "measured") == 17
+    assert d["result"]["value"] == "below expected"
+    assert d["notes"][1] == "megatron-lm-2021#tp-allreduces"  # TP over PCIe ranks first
+    assert any("do not fit" in a for a in answer["assumptions"])
+
+
+def test_allreduce_latency_times_calls_per_token_without_a_model():
+    # The issue's example: 500 us per all-reduce, 17 tokens/s. One token takes 1/17 s =
+    # 58.8 ms, room for 58.8 ms / 0.5 ms = 117.6 calls; at 2 per layer, 58.8 layers.
+    answer = ask("all-reduce takes 500 us per call, why only 17 tokens/s?")
+    assert answer["intent"]["kind"] == "diagnose"
+    room = step(answer, "all-reduce calls that fit in one token's time")
+    assert room["result"]["value"] == pytest.approx(117.6, abs=0.1)
+    assert any("58.8-layer model" in a for a in answer["assumptions"])
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == 500 and d["result"]["value"] == "far above expected"
+
+
+def test_allreduce_latency_with_a_model_gives_the_tokens_ceiling():
+    # Llama 3 70B has 80 layers; Megatron TP does 2 all-reduces per layer forward:
+    # 160 x 500 us = 80 ms per token -> 12.5 tokens/s at most; 10 / 12.5 = 0.8.
+    answer = ask("llama 3 70b on 2 H100 with TP=2: all-reduce takes 500 us per call, why only "
+                 "10 tokens/s?")
+    ceiling = [d for d in diagnoses(answer) if "ceiling" in d["label"]]
+    assert len(ceiling) == 1
+    assert value(ceiling[0], "expected") == pytest.approx(12.5, rel=1e-3)
+    assert value(ceiling[0], "ratio") == pytest.approx(0.8, rel=1e-3)
+
+
+# --- memory in use and slower runs ---------------------------------------------------------
+
+def test_memory_in_use_above_the_need_points_at_kv_preallocation():
+    # https://github.com/vllm-project/vllm/issues/235 : a 7B model shows 23G in use. 7e9 x 2 B
+    # = 14.0 GB of weights; 23 GB is far more, vLLM reserves 90% of the GPU by default.
+    answer = ask(corpus_question("vllm-235"))
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == 23
+    assert d["label"].endswith("weights 14.0 GB)")
+    assert d["result"]["value"] == "above expected"
+    assert d["notes"][1] == "serving-memory-preallocation#vllm-default"
+
+
+def test_two_gpus_slower_than_one_gives_the_ratio_and_pcie_first():
+    # https://github.com/zai-org/ChatGLM-6B/issues/595 : 3090 one card 51.82 s/it, two cards
+    # 124.55 s/it: 124.55 / 51.82 = 2.404 times the time per iteration.
+    answer = ask(corpus_question("chatglm-issue-595"))
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(2.404, abs=0.001)
+    assert d["result"]["value"] == "far above expected"
+    assert d["notes"][1] == "pcie-bandwidth#gen4-rate"
+
+
+def test_chinese_memory_question_is_a_diagnosis():
+    # https://github.com/hiyouga/LlamaFactory/issues/4870 : qwen2-7b on one 4090 takes 20g.
+    # Qwen2-7B: 7.62e9 x 2 B = 15.24 GB of weights.
+    answer = ask(corpus_question("llamafactory-issue-4870"))
+    assert answer["intent"]["kind"] == "diagnose"
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == 20
+    assert "weights 15.2 GB" in d["label"]
+
+
+# --- every real question of the class: routed, answered, never a crash ----------------------
+
+DIAGNOSED = ["vllm-235", "megatron-1276", "megatron-1565", "megatron-1031", "megatron-1000",
+             "nemo-8059", "megatron-756", "chatglm-issue-595", "llamafactory-issue-4870",
+             "vllm-7567", "unsloth-3943", "peft-664-b", "alpaca-lora-432", "deepke-issue-550",
+             "qwen3-issue-175", "peft-1514", "chatglm-issue-595-v100", "chatglm-issue-595-t4",
+             "yi-issue-211", "baichuan13b-issue-154", "sglang-3196"]
+
+
+@pytest.mark.parametrize("qid", DIAGNOSED)
+def test_real_diagnose_questions_route_to_diagnose_and_answer(qid):
+    from clusterplan.assistant.session import Assistant
+    from clusterplan.db.active import active_store
+
+    answer = Assistant(active_store()).ask(corpus_question(qid))
+    assert answer.intent is not None and answer.intent.kind == "diagnose", qid
+    assert answer.error is None
+    assert answer.citations, "every diagnosis cites its notes"
+
+
+# --- two models' MFU; one TP degree against another ----------------------------------------
+
+def test_two_models_mfu_each_against_the_planners_layout():
+    # The issue's example: "70B trains at 20% MFU, 32B at 47%". Each stated MFU is set against
+    # the planner's layout for that size (cluster not named: 64 H100, shown); the planner's
+    # bubble and communication shares are listed, and 20% / 47% are read as stated.
+    answer = ask("70B trains at 20% MFU, 32B at 47%, why?")
+    found = diagnoses(answer)
+    assert [value(d, "measured") for d in found] == [20.0, 47.0]
+    assert "70B model" in found[0]["label"] and "32B model" in found[1]["label"]
+    assert "communication share" in answer["markdown"]
+    assert any("64 GPUs" in a for a in answer["assumptions"])
+
+
+def test_tp2_against_tp1_on_pcie_gpus():
+    # "why is TP=2 slower than TP=1?" for Llama 3 8B on two RTX 4090 (PCIe 4, no NVLink).
+    # Weights 8.03e9 x 2 B = 16.06 GB; RTX 4090 memory 1,008 GB/s (datasheet):
+    # TP=1 reads 16.06 / 1008 = 15.93 ms per token; TP=2 reads half, 7.97 ms, plus
+    # 2 x 32 layers of all-reduces. Reading alone would make TP=2 take 0.5 of the time.
+    answer = ask("why is TP=2 slower than TP=1 for llama 3 8b on 2 RTX 4090?")
+    one = step(answer, "decode time per token at TP=1")
+    two = step(answer, "decode time per token at TP=2")
+    assert one["result"]["value"] == pytest.approx(16.06 / 1008 * 1000, rel=1e-3)
+    assert two["result"]["value"] >= 16.06 / 2 / 1008 * 1000
+    [d] = diagnoses(answer)
+    assert value(d, "expected") == pytest.approx(two["result"]["value"] / one["result"]["value"])
+    assert d["notes"][1] == "nccl-link-bandwidths#latency"
+    assert d["notes"][2] == "pcie-bandwidth#gen4-rate"
+
+
+def test_measurements_read_units_explicitly():
+    from clusterplan.assistant.measurements import find
+
+    # https://github.com/deepspeedai/DeepSpeed/issues/7019 : "less than 100Gbps": 100 / 8 =
+    # 12.5 GB/s. https://github.com/deepspeedai/DeepSpeed/issues/4527 : 14678MiB =
+    # 14678 x 1,048,576 B = 15.39 GB.
+    [net] = find(corpus_question("deepspeed-7019"))
+    assert (net.kind, net.value, net.unit) == ("bandwidth", 12.5, "GB/s")
+    first = find(corpus_question("deepspeed-4527"))[0]
+    assert first.kind == "memory" and first.value == pytest.approx(15.391, abs=1e-3)
