@@ -116,8 +116,7 @@ class MemoryInput(ToolInput):
         if workload == "qlora" and precision not in QUANTISED:
             raise ValueError(f"precision: qlora keeps its base in 4 bits; valid: "
                              f"{', '.join(QUANTISED)} (use workload lora for {precision})")
-        if workload in ("pretrain", "full_finetune") and precision not in TRAINING_PRECISIONS:
+        if workload in ("pretrain", "full_finetune") and precision not in TRAINING_PRECISIONS \
+                and precision not in QUANTISED:
             raise ValueError(f"precision: {workload} trains every weight, so valid precisions "
                              f"are {', '.join(TRAINING_PRECISIONS)}; not {precision}")
-        if workload == "lora" and precision in QUANTISED:
-            raise ValueError("precision: a 4-bit base with adapters is workload qlora")
