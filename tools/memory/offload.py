@@ -4,7 +4,7 @@ ZeRO-Infinity). What stays on the GPU, what the host must hold, and what moving 
 
 Inference: the GPU holds `gpu_layers` of the L layers (their weights and KV cache); the rest
 is read from host RAM every token, so a decode step takes at least
-gpu_bytes / GPU bandwidth + host_bytes / host bandwidth (inference-roofline#decode-bound).
+gpu_bytes / GPU bandwidth + host_bytes / host bandwidth (inference-roofline#decode-memory-bound).
 
 Training: ZeRO-Offload keeps the FP16 parameters on the GPU and moves each rank's partition of
 the FP16 gradients and the optimizer states (FP32 master, momentum, variance) to host RAM:
@@ -73,7 +73,7 @@ def inference(job: Job, parts: Breakdown, gpu_layers: int, host_gbps: float,
               "host_fits": None if host_ram_gb is None else host_gb <= host_ram_gb,
               "host_bw_gbps": host_gbps, "gpu_bw_gbps": gpu_gbps,
               "decode_tokens_per_s_max": round3(tokens) if tokens else None}
-    notes = ["inference-roofline#decode-bound", "system-ram-offload#layer-split"]
+    notes = ["inference-roofline#decode-memory-bound", "system-ram-offload#layer-split"]
     steps = [step("layers on the GPU", "weights and KV cache × gpu_layers ÷ layers on the GPU; "
                   "the rest in host RAM", {"gpu_layers": q(gpu_layers), "layers": q(layers)},
                   q(host_gb, "GB in host RAM"), notes),
