@@ -8,6 +8,7 @@ from typing import Any
 
 from clusterplan.assistant.lazy_re import lazy
 from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
+from clusterplan.assistant.offload_words import read_offload
 from clusterplan.assistant.quantities import COUNT, count, read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
@@ -190,6 +191,7 @@ def _words(found: Entities) -> None:
             slots[name] = value
     if fmt := _format(text):
         slots["precision"] = fmt
+    read_offload(text, slots)
     if slots.get("workload") == "qlora" and slots.get("precision") == "int4":
         slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
     if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":
