@@ -106,3 +106,38 @@ def test_impossible_offloads_are_one_line_errors(payload, field):
     out = run_cli("tool", "memory", "--input", json.dumps(payload))
     assert out.exit_code == 2 and out.output.startswith("Error:")
     assert field in out.output and out.output.count("\n") == 1
+
+
+def ask(question: str) -> dict:
+    out = run_cli("ask", "--json", question)
+    assert out.exit_code == 0, out.output
+    return json.loads(out.output)
+
+
+def test_ask_falcon_40b_with_8_gb_vram_and_32_gb_ram():
+    # Falcon 40B (41.84e9 params) in BF16 is 83.7 GB: with 8 GB on the GPU, at least 75.7 GB
+    # must sit in RAM, more than 32 GB. Q8_0 is 41.84 x 8.5/8 = 44.5 GB > 8 + 32; Q6_K is
+    # 41.84 x 6.5625/8 = 34.3 GB, which fits the two together: the widest mix that does.
+    answer = ask("Falcon-40B with 8 GB VRAM and 32 GB RAM")
+    first = answer["data"]["memory"]
+    assert first["offload"]["host_ram_needed_gb"] > 83.7 - 8
+    assert first["offload"]["host_fits"] is False and first["per_gpu_gb"] <= 8
+    assert "of 60 layers" in answer["markdown"] and "**Q6_K**" in answer["markdown"]
+    assert any("gpu_layers" in a for a in answer["assumptions"])
+
+
+def test_ask_70b_full_finetune_on_8_a100_with_1_tb_ram_offload():
+    # 14 bytes per parameter on the host (ZeRO-Offload): 14 x 70e9 = 980 GB, within 1 TB.
+    answer = ask("70B full fine-tune on 8 A100 with 1 TB RAM offload")
+    off = answer["data"]["memory"]["offload"]
+    assert off["host_ram_per_node_gb"] == pytest.approx(980.0, abs=0.5)
+    assert off["host_fits"] is True and "980 GB of host RAM per node" in answer["markdown"]
+
+
+def test_ask_opt_66b_zero_2_how_much_host_ram():
+    # OPT-66B has 65.72e9 parameters (catalog, from the OPT paper): 14 x 65.72 = 920.1 GB.
+    answer = ask("OPT-66B ZeRO-2, how much host RAM")
+    result = answer["data"]["memory"]
+    assert result["workload"] == "full_finetune"
+    assert result["offload"]["host_ram_per_node_gb"] == pytest.approx(14 * 65.72, abs=0.5)
+    assert "host RAM per node" in answer["markdown"]
