@@ -26,16 +26,26 @@ def offload_lead(result: dict[str, Any], subject: str) -> str:
     ds = (f" DeepSpeed's estimator, with its 1.5× buffer, asks for {num(deepspeed)} GB per node."
           if deepspeed else "")
     return (f"{subject}, with the {kind} offloaded to host RAM, needs **{num(host)} GB of host "
-            f"RAM per node**{verdict}, and leaves {num(result['per_gpu_gb'])} GB per GPU. Each GPU "
+            f"RAM per node**{verdict}; each GPU still needs {num(result['per_gpu_gb'])} GB"
+            f"{_gpu_verdict(result)}. Each GPU "
             f"moves {num(off['pcie_gb_per_step_per_gpu'])} GB over PCIe per step, "
             f"**{num(off['pcie_s_per_step'])} s** at {num(off['host_bw_gbps'])} GB/s if none of "
             f"it overlaps compute.{ds}")
 
 
+def _gpu_verdict(result: dict[str, Any]) -> str:
+    """Whether the GPU's share fits the GPU memory, when a GPU (or its size) was given."""
+    if result.get("fits") is None:
+        return ""
+    have = num(result["gpu_memory_gb"])
+    return f", within its {have} GB" if result["fits"] else f", **more than its {have} GB**"
+
+
 def _layers(result: dict[str, Any], off: dict[str, Any], subject: str) -> str:
     gpu_gb, have = result["per_gpu_gb"], off.get("host_ram_gb")
     text = (f"{subject} keeps **{off['gpu_layers']} of {off['layers']} layers** on the GPU "
-            f"({num(gpu_gb)} GB) and the other {off['layers'] - off['gpu_layers']} in system RAM "
+            f"({num(gpu_gb)} GB{_gpu_verdict(result)}) and the other "
+            f"{off['layers'] - off['gpu_layers']} in system RAM "
             f"(**{num(off['host_ram_needed_gb'])} GB**")
     if have is not None:
         text += f", {'within' if off['host_fits'] else 'more than'} the {num(have)} GB given"
