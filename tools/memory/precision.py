@@ -48,8 +48,8 @@ NOTES: dict[str, str] = {
 
 # Storage formats (quant_mix): the nominal bytes of their bulk type; the memory tool counts a
 # model's exact mix of types (embeddings and head kept wider) through Job.weight_bytes.
-FORMATS = tuple(MIXES)
-BYTES.update({f: mix_nominal_bytes(f) for f in FORMATS})
+FORMATS = tuple(f for f in MIXES if f != "nf4")  # nf4 is named above, with QLoRA
+BYTES.update({f: mix_nominal_bytes(f) for f in MIXES})
 NOTES.update({f: MIXES[f].note for f in FORMATS})
 
 TRAINING_PRECISIONS = ("fp32", "bf16", "fp16", "fp8")

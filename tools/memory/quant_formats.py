@@ -60,6 +60,9 @@ OTHER_TYPES: dict[str, BlockLayout] = {
     "gptq4": BlockLayout((128 * 4 + 16 + 4) / 8, 128, "gptq-awq-formats#group-scales"),
     "gptq8": BlockLayout((128 * 8 + 16 + 8) / 8, 128, "gptq-awq-formats#group-scales"),
     "awq4": BlockLayout((128 * 4 + 16 + 4) / 8, 128, "gptq-awq-formats#group-scales"),
+    # bitsandbytes NF4 with double quantisation: 64 four-bit codes, one 8-bit block constant,
+    # and a share of one FP32 constant per 256 blocks (qlora-paper#double-quant).
+    "nf4": BlockLayout((64 * 4 + 8 + 32 / 256) / 8, 64, "qlora-paper#double-quant"),
     # MXFP4: 32 FP4 (E2M1) codes share one 8-bit power-of-two scale (mxfp4-fp8#mxfp4-block).
     "mxfp4": BlockLayout((32 * 4 + 8) / 8, 32, "mxfp4-fp8#mxfp4-block"),
 }

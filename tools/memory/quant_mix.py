@@ -79,6 +79,7 @@ MIXES: dict[str, Mix] = {
     "gptq": Mix("gptq4", "f16", "f16", "gptq-awq-formats#unquantised-layers", norms="f16"),
     "gptq-8bit": Mix("gptq8", "f16", "f16", "gptq-awq-formats#unquantised-layers", norms="f16"),
     "awq": Mix("awq4", "f16", "f16", "gptq-awq-formats#unquantised-layers", norms="f16"),
+    "nf4": Mix("nf4", "bf16", "bf16", "gptq-awq-formats#bnb-4bit-layers", norms="bf16"),
     "bnb-int8": Mix("bnb_int8", "f16", "f16", "gptq-awq-formats#llm-int8", norms="f16"),
     "mxfp4": Mix("mxfp4", "bf16", "bf16", "mxfp4-fp8#gpt-oss-layers", norms="bf16",
                  experts_only=True),
