@@ -141,3 +141,12 @@ def test_ask_opt_66b_zero_2_how_much_host_ram():
     assert result["workload"] == "full_finetune"
     assert result["offload"]["host_ram_per_node_gb"] == pytest.approx(14 * 65.72, abs=0.5)
     assert "host RAM per node" in answer["markdown"]
+
+
+def test_ask_tokens_per_second_with_vram_and_ram_but_no_gpu_kind_is_an_offload_answer():
+    # Mixtral 8x7B in Q5_K_M is about 46.7e9 x 5.5/8 = 32 GB: more than 12 GB of VRAM, less
+    # than 12 + 64 GB; with no GPU kind the speed bound is the RAM part alone.
+    answer = ask("Mixtral 8x7B q5_k_m with 12 GB VRAM and 64 GB RAM, tokens per second?")
+    result = answer["data"]["memory"]
+    assert result["per_gpu_gb"] <= 12 and result["offload"]["host_fits"] is True
+    assert "tokens/s" in answer["markdown"]
