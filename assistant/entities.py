@@ -8,8 +8,10 @@ from typing import Any
 
 from clusterplan.assistant.lazy_re import lazy
 from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
+from clusterplan.assistant.offload_words import read_offload
 from clusterplan.assistant.quantities import COUNT, count, read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
+from clusterplan.tools.memory.precision import FORMATS
 
 _I = re.IGNORECASE
 PRECISIONS = (
@@ -21,6 +23,17 @@ PRECISIONS = (
     (lazy(r"\b(?:nf4)\b", _I), "nf4"),
     (lazy(r"\b(?:int4|4[\s-]?bit|q4|awq|gptq)\b", _I), "int4"),
 )
+# Named storage formats (tools/memory/quant_mix): these win over the generic bit widths above.
+FORMAT_WORDS = (
+    (lazy(r"\bgptq\b[^.?!]{0,20}?\b8[\s-]?bit\b|\b8[\s-]?bit\s+gptq\b", _I), "gptq-8bit"),
+    (lazy(r"\bgptq\b", _I), "gptq"),
+    (lazy(r"\bawq\b", _I), "awq"),
+    (lazy(r"\bmxfp4\b", _I), "mxfp4"),
+    (lazy(r"\b1\.58[\s-]?bits?\b|\bternary\b|\bbitnet\b", _I), "1.58bit"),
+    (lazy(r"\bllm\.int8\b|\bload_in_8bit\b|\bbitsandbytes\s+8[\s-]?bit\b", _I), "bnb-int8"),
+    (lazy(r"\bload_in_4bit\b|\bbitsandbytes\s+4[\s-]?bit\b", _I), "nf4"),
+)
+GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
     (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
@@ -176,10 +189,21 @@ def _words(found: Entities) -> None:
         value = _first(pairs, text)
         if value:
             slots[name] = value
+    if fmt := _format(text):
+        slots["precision"] = fmt
+    read_offload(text, slots)
     if slots.get("workload") == "qlora" and slots.get("precision") == "int4":
         slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
     if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":
         del slots["precision"]
+
+
+def _format(text: str) -> str | None:
+    """A named quantisation format ('Q4_K_M', 'gptq', 'mxfp4'), as the memory tool spells it."""
+    gguf = GGUF_NAME.search(text)
+    if gguf and (name := gguf[1].lower().replace("-", "_")) in FORMATS:
+        return name
+    return _first(FORMAT_WORDS, text)
 
 
 def _layout(found: Entities) -> None:

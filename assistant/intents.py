@@ -119,7 +119,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
-    ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)),
+    # Host RAM with no GPU kind ("12 GB VRAM and 64 GB RAM") is a layer-offload question.
+    ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)
+     and not ("host_ram_gb" in s and "gpu" not in s)),
     ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
                                                   or bool(FITS.search(t)))),
     ("memory", lambda t, s: bool(MEMORY.search(t))),

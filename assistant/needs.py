@@ -83,6 +83,9 @@ def _present(name: str, slots: Slots) -> bool:
 def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
     if "workload" in slots or kind in ("plan",):
         return
+    if "offload" in slots or "zero_stage" in slots:  # ZeRO and its offload are training
+        assumed["workload"] = "full_finetune"
+        return
     if kind in ("memory", "fit", "cluster_size", "serving", "gpu_compare"):
         assumed["workload"] = "inference"
     elif kind in ("layout", "training", "checkpoint"):

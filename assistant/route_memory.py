@@ -8,6 +8,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.jobs import LEAST, cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.markdown import num, table
 from clusterplan.assistant.route import Calls, Reply, slot
+from clusterplan.assistant.route_offload import offload_lead, smaller_format
 from clusterplan.tools.contract import Step, q
 
 TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -33,6 +34,8 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     if slot(intent, "gpu"):
         return fit(intent, calls, least=False)
     result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
+    if result.get("offload"):
+        return _offloaded(intent, calls, result)
     parts = result["breakdown_gb"]
     lead = (f"{cap(subject(intent, result))} needs about **{num(result['per_gpu_gb'])} GB** of "
             f"GPU memory (weights {num(parts['weights'])} GB")
@@ -66,6 +69,8 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     """Whether the job fits the GPUs named, with the headroom or the shortfall."""
     result = calls.run("memory", memory_payload(intent, least=least),
                        "bytes per GPU on the GPUs named")
+    if result.get("offload"):
+        return _offloaded(intent, calls, result)
     gpus, gpu = result["layout"]["gpus"], gpu_name(result["gpu"])
     per_gpu, memory_gb, spare = result["per_gpu_gb"], result["gpu_memory_gb"], result["headroom_gb"]
     verdict = "Yes, it fits" if result["fits"] else "No, it does not fit"
@@ -85,6 +90,19 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
         lead += f", {num(-spare)} GB more than it has.{more}"
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)],
                  steps=steps, assumptions=_least(result) if least else [])
+
+
+def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
+    """Part of the job in host RAM: the split, and for layers that overflow the host, the
+    widest GGUF mix that fits (when the question named no precision)."""
+    lead = offload_lead(result, cap(subject(intent, result)))
+    off = result["offload"]
+    if off["mode"] == "layers" and off["host_fits"] is False and "precision" not in intent.slots:
+        found = smaller_format(calls, memory_payload(intent))
+        lead += (f" The widest GGUF mix that fits both: **{found[0].upper()}**, which " +
+                 offload_lead(found[1], "").split(" ", 1)[1] if found
+                 else " No GGUF mix down to Q2_K fits both.")
+    return Reply(headline=lead, tables=[breakdown_table(result)])
 
 
 def _least(result: dict[str, Any]) -> list[str]:

@@ -84,8 +84,11 @@ def test_03_qlora_70b_fits_a_single_h100(session):
     a = ask(session, 3, "fit")
     m = a.data["memory"]
     # NF4: 4 bits a weight = 70.55e9 x 0.5 B = 35.3 GB, plus quantisation constants (QLoRA
-    # paper: about 0.127 bit a parameter with double quantisation) -> at most ~37.5 GB.
-    assert 70.55e9 * 0.5 / 1e9 <= m["breakdown_gb"]["weights"] <= 70.55e9 * 4.3 / 8 / 1e9
+    # paper: about 0.127 bit a parameter with double quantisation); bitsandbytes leaves the
+    # embedding and head (2 x 128256 x 8192 = 2.10e9) at 16 bits: at most 37.9 + 3.1 GB.
+    ends = 2 * 128256 * 8192
+    most = (70.55e9 * 4.3 / 8 + ends * (16 - 4.3) / 8) / 1e9
+    assert 70.55e9 * 0.5 / 1e9 <= m["breakdown_gb"]["weights"] <= most
     assert m["fits"] is True and m["gpu"] == "h100-sxm" and m["layout"]["gpus"] == 1
     assert a.markdown.startswith("Yes, it fits")
 

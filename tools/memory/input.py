@@ -77,6 +77,21 @@ class MemoryInput(ToolInput):
         default=None, description="inference: paged KV cache in 16-token pages; default on")
     gpu: str | None = Field(default=None, max_length=200, description="GPU kind, e.g. 'H100'")
     gpus: int | None = Field(default=None, description="GPUs in all; default dp·tp·pp")
+    gpu_memory_gb: float | None = Field(
+        default=None, gt=0, le=10_000, description="GPU memory in GB when no catalog GPU is "
+        "named (e.g. 8 for an 8 GB card)")
+    gpu_layers: int | None = Field(
+        default=None, ge=0, le=10_000, description="inference: layers kept on the GPU, the rest "
+        "in host RAM (llama.cpp -ngl); default all, or as many as fit gpu memory")
+    offload: Literal["none", "optimizer", "optimizer_and_params"] | None = Field(
+        default=None, description="training: ZeRO-Offload (optimizer states and gradients to "
+        "host RAM) or ZeRO-Infinity (parameters too, ZeRO-3); default none")
+    host_ram_gb: float | None = Field(
+        default=None, gt=0, le=1_000_000, description="host RAM per node available, GB")
+    host_bw_gbps: float | None = Field(
+        default=None, gt=0, le=100_000, description="GB/s for offloaded bytes: RAM bandwidth "
+        "for inference layers on the CPU (default 89.6), PCIe per direction for training "
+        "offload (default 31.5)")
 
     @field_validator(*RANGES, mode="after")
     @classmethod
@@ -116,8 +131,7 @@ class MemoryInput(ToolInput):
         if workload == "qlora" and precision not in QUANTISED:
             raise ValueError(f"precision: qlora keeps its base in 4 bits; valid: "
                              f"{', '.join(QUANTISED)} (use workload lora for {precision})")
-        if workload in ("pretrain", "full_finetune") and precision not in TRAINING_PRECISIONS:
+        if workload in ("pretrain", "full_finetune") and precision not in TRAINING_PRECISIONS \
+                and precision not in QUANTISED:
             raise ValueError(f"precision: {workload} trains every weight, so valid precisions "
                              f"are {', '.join(TRAINING_PRECISIONS)}; not {precision}")
-        if workload == "lora" and precision in QUANTISED:
-            raise ValueError("precision: a 4-bit base with adapters is workload qlora")

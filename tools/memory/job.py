@@ -11,7 +11,7 @@ from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory.input import TRAINING, MemoryInput
 from clusterplan.tools.memory.model_shape import ModelShape, find_model, shape_from_params
 from clusterplan.tools.memory.optimizers import OptimizerBytes, optimizer_bytes
-from clusterplan.tools.memory.precision import BYTES, GRADIENT_BYTES
+from clusterplan.tools.memory.precision import GRADIENT_BYTES, QUANTISED, stored_bytes_per_param
 
 DEFAULT_TOKENS = 4096  # default seq_len (training) and context_len (inference), capped by model
 ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
@@ -52,7 +52,7 @@ class Job:
         precision = self.precision
         self.training = self.workload in TRAINING
         self.adapters = adapters = self.workload in ("lora", "qlora")
-        self.weight_bytes = BYTES[precision]
+        self.weight_bytes = stored_bytes_per_param(precision, self.shape)
         # Gradient bytes per trainable parameter (adapters train at 16 bits).
         self.grad_bytes = (2.0 if adapters and precision != "fp32"
                            else GRADIENT_BYTES[precision])
@@ -94,6 +94,10 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     if workload is None:
         workload = "inference"
         said.append("workload: inference (no workload given)")
+    if workload in ("pretrain", "full_finetune", "lora") and precision in QUANTISED:
+        said.append(f"workload: qlora-style, a frozen {precision} base with 16-bit LoRA adapters "
+                    f"({workload} cannot update {precision} weights: qlora-paper#nf4)")
+        workload = "qlora"
     training = workload in TRAINING
     adapters = workload == "lora" or workload == "qlora"
     if precision is None:

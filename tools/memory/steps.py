@@ -88,7 +88,7 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
     notes = [NOTES[job.precision], "zero-paper#model-parallel-split"]
     if s.is_moe:  # every expert is stored; ep divides the expert share
         notes += ["model-llama-4#moe-storage", "model-llama-4#expert-share"]
-    out = [step("weights", f"params × {BYTES[job.precision]:.4g} bytes ({job.precision})"
+    out = [step("weights", f"params × {job.weight_bytes:.4g} bytes ({job.precision})"
                 f"{shard}{moe}{' ÷ dp (ZeRO-3)' if z >= 3 else ''}",
                 {"params": q(s.params_b, "billion params"), **split},
                 q(gb(parts.weights), "GB"),

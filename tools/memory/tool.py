@@ -14,12 +14,13 @@ from pydantic import Field
 from clusterplan.db.rows import GpuRow
 from clusterplan.tools.catalog_lookup import CatalogLookup, active_catalog
 from clusterplan.tools.citing import note_ref
-from clusterplan.tools.contract import NoteRef, ToolResult
+from clusterplan.tools.contract import NoteRef, Step, ToolResult
 from clusterplan.tools.memory.fewest import min_gpus_by_kind
 from clusterplan.tools.memory.input import MemoryInput
 from clusterplan.tools.memory.job import Job, Layout, check_layout, resolve_job, resolve_shape
 from clusterplan.tools.memory.kv_cache import bytes_per_token
 from clusterplan.tools.memory.layouts import DEFAULT_NODE_GPUS, resolve_layout
+from clusterplan.tools.memory.offload import plan as offload_plan
 from clusterplan.tools.memory.precision import BYTES
 from clusterplan.tools.memory.steps import (
     activation_step,
@@ -59,6 +60,10 @@ class MemoryResult(ToolResult):
     gpu_memory_gb: float | None = None
     fits: bool | None = Field(default=None, description="per_gpu_gb <= the GPU's memory")
     headroom_gb: float | None = Field(default=None, description="GPU memory - per_gpu_gb")
+    offload: dict[str, Any] | None = Field(
+        default=None, description="what lives in host RAM: inference (gpu_layers, "
+        "host_ram_needed_gb, decode_tokens_per_s_max) or training (host_ram_per_node_gb, "
+        "deepspeed_estimate_per_node_gb, pcie_s_per_step); null without offload")
     min_gpus: dict[str, int | None] = Field(
         default_factory=dict, description="per catalog GPU: fewest GPUs that hold the job "
         "(powers of two of tp within a node, pp and dp; null when none fits)")
@@ -72,6 +77,7 @@ class GpuFacts(NamedTuple):
     memory_gb: float
     source_note: str
     lacks: tuple[tuple[str, str], ...] = ()  # (precision, why) for those it has no tensor cores for
+    memory_bw_gbps: float | None = None
 
 
 def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[str],
@@ -103,11 +109,16 @@ def run(inp: MemoryInput) -> MemoryResult:
         and layout.pp == 1 else None
     per_token = bytes_per_token(job.shape, BYTES[job.kv_precision])
     parts = per_gpu(job, layout, whole, per_token)
+    memory = gpu_row.memory_gb if gpu_row is not None else inp.gpu_memory_gb
+    moved = offload_plan(inp, job, layout, parts, memory, gpu_row.memory_bw_gbps if gpu_row
+                         else None, gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS)
+    if moved is not None:
+        parts = moved.parts
+        said.extend(moved.said)
     weights, gradients, optimizer, activations, kv_cache, overhead = parts
     per_gpu_gb = gb(parts.total)
-    fits = headroom = memory = None
-    if gpu_row is not None:
-        memory = gpu_row.memory_gb
+    fits = headroom = None
+    if memory is not None:
         fits, headroom = per_gpu_gb <= memory, round(memory - per_gpu_gb, 3)
     min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole, per_token)
     said.extend(FIXED_ASSUMPTIONS)
@@ -131,17 +142,20 @@ def run(inp: MemoryInput) -> MemoryResult:
         "checkpoint_gb": round(checkpoint_bytes(job) / 1e9, 3),
         "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
         "headroom_gb": headroom, "min_gpus": min_gpus,
+        "offload": moved.fields if moved else None,
     }
-    trace = _trace(job, layout, parts, per_token, gpu_row, len(min_gpus))
+    trace = _trace(job, layout, parts, per_token, gpu_row, len(min_gpus),
+                   moved.steps if moved else [])
     return MemoryResult.model_construct(**fields, **trace)  # every value computed and typed here
 
 
 def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row: GpuFacts | None,
-           kinds: int) -> dict[str, Any]:
+           kinds: int, offload_steps: list[Step]) -> dict[str, Any]:
     """The steps, and the citations of the notes they name."""
     steps = [model_step(job), *weight_steps(job, layout, parts)]
     steps.append(activation_step(job, layout, parts.activations))
     steps += kv_steps(job, layout, per_token, parts.kv_cache)
+    steps += offload_steps
     steps.append(overhead_step(parts))
     per_gpu_gb = gb(parts.total)
     steps.append(step("per GPU", "weights + gradients + optimizer + activations + KV cache "
@@ -170,7 +184,8 @@ def _precision_warning(precision: str, gpu_row: GpuFacts | None) -> list[str]:
 
 def _gpu_facts(row: GpuRow) -> GpuFacts:
     lacks = tuple((p, why) for p in ("bf16", "fp16", "fp8") if (why := row.lacks(p)))
-    return GpuFacts(row.id, row.gpus_per_node, float(row.memory_gb), row.source_note, lacks)
+    return GpuFacts(row.id, row.gpus_per_node, float(row.memory_gb), row.source_note, lacks,
+                    float(row.memory_bandwidth_tb_s) * 1000)
 
 
 _find_gpu: CatalogLookup[GpuFacts] = CatalogLookup(
