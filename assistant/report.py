@@ -120,20 +120,25 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
         gpu = result.get("gpu")
         if "plans" in result:
             best = result["plans"][0]
-            found["rent"] = f"{num(result.get('gpus'))}× {gpu_name(gpu)}" + ref
+            if gpu and result.get("gpus"):
+                found["rent"] = f"{num(result['gpus'])}× {gpu_name(gpu)}" + ref
             if result.get("nodes"):
                 found["how many"] = (f"{num(result['nodes'])} nodes of "
                                      f"{num(result.get('gpus_per_node'))} GPUs" + ref)
-            found["layout"] = layout_name(best) + (
-                f", ZeRO stage {best.get('zero_stage')}, micro-batch {best.get('micro_batch')}, "
-                f"recompute {best.get('recompute')}: {num(best.get('step_time_s'))} s per step, "
-                f"MFU {pct(best['mfu'])}" if best.get("mfu") is not None else "") + ref
+            settings = [f"{label} {best[key]}" for key, label in (
+                ("zero_stage", "ZeRO stage"), ("micro_batch", "micro-batch"),
+                ("recompute", "recompute")) if best.get(key) is not None]
+            speed = [f"{num(best['step_time_s'])} s per step"] if best.get("step_time_s") else []
+            speed += [f"MFU {pct(best['mfu'])}"] if best.get("mfu") is not None else []
+            found["layout"] = ", ".join([layout_name(best), *settings]) + (
+                ": " + ", ".join(speed) if speed else "") + ref
             if result.get("training_days") is not None:
                 found["time"] = (f"{num(result['training_days'])} days, "
                                  f"{num(result.get('gpu_hours'))} GPU-hours" + ref)
         else:
             gpus = (result.get("layout") or {}).get("gpus", 1)
-            found["rent"] = f"{num(gpus)}× {gpu_name(gpu)}" + ref
+            if gpu:
+                found["rent"] = f"{num(gpus)}× {gpu_name(gpu)}" + ref
             found["memory"] = (f"{num(result.get('per_gpu_gb'))} GB per GPU of "
                                f"{num(result.get('gpu_memory_gb'))} GB" + ref)
         priced = _find(answer, "pricing", lambda r: bool(r.get("cheapest")))
@@ -163,16 +168,18 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
 
 
 def _where_and_cost(result: dict[str, Any], ref: str) -> dict[str, str]:
+    """Where to rent and the cost; money is written \\$ (GitHub reads two bare $ in a line
+    as mathematics)."""
     cheap = result["cheapest"]
     price = cheap.get("effective_usd_per_gpu_hour", cheap.get("usd_per_gpu_hour"))
     product = f" {escape(cheap['product'])}" if cheap.get("product") else ""
     found = {"where": f"{escape(cheap.get('provider'))}{product} "
-                      f"({str(cheap.get('kind')).replace('_', '-')}) at {usd(price)} per "
+                      f"({str(cheap.get('kind')).replace('_', '-')}) at {escape(usd(price))} per "
                       f"GPU-hour, price verified {cheap.get('verified_on')}" + ref}
     if result.get("run_usd") is not None:
-        found["cost"] = f"{usd(result['run_usd'])} for the run" + ref
+        found["cost"] = f"{escape(usd(result['run_usd']))} for the run" + ref
     elif result.get("monthly_usd") is not None:
-        found["cost"] = (f"{usd(result['monthly_usd'])} a month for "
+        found["cost"] = (f"{escape(usd(result['monthly_usd']))} a month for "
                          f"{num(result.get('billed_gpus'))} GPUs" + ref)
     return found
 

@@ -65,6 +65,8 @@ def value(field: str, raw: Any) -> Any:
         return pct(raw)
     if isinstance(raw, int | float) and (field.endswith("_usd") or field.startswith("usd_")):
         return usd(raw)
+    if isinstance(raw, str) and field in ("workload", "kind", "recompute", "status"):
+        return raw.replace("_", " ")
     if isinstance(raw, dict | list):
         return ", ".join(f"{k} {v}" for k, v in raw.items()) if isinstance(raw, dict) \
             else ", ".join(map(str, raw))
@@ -104,8 +106,9 @@ def memory_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
               table(["part", "GB per GPU"], rows)]
     if result.get("fits") is False:
         fewest = (result.get("min_gpus") or {}).get(result.get("gpu"))
-        blocks.append(f"It does not fit: {num(result.get('per_gpu_gb'))} GB per GPU of "
-                      f"{num(result.get('gpu_memory_gb'))} GB"
+        capacity = result.get("gpu_memory_gb")
+        blocks.append(f"It does not fit: {num(result.get('per_gpu_gb'))} GB per GPU"
+                      + (f" of {num(capacity)} GB" if capacity is not None else "")
                       + (f"; the fewest {escape(gpu_name(result.get('gpu')))} that hold it: "
                          f"{num(fewest)}." if fewest else "."))
     pie = memory_pie(result.get("breakdown_gb") or {}, f"Memory per GPU on {where} (GB)")
@@ -133,15 +136,18 @@ def memory_pie(breakdown_gb: dict[str, Any], title: str = "Memory per GPU (GB)")
 
 
 def parallelism_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
-    cluster = f"{num(result.get('gpus'))}× {gpu_name(result.get('gpu'))}"
-    if result.get("nodes"):
-        cluster += f" ({num(result['nodes'])} nodes of {num(result.get('gpus_per_node'))})"
-    rows: list[list[Any]] = [["cluster", cluster]]
+    rows: list[list[Any]] = []
+    if result.get("gpu") and result.get("gpus"):
+        cluster = f"{num(result['gpus'])}× {gpu_name(result['gpu'])}"
+        if result.get("nodes"):
+            cluster += f" ({num(result['nodes'])} nodes of {num(result.get('gpus_per_node'))})"
+        rows.append(["cluster", cluster])
     for field in ("model", "workload", "tokens", "global_batch", "seq_len", "training_steps",
                   "training_days", "gpu_hours", "evaluated"):
         if result.get(field) is not None:
             rows.append([words(field), value(field, result[field])])
-    blocks = ["### The cluster and the training time", table(["figure", "value"], rows)]
+    blocks = ["### The cluster and the training time", table(["figure", "value"], rows)] \
+        if rows else []
     plans = result.get("plans") or []
     if plans:
         blocks += ["### The best layouts", layouts_table(plans[:TOP_LAYOUTS])]
@@ -153,7 +159,8 @@ def parallelism_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]
         blocks.append(_recipe(recipe))
     rejected = result.get("rejected") or {}
     if rejected:
-        reasons = [[reason, count] for reason, count in rejected.items()]
+        reasons = [[reason, count.get("count") if isinstance(count, dict) else count]
+                   for reason, count in rejected.items()]
         blocks += ["### Layouts rejected, by reason", table(["reason", "layouts"], reasons)]
     return blocks
 
