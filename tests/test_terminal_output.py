@@ -61,3 +61,10 @@ def test_prices_list_shows_every_price_with_the_same_decimals():
     assert gpu_h and all(re.fullmatch(r"\d+\.\d{3}", p) for p in gpu_h), gpu_h
     node_h = [row.split()[4] for row in rows]
     assert all(re.fullmatch(r"[\d,]+\.\d{2}", p) for p in node_h), node_h
+
+
+def test_a_tool_call_in_a_terminal_has_labelled_tables_and_no_chart_source():
+    out = run_cli("ask", "--format", "text",
+                  "/memory model=llama-3-8b workload=lora precision=bf16").output
+    assert "GB per GPU" in out and "parameters (billions)" in out
+    assert "mermaid" not in out and "params_b" not in out and "**" not in out

@@ -17,6 +17,7 @@ import click
 FORMAT = click.Choice(["auto", "text", "markdown"])
 TEXT_WIDTH = 100  # rendered text when stdout is not a terminal
 _BOLD = re.compile(r"\*\*(.+?)\*\*")
+_MERMAID = re.compile(r"```mermaid\n.*?```\n?", re.S)  # charts for GitHub and HTML only
 
 
 def is_terminal() -> bool:
@@ -38,7 +39,7 @@ def render_markdown(markdown: str) -> str:
     width = shutil.get_terminal_size((TEXT_WIDTH, 24)).columns if tty else TEXT_WIDTH
     console = Console(file=buffer, width=width, force_terminal=tty,
                       color_system="auto" if tty else None, highlight=False)
-    console.print(Markdown(markdown, hyperlinks=False))
+    console.print(Markdown(_MERMAID.sub("", markdown), hyperlinks=False))
     lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
     return "\n".join(lines).strip("\n") + "\n"
 
