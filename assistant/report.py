@@ -153,7 +153,8 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
         ("rent", "what to rent"), ("where", "where"), ("how many", "how many"),
         ("layout", "layout"), ("memory", "memory"), ("time", "time"), ("cost", "cost"))
         if key in found]
-    text = _plain_table(rows) if rows else "The answers name no cluster that fits."
+    text = _plain_table(rows) if rows else (
+        "No answer names a GPU cluster that fits, so there is nothing to rent yet.")
     others = [f"- **Question {n}:** {escape(plain(direct_answer(a)))}" for n, a in pairs
               if plan is None or n != plan[0]]
     if others:
