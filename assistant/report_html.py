@@ -7,6 +7,7 @@ page is opened with a network (without one, each chart shows as its source text)
 from __future__ import annotations
 
 import html
+from typing import Any
 
 MERMAID = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"
 STYLE = """
@@ -28,13 +29,13 @@ def render_html(markdown: str, title: str) -> str:
     from markdown_it import MarkdownIt
 
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")
-    default_fence = parser.renderer.rules["fence"]
+    default_fence = parser.renderer.rules["fence"]  # type: ignore[attr-defined]
 
-    def fence(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
+    def fence(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
         if token.info.strip() == "mermaid":
             return f'<pre class="mermaid">{html.escape(token.content)}</pre>\n'
-        return default_fence(tokens, idx, options, env)
+        return str(default_fence(tokens, idx, options, env))
 
     parser.add_render_rule("fence", fence)
     body = parser.render(markdown)

@@ -261,9 +261,9 @@ def offers_table(offers: list[dict[str, Any]], gpu_name: Any = str) -> str:
 
 def cost_chart(result: dict[str, Any], months: int = 12) -> str | None:
     """The monthly cost the pricing tool computed, added up month by month for a year."""
-    monthly = result.get("monthly_usd")
-    if not _positive(monthly):
+    if not _positive(result.get("monthly_usd")):
         return None
+    monthly = float(result["monthly_usd"])
     points = [monthly * m for m in range(1, months + 1)]
     return "\n".join(["```mermaid", "xychart-beta",
                       '    title "Cost against time (USD, the monthly cost month by month)"',
