@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
@@ -86,13 +87,17 @@ class Assistant:
         self.last_intent = None
         self.saved.save_state(self.session_id, self._state())
 
-    def report(self, title: str | None = None, date: dt.date | None = None) -> str:
-        """The session's planning report as Markdown (session commands left out)."""
-        from clusterplan.assistant.report import render_report
+    def report(self, title: str | None = None, date: dt.date | None = None,
+               drop: Iterable[int] = (), author: str | None = None) -> str:
+        """The session's planning report as Markdown: session commands left out, and the
+        questions numbered `drop` (as the report numbers them) and repeated ones."""
+        from clusterplan.assistant.report import render_report, select
         from clusterplan.assistant.slash import is_session_command
 
         answers = [a for a in self.history() if not is_session_command(a.question)]
-        return render_report(answers, date or dt.date.today(), title, self.session_name)
+        kept, numbers = select(answers, drop)
+        return render_report(kept, date or dt.date.today(), title, self.session_name,
+                             author=author, numbers=numbers)
 
     def _answer(self, question: str) -> Answer:
         if question.lstrip().startswith("/"):

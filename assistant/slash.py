@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from clusterplan.assistant.answer import Answer, Intent
 from clusterplan.assistant.report import SourceList
-from clusterplan.assistant.report_tables import escape, fmt, result_sections
+from clusterplan.assistant.report_sections import sections
+from clusterplan.assistant.report_tables import escape, fmt
 from clusterplan.tools.contract import Step, ToolError, ToolResult, q
 
 if TYPE_CHECKING:
@@ -106,9 +107,16 @@ def tool_answer(text: str, name: str, payload: dict[str, Any], result: ToolResul
                              else json.dumps(v)) for k, v in payload.items()})
     return Answer(
         question=text, intent=Intent(kind=INTENT_OF_TOOL.get(name, name), slots=payload),
-        markdown="\n\n".join([_headline(name, payload, data), *result_sections({name: data})]),
+        markdown="\n\n".join([_headline(name, payload, data), *_tables(name, data)]),
         data={name: data}, trace=[call, *result.steps], citations=list(result.citations),
         assumptions=list(result.assumptions), warnings=list(result.warnings))
+
+
+def _tables(name: str, data: dict[str, Any]) -> list[str]:
+    """The result as the report shows it: tables with their units, charts."""
+    from clusterplan.assistant.jobs import gpu_name
+
+    return sections({name: data}, gpu_name)
 
 
 def failure(text: str, message: str) -> Answer:

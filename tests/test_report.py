@@ -9,7 +9,7 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from clusterplan.assistant.answer import Answer, Clarification, Intent
-from clusterplan.assistant.report import direct_answer, render_report
+from clusterplan.assistant.report import direct_answer, render_report, select
 from clusterplan.assistant.report_tables import cell, escape, fmt
 from clusterplan.assistant.slash import call_tool
 from clusterplan.tools.contract import NoteRef, Step, q
@@ -125,45 +125,77 @@ def test_the_same_answers_and_date_give_the_same_report():
     assert "Prepared 2026-12-02 · 5 questions" in render_report(all_answers(), DAY)
 
 
-def test_report_lists_questions_then_a_summary_of_direct_answers():
-    text = render_report(all_answers(), DAY)
-    questions = text.split("## Questions")[1].split("## Summary")[0]
+def test_report_opens_with_the_recommendation_then_the_questions():
+    text = render_report(all_answers(), DAY, author="ana")
+    assert text.startswith("# Cluster planning report\n\nPrepared 2026-12-02 by ana · 5 questions")
+    recommendation = text.split("## Recommendation")[1].split("## Questions")[0]
+    # the plan is the layout answer (question 2); its best layout and MFU as a percentage
+    assert "| **layout** | TP 8 × PP 2 × DP 1, ZeRO stage 1: 7.50 s per step, MFU 41% " \
+           "(question 2) |" in recommendation
+    assert "- **Question 1:** Serving Llama 3 70B at BF16 takes 153.4 GB: it needs 2 H100 " \
+           "80GB." in recommendation
+    assert "- not answered: does it fit? (question 4)" in recommendation
+    questions = text.split("## Questions")[1].split("## 1.")[0]
     assert "1. How much memory to serve Llama 3 70B in BF16?" in questions
-    summary = text.split("## Summary")[1].split("## 1.")[0]
-    assert "1. Serving Llama 3 70B at BF16 takes **153.4 GB**: it needs 2 H100 80GB." in summary
-    assert "4. **Needs more:** Which model do you mean?" in summary
-    assert "5. **Could not answer:** unknown command /memroy" in summary
 
 
-def test_memory_breakdown_table_and_mermaid_pie_carry_the_figures():
+def test_memory_breakdown_per_gpu_and_its_pie_carry_the_figures():
     text = render_report([memory_answer()], DAY)
-    assert "| weights | 141.2 |" in text
-    assert "| kv\\_cache | 10.74 |" in text
-    assert "| total per GPU | 153.4 |" in text
+    assert "### Memory per GPU on 1× h100-sxm" not in text  # the GPU is named, not its id
+    assert "| part | GB per GPU |" in text
+    assert "| weights | 141 |" in text and "| kv cache | 10.7 |" in text
+    assert "| total per GPU | 153 |" in text
+    assert "It does not fit: 153 GB per GPU." in text
     pie = re.search(r"```mermaid\npie showData\n(.*?)```", text, re.S)
     assert pie is not None
     # zero terms are left out of the pie; the others keep two decimals
     assert pie.group(1).splitlines()[1:] == [
-        '    "weights" : 141.20', '    "kv_cache" : 10.74', '    "overhead" : 1.46']
+        '    "weights" : 141.20', '    "kv cache" : 10.74', '    "overhead" : 1.46']
 
 
-def test_ranked_layouts_and_offers_are_tables_with_a_rank():
+def test_layouts_and_offers_are_tables_with_labelled_units():
     text = render_report([layout_answer(), pricing_answer()], DAY)
-    assert "| rank | tp | pp | dp | zero\\_stage | per\\_gpu\\_gb | step\\_time\\_s | mfu |" in text
-    assert "| 1 | 8 | 2 | 1 | 1 | 61.25 | 7.5 | 0.41 |" in text
-    assert "| 2 | 4 | 4 | 1 | 1 | 58 | 8.125 | 0.38 |" in text
-    assert "| tp crosses the node boundary | 12 | tp=16 pp=1 dp=1 |" in text
-    assert "| 1 | lambda | h200 | on\\_demand | 6.305 | 50.44 | 2026-09-01 | no |" in text
-    assert "| monthly\\_usd | 36,821 |" in text
+    assert "| rank | TP | PP | DP | ZeRO stage | memory (GB per GPU) | step time (s) | " \
+           "MFU (%) |" in text
+    assert "| 1 | 8 | 2 | 1 | 1 | 61.2 | 7.50 | 41% |" in text
+    assert "| 2 | 4 | 4 | 1 | 1 | 58.0 | 8.12 | 38% |" in text
+    assert "| tp crosses the node boundary | 12 |" in text
+    assert "| rank | provider | product | kind | USD per GPU-hour | USD per node-hour | " \
+           "GPUs per node | price verified |" in text
+    assert "| 1 | lambda | h200 | on-demand | \\$6.30 | \\$50.44 | - | 2026-09-01 |" in text
+    assert "| cost (USD/month) | \\$36,821 |" in text
+    assert 'title "Cost against time (USD, the monthly cost month by month)"' in text
 
 
 def test_trace_is_folded_in_details_with_source_numbers():
     text = render_report([memory_answer()], DAY)
-    block = text.split("<details>")[1].split("</details>")[0]
-    assert block.startswith("\n<summary>Trace: 2 steps</summary>\n\n")
+    block = text.split("## Trace")[1].split("<details>")[1].split("</details>")[0]
+    assert block.startswith("\n<summary>Question 1: 2 steps</summary>\n\n")
     assert ("1. **weights** — parameters x bytes per parameter · parameters = 7.06e+10, "
-            "bytes per parameter = 2 B → **141.2 GB** \\[1\\]") in block
-    assert "→ **10.74 GB** \\[1\\], \\[2\\]" in block
+            "bytes per parameter = 2 B → 141.2 GB \\[1\\]") in block
+    assert "→ 10.74 GB \\[1\\], \\[2\\]" in block
+
+
+def test_nothing_is_escaped_twice_and_no_raw_field_name_shows():
+    conclusion = Step(label="conclusion", result=q("It needs **49.0 GB per GPU** at \\$2.5"))
+    answer = memory_answer().model_copy(update={"trace": [conclusion]})
+    text = render_report([answer, layout_answer(), pricing_answer()], DAY)
+    assert "\\*\\*" not in text and "\\\\" not in text
+    assert "→ It needs 49.0 GB per GPU at \\$2.5" in text
+    tables = [line for line in text.splitlines() if line.startswith("| ")]
+    for raw in ("params_b", "per_gpu_gb", "headroom_gb", "usd_per_gpu_hour", "mfu |",
+                "monthly_usd", "zero_stage", "billed"):
+        assert not any(raw in line.replace("\\_", "_") for line in tables), raw
+    assert not re.search(r"\| 0\.\d+ \|", text.split("## Trace")[0])  # no MFU as a fraction
+
+
+def test_a_training_section_shows_the_run_cost_not_one_node_a_month():
+    training = layout_answer().model_copy(update={"data": {
+        **layout_answer().data, "pricing": {**pricing_answer().data["pricing"],
+                                            "billed_gpus": 1, "run_usd": 123456.0}}})
+    text = render_report([training], DAY)
+    assert "| cost of the run (USD) | \\$123,456 |" in text
+    assert "GPUs billed" not in text and "USD/month" not in text
 
 
 def test_sources_are_numbered_once_with_claims_addresses_and_disputes():
@@ -209,14 +241,14 @@ def test_a_real_tool_answer_renders_its_note_results_and_citations(memory_store)
                        "query=nvlink infiniband limit=2")
     assert answer.error is None
     text = render_report([answer], DAY)
-    assert "**notes: notes**" in text
+    assert "**Notes**" in text
     assert "| id | title | address | snippet |" in text
     for n, ref in enumerate(answer.citations, 1):
         assert f"{n}. **{escape(ref.title)}" in text.split("## Sources")[1]
     assert direct_answer(answer).startswith("**notes** (query = nvlink infiniband, limit = 2)")
 
 
-def test_a_wide_table_leaves_out_detail_columns_and_names_them():
+def test_the_best_layouts_show_their_step_time_parts_as_a_chart():
     plan = {"rank": 1, "tp": 8, "pp": 1, "dp": 128, "ep": 1, "zero_stage": 3, "micro_batch": 1,
             "num_microbatches": 8, "recompute": "none", "per_gpu_gb": 69.3, "headroom_gb": 10.7,
             "step_time_s": 26.5, "compute_s": 24.2, "comm_s": 2.3, "tp_comm_s": 2.3,
@@ -224,12 +256,27 @@ def test_a_wide_table_leaves_out_detail_columns_and_names_them():
     text = render_report([Answer(question="q", markdown="m",
                                  data={"parallelism": {"plans": [plan]}})], DAY)
     header = next(line for line in text.splitlines() if line.startswith("| rank"))
-    # the plan's own rank is used (no second rank column); training_days is empty: left out
-    assert header == ("| rank | tp | pp | dp | ep | zero\\_stage | micro\\_batch | recompute | "
-                      "per\\_gpu\\_gb | headroom\\_gb | step\\_time\\_s | comm\\_s | mfu | "
-                      "tokens\\_per\\_s |")
-    assert ("**parallelism: plans** (also in the JSON: tp\\_comm\\_s, num\\_microbatches, "
-            "compute\\_s, bubble\\_s)") in text
+    # ep is 1 everywhere and training_days is empty: both left out
+    assert header == ("| rank | TP | PP | DP | ZeRO stage | micro-batch (sequences) | recompute "
+                      "| memory (GB per GPU) | step time (s) | MFU (%) | throughput (tokens/s) |")
+    chart = text.split("```mermaid\nxychart-beta\n")[1].split("```")[0]
+    assert '    x-axis ["#1 TP 8 × PP 1 × DP 128"]' in chart
+    assert "    bar [26.5]\n    bar [26.5]\n    bar [24.2]" in chart
+    assert "#1 TP 8 × PP 1 × DP 128: compute 24.2 s, communication 2.30 s, bubble 0 s" in text
+
+
+def test_dropped_and_repeated_questions_leave_the_report():
+    typo = Answer(question="How much memroy to serve Llama 3 70B in BF16", markdown="Which model?",
+                  error="not understood")
+    again = memory_answer().model_copy(update={"question": "How much memory to serve "
+                                               "Llama 3 70B in BF16?"})
+    answers = [typo, memory_answer(), layout_answer(), pricing_answer(), again]
+    kept, numbers = select(answers, drop=[3])
+    assert numbers == [4, 5]  # 1 is a typo repeated by 2, 2 is asked again as 5, 3 dropped
+    text = render_report(kept, DAY, numbers=numbers)
+    assert "- **4.** What does an 8xH200 node cost per month?" in text
+    assert "## 5. How much memory to serve Llama 3 70B in BF16?" in text
+    assert "## 1." not in text and "## 3." not in text
 
 
 def test_a_titled_list_is_summarised_by_its_title_and_first_point():

@@ -1,4 +1,4 @@
-"""`clusterplan ask`: one question, one answer (Markdown, or the Answer as JSON)."""
+"""`clusterplan ask`: one question, one answer (rendered text, Markdown, or the Answer as JSON)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,21 @@ import re
 import click
 
 from clusterplan.commands.common import store
+from clusterplan.commands.terminal import FORMAT, print_markdown
 
 
 @click.command("ask")
 @click.argument("words", nargs=-1, required=True, metavar="QUESTION")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole Answer object as JSON.")
+@click.option("--format", "fmt", type=FORMAT, default="auto", show_default=True,
+              help="text: rendered (the default in a terminal); markdown: the Markdown "
+                   "(the default when piped).")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Same as --format markdown.")
 @click.option("--session", "session", metavar="NAME",
               help="Continue the session NAME (made if new), so follow-ups work across runs.")
 @click.pass_context
-def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, session: str | None) -> None:
+def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, fmt: str, as_markdown: bool,
+        session: str | None) -> None:
     """Answer one planning question, e.g. clusterplan ask "can I serve llama 3 70b on 2 H100s?".
 
     A slash command works too: clusterplan ask "/memory model=llama-3-8b workload=lora".
@@ -29,7 +35,7 @@ def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, session: str 
     elif answer.error:
         click.echo(f"Error: {_printable(answer.error)}", err=True)
     else:
-        click.echo(_printable(answer.markdown))
+        print_markdown(_printable(answer.markdown), "markdown" if as_markdown else fmt)
     if answer.error:
         ctx.exit(1)
 

@@ -55,13 +55,14 @@ def show(note_id: str) -> None:
 @click.option("--limit", default=5, show_default=True, help="Most notes to show.")
 def search_notes(text: tuple[str, ...], limit: int) -> None:
     """Find the notes that best match TEXT, with the passage that matched."""
+    from clusterplan.commands.terminal import emphasis
     from clusterplan.knowledge.search import search
 
     hits = search(" ".join(text), limit)
     if not hits:
         click.echo("no note matches; try fewer or other words")
     for hit in hits:
-        click.echo(f"{hit.id}: {hit.title}\n    {hit.snippet}")
+        click.echo(f"{hit.id}: {hit.title}\n    {emphasis(hit.snippet)}")
 
 
 @notes_group.command("check")

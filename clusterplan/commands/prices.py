@@ -62,10 +62,11 @@ def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind:
 
 
 def _print_table(offers: list[Offer]) -> None:
-    """Aligned columns; the last one (note, status, product) runs free."""
+    """Aligned columns, prices right-aligned to the cent (three places per GPU-hour, where
+    providers quote tenths of a cent); the last column (note, status, product) runs free."""
     header = ("provider", "gpu", "kind", "$/GPU-h", "$/node-h", "GPUs", "verified", "note")
-    rows = [(o.provider, o.gpu, o.kind, f"{o.effective_usd_per_gpu_hour:.4g}",
-             f"{o.usd_per_node_hour:.6g}", str(o.gpus_per_node),
+    rows = [(o.provider, o.gpu, o.kind, f"{o.effective_usd_per_gpu_hour:,.3f}",
+             f"{o.usd_per_node_hour:,.2f}", str(o.gpus_per_node),
              f"{o.verified_on}{' stale' if o.stale else ''}",
              o.source_note + (" (announced)" if o.status == "announced" else "")
              + (" (prices disagree)" if o.prices_disagree else "")
@@ -74,7 +75,8 @@ def _print_table(offers: list[Offer]) -> None:
             for o in offers]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
     for row in [header, *rows]:
-        cells = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+        cells = [c.rjust(w) if i in (3, 4, 5) else c.ljust(w)
+                 for i, (c, w) in enumerate(zip(row, widths, strict=False))]
         click.echo("  ".join([*cells, row[-1]]).rstrip())
 
 

@@ -1,4 +1,4 @@
-"""`clusterplan report`: a stored session as a Markdown planning report."""
+"""`clusterplan report`: a stored session as a planning report (Markdown or HTML)."""
 
 from __future__ import annotations
 
@@ -18,21 +18,57 @@ if TYPE_CHECKING:
               help="The session to export (its name or id; default: the latest one).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the report to this file instead of printing it.")
+@click.option("--force", is_flag=True, help="Replace the --out file if it exists.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "html"]), default=None,
+              help="markdown (GitHub renders its tables and Mermaid charts) or html (one "
+                   "page for a browser); default: from the --out suffix, else markdown.")
 @click.option("--title", help="The report's title.")
+@click.option("--author", metavar="NAME", help="Who prepared it (shown under the title).")
+@click.option("--drop", metavar="N,N,...",
+              help="Leave out these questions, numbered as the report numbers them.")
 @click.pass_context
-def report(ctx: click.Context, session: str | None, out: Path | None, title: str | None) -> None:
-    """Export a session (questions, answers, tables, trace and sources) as Markdown."""
+def report(ctx: click.Context, session: str | None, out: Path | None, force: bool,
+           fmt: str | None, title: str | None, author: str | None, drop: str | None) -> None:
+    """Export a session as a planning report: the recommendation, one section per question
+    with its tables and charts, assumptions, disputed sources, the trace and the sources.
+
+    A question asked again (the same words, or a typo fixed after no answer) appears once.
+    """
     from clusterplan.assistant.history_store import HistoryStore
     from clusterplan.assistant.session import Assistant
 
+    dropped = _numbers(drop)
+    if out is not None and out.exists() and not force:
+        raise UsageFailure(f"{out} exists; give --force to replace it, or another --out")
     opened = store(ctx)
     saved = HistoryStore(opened)
     found = saved.find_session(session) if session else saved.latest_session()
     if found is None:
         raise UsageFailure(_no_session(saved, session))
-    text = Assistant(opened, session=found.id).report(title=title)
+    if dropped and max(dropped) > found.questions:
+        raise UsageFailure(f"--drop {max(dropped)}: the session has {found.questions} "
+                           "questions")
+    text = Assistant(opened, session=found.id).report(title=title, drop=dropped, author=author)
+    if (fmt or ("html" if out and out.suffix.lower() in (".html", ".htm") else "")) == "html":
+        from clusterplan.assistant.report import DEFAULT_TITLE
+        from clusterplan.assistant.report_html import render_html
+
+        text = render_html(text, title or DEFAULT_TITLE)
     if emit(text, out):
-        click.echo(f"wrote the report of {found.questions} questions to {out}", err=True)
+        click.echo(f"wrote the report of {found.questions - len(dropped)} questions to {out}",
+                   err=True)
+
+
+def _numbers(text: str | None) -> list[int]:
+    if not text:
+        return []
+    try:
+        numbers = [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise UsageFailure(f"--drop {text}: give question numbers such as 3,5") from None
+    if any(n < 1 for n in numbers):
+        raise UsageFailure(f"--drop {text}: questions are numbered from 1")
+    return numbers
 
 
 def _no_session(saved: HistoryStore, wanted: str | None) -> str:

@@ -22,11 +22,24 @@ def tool() -> None:
 
 
 @tool.command("list")
-def list_tools() -> None:
-    """Print every registered tool with its input and output JSON Schemas."""
+@click.option("--json", "as_json", is_flag=True,
+              help="Print each tool with its input and output JSON Schemas (the default when "
+                   "piped).")
+def list_tools(as_json: bool) -> None:
+    """One line per tool in a terminal; its JSON Schemas with --json or when piped."""
+    from clusterplan.commands.terminal import is_terminal
     from clusterplan.tools.registry import tools
 
-    echo_json([t.schema() for t in tools().values()])
+    listed = tools().values()
+    if as_json or not is_terminal():
+        echo_json([t.schema() for t in listed])
+        return
+    import shutil
+
+    width = shutil.get_terminal_size((100, 24)).columns
+    for entry in listed:
+        line = f"{entry.name} - " + " ".join(str(entry.schema().get("description", "")).split())
+        click.echo(line if len(line) <= width else line[: width - 1].rstrip() + "…")
 
 
 def _run_command(name: str) -> click.Command:
