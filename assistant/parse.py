@@ -34,6 +34,10 @@ BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pa
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
+# Slots that mark how a question was worded, not what it is about: never listed as kept.
+FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question")
+# A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
+RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len", "batch")
 # Slots that describe the cluster size together: a new one replaces the old set.
 COUNT_SLOTS = ("gpus", "nodes")
 MODEL_SLOTS = ("model", "params_b")
@@ -61,8 +65,8 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         _bare_answer(text, slots, previous)
         if (not strong or kind == "unknown") and previous.kind != "unknown":
             kind = previous.kind
-        before = _carried(previous)
-        kept = {k: v for k, v in before.items() if k not in slots}
+        before = _carried(previous, slots)
+        kept = {k: v for k, v in before.items() if k not in slots and k not in FLAGS}
         if kept:
             found.readings.append("kept from the previous question: "
                                   + ", ".join(f"{k}={v}" for k, v in kept.items()))
@@ -74,10 +78,12 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
                   readings=found.readings)
 
 
-def _carried(previous: Intent) -> dict[str, Any]:
-    """What a follow-up builds on: the slots given, and the GPUs the last answer settled on."""
+def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:
+    """What a follow-up builds on: the slots given, and the GPUs the last answer settled on,
+    unless the follow-up changes what that count was sized for (the model, the workload, the
+    precision): "what about QLoRA?" after sizing a full fine-tune is sized afresh."""
     settled = {k: previous.assumed[k] for k in CARRIED if k in previous.assumed}
-    if any(k in previous.slots for k in ("gpus", "nodes")):
+    if any(k in previous.slots for k in ("gpus", "nodes")) or any(k in new for k in RESIZES):
         settled.pop("gpus", None)
     return {**settled, **previous.slots}
 

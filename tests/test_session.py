@@ -142,3 +142,20 @@ def test_ask_never_raises_and_always_answers(memory_store, text):
     answer = Assistant(memory_store, session="fuzz").ask(text)
     assert isinstance(answer, Answer)
     assert answer.error or answer.clarification or answer.markdown.strip()
+
+
+def test_a_follow_up_about_another_workload_is_sized_afresh(memory_store):
+    """The full fine-tune needs 16 H100s; "what about QLoRA?" must not keep that count.
+
+    Asked alone, QLoRA of Llama 3 70B fits one H100: 70.55e9 NF4 weights are about 36-40 GB,
+    well under the card's 81,559 MiB = 85.5 GB. The kept slots are said, the count is not.
+    """
+    assistant = Assistant(memory_store, session="follow")
+    first = assistant.ask("How many H100s do I need to full fine-tune Llama 3 70B?")
+    assert first.intent.assumed.get("gpus", first.intent.slots.get("gpus")) != 1
+    second = assistant.ask("what about QLoRA?")
+    assert "gpus" not in second.intent.slots
+    assert "1× NVIDIA H100" in second.markdown
+    kept = [r for r in second.intent.readings if r.startswith("kept from")]
+    assert kept and "workload" not in kept[0] and "gpu_plural" not in kept[0]
+    assert "model=llama-3-70b" in kept[0]
