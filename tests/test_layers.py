@@ -77,6 +77,14 @@ def test_no_module_imports_a_layer_above_its_own():
     assert not upward_imports(), "\n".join(upward_imports())
 
 
+def test_the_app_reaches_the_calculators_and_the_store_only_through_the_assistant():
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {target}"
+           for path in sorted((ROOT / "tui").rglob("*.py"))
+           for line, target in imports_of(path)
+           if layer(target) in ("clusterplan.db", "clusterplan.knowledge", "clusterplan.tools")]
+    assert not bad, "\n".join(bad)
+
+
 def test_the_check_sees_every_layer():
     layers = {layer(module_name(p)) for p in source_files()}
     assert layers == set(RANK)

@@ -35,9 +35,8 @@ from clusterplan.tui.pending import PendingAssistant
 from clusterplan.tui.theme import DARK, terminal_theme
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
-    from clusterplan.assistant.answer import Answer
+    from clusterplan.assistant.answer import Answer, NoteRef
     from clusterplan.assistant.session import Assistant
-    from clusterplan.tools.contract import NoteRef
     from clusterplan.tui.side_panel import SidePanel
     from clusterplan.tui.sources_panel import SourcesPanel
 

@@ -12,12 +12,9 @@ MIN_TYPED = 2  # one letter matches too much to be a useful suggestion
 
 def catalog_names() -> list[str]:
     """Model and GPU ids, then names, from the active catalog (ids are what people type)."""
-    from clusterplan.db.active import catalog
+    from clusterplan.assistant.lookups import catalog_names as names
 
-    found = catalog()
-    ids = [*found.models.ids(), *found.gpus.ids()]
-    names = [row.name for table in (found.models, found.gpus) for row in table.rows.values()]
-    return list(dict.fromkeys([*ids, *names]))
+    return names()
 
 
 def complete(value: str, names: Iterable[str]) -> str | None:

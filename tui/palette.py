@@ -14,9 +14,9 @@ from clusterplan.tui.examples import EXAMPLE_QUESTIONS
 
 def _tool_descriptions() -> list[tuple[str, str]]:
     """(name, description) of every registered tool."""
-    from clusterplan.tools.registry import tools
+    from clusterplan.assistant.lookups import tool_descriptions
 
-    return [(tool.name, tool.description) for tool in tools().values()]
+    return tool_descriptions()
 
 
 class AskingApp(Protocol):

@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
-    from clusterplan.tools.contract import NoteRef
+    from clusterplan.assistant.answer import NoteRef
 
 DISPUTED = "⚠ disputed"
 NO_SOURCES = Option(Content.styled("No sources yet.", "dim"), disabled=True)
@@ -29,10 +29,9 @@ def source_prompt(number: int, ref: NoteRef) -> Content:
 
 def read_note(ref: NoteRef) -> tuple[str, str]:
     """A note as (title, Markdown) for the viewer, through the `notes` tool."""
-    from clusterplan.tools.registry import invoke
+    from clusterplan.assistant.lookups import note as read
 
-    result = invoke("notes", {"id": ref.id}).model_dump()
-    note = result["note"]
+    note = read(ref.id)
     return note["title"], note_markdown(note, ref)
 
 

@@ -9,7 +9,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
-    from clusterplan.tools.contract import Step
+    from clusterplan.assistant.answer import Step
 
 
 def step_label(number: int, step: Step) -> Text:
