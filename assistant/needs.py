@@ -54,7 +54,7 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
     """The defaults assumed for `kind` and the slots still missing."""
     assumed: Slots = {}
     _workload(kind, slots, assumed)
-    _model_defaults(kind, slots, assumed)
+    _model_defaults(kind, slots, assumed, catalog)
     _cluster_defaults(kind, slots, assumed, catalog)
     filled = {**slots, **assumed}
     required = REQUIRED.get(kind, ())
@@ -92,18 +92,29 @@ def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
         assumed["workload"] = "pretrain"
 
 
-def _model_defaults(kind: str, slots: Slots, assumed: Slots) -> None:
+def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
     workload = slots.get("workload") or assumed.get("workload")
     if workload is None:
         return
     if "precision" not in slots:
-        # QLoRA's base is 4-bit NF4 by definition (the QLoRA paper); everything else BF16.
-        assumed["precision"] = "nf4" if workload == "qlora" else "bf16"
+        # QLoRA's base is 4-bit NF4 by definition (the QLoRA paper); a model served as released
+        # keeps its checkpoint's precision (DeepSeek-V3/R1 in FP8, gpt-oss in MXFP4); else BF16.
+        assumed["precision"] = "nf4" if workload == "qlora" else \
+            _released_precision(slots, catalog) if workload == "inference" else "bf16"
     if workload == "inference":
         assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
     else:
         defaults = (("seq_len", 4096), ("micro_batch", 1), ("optimizer", "adamw"))
         assumed.update({k: v for k, v in defaults if k not in slots})
+
+
+def _released_precision(slots: Slots, catalog: Catalog) -> str:
+    """The precision a catalog model's released weights are stored in (BF16 if not known)."""
+    try:
+        row = catalog.models.find(slots["model"]) if "model" in slots else None
+    except LookupError:
+        row = None
+    return getattr(row, "native_precision", None) or "bf16"
 
 
 def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:

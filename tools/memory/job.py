@@ -100,10 +100,20 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
         workload = "qlora"
     training = workload in TRAINING
     adapters = workload == "lora" or workload == "qlora"
+    released = ""
     if precision is None:
-        precision = "nf4" if workload == "qlora" else "bf16"
-        said.append(f"precision: {precision} weights")
-    kv = kv_given or (precision if precision in _KV_PRECISIONS else "bf16")
+        if workload == "qlora":
+            precision = "nf4"
+        elif workload == "inference" and shape.native_precision != "bf16":
+            precision = shape.native_precision
+        else:
+            precision = "bf16"
+        released = " (the released checkpoint's own)" if precision == shape.native_precision \
+            and precision != "bf16" else ""
+        said.append(f"precision: {precision} weights{released}")
+    # A KV cache follows the weights' precision when the user chose it; a released FP8
+    # checkpoint still keeps its cache in the 16-bit compute type (vLLM's "auto").
+    kv = kv_given or (precision if precision in _KV_PRECISIONS and not released else "bf16")
     if workload == "inference" and kv_given is None:
         said.append(f"kv_precision: {kv} KV cache")
     tokens = min(DEFAULT_TOKENS, shape.max_context)

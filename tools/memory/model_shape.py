@@ -48,6 +48,7 @@ class ModelShape:
     kv_latent_dim: int | None = None
     max_context: int = 131072
     source_note: str = ""
+    native_precision: str = "bf16"  # what the released weights are stored in
     assumed: tuple[str, ...] = field(default=())
     # Derived once when the shape is made (every answer reads them many times).
     params: float = field(init=False, repr=False, compare=False)
@@ -96,6 +97,7 @@ def shape_of_row(row: Any) -> ModelShape:
         experts=row.experts, experts_per_token=row.experts_per_token,
         attention=row.attention, kv_latent_dim=row.kv_latent_dim,
         max_context=row.max_context, source_note=row.source_note,
+        native_precision=getattr(row, "native_precision", "bf16"),
     )
 
 
