@@ -178,6 +178,6 @@ def plan(inp: Any, job: Job, layout: Layout, parts: Breakdown, gpu_memory_gb: fl
             return None
         layers = layers_that_fit(job, parts, gpu_memory_gb)
         said.append(f"gpu_layers: {layers} of {job.shape.layers}, the most whose weights and "
-                    f"KV cache fit {gpu_memory_gb:g} GB of GPU memory; the rest in host RAM")
+                    f"KV cache fit {gpu_memory_gb:.3g} GB of GPU memory; the rest in host RAM")
     result = inference(job, parts, layers, host_bw or HOST_RAM_GBPS, gpu_gbps, host_ram)
     return result._replace(said=said + result.said)

@@ -27,7 +27,7 @@ def warnings_for(inp: MemoryInput, job: Job, layout: Layout, per_gpu_gb: float,
         out.append("fp8 training: weights counted at 1 byte, gradients at 16 bits; recipes that "
                    "keep BF16 weights as well need about 2 bytes/param more")
     if memory_gb is not None and 0 <= memory_gb - per_gpu_gb < TIGHT * memory_gb:
-        out.append(f"tight fit: under {TIGHT:.0%} of the GPU's {memory_gb:g} GB is left; "
+        out.append(f"tight fit: under {TIGHT:.0%} of the GPU's {memory_gb:.3g} GB is left; "
                    "allocator spikes may still run out of memory")
     if job.training and layout.dp > 1 and job.zero_stage == 0:
         out.append("zero_stage 0: every data-parallel rank keeps a full copy of the model states")

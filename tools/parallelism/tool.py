@@ -140,7 +140,7 @@ def _no_plan(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
 
 def _does_not_fit(ctx: JobContext, cluster: Cluster, smallest: SmallestCluster | None) -> str:
     head = (f"does not fit: no layout of {ctx.shape.name} fits on {cluster.gpus} x "
-            f"{cluster.gpu.id} ({cluster.gpu.memory_gb:g} GB each)")
+            f"{cluster.gpu.id} ({cluster.gpu.memory_gb:.3g} GB each)")
     if smallest is None:
         return head + "; no cluster of this GPU up to a million GPUs holds it"
     return (head + f"; the smallest cluster that would is {smallest.gpus} GPUs "

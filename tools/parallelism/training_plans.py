@@ -73,7 +73,7 @@ def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float) -> Fits:
         gb = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, x.micro_batch,
                        x.recompute).total / 1e9
         ok = gb + headroom_gb <= hbm
-        return gb, ok, f"needs {gb:,.1f} GB of {hbm:g} GB" + (
+        return gb, ok, f"needs {gb:,.1f} GB of {hbm:.3g} GB" + (
             f" with {headroom_gb:g} GB headroom" if headroom_gb else "")
 
     return fits
