@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -28,12 +29,17 @@ RANGES: dict[str, tuple[float, float]] = {
     "batch": (1, 1_000_000), "context_len": (1, 100_000_000), "gpus": (1, 1_000_000),
 }
 
+MAX_CONFIG_CHARS = 200_000  # the largest real config.json seen is under 20 kB
+
 
 class MemoryInput(ToolInput):
     """A model (catalog name, or params_b and what is known of its shape) and a workload."""
 
     model: str | None = Field(default=None, max_length=200,
                               description="catalog id or name as typed, e.g. 'Llama 3 70B'")
+    config: dict[str, Any] | None = Field(
+        default=None, description="a Hugging Face config.json, parsed: the model's shape for a "
+        "model outside the catalog (instead of model or params_b)")
     params_b: float | None = Field(default=None, description="total parameters, in billions")
     layers: int | None = Field(default=None, description="with params_b: transformer layers")
     hidden: int | None = Field(default=None, description="with params_b: hidden size")
@@ -105,7 +111,14 @@ class MemoryInput(ToolInput):
 
     @model_validator(mode="after")
     def _consistent(self) -> MemoryInput:
-        if (self.model is None) == (self.params_b is None):
+        if self.config is not None:
+            if self.model is not None or self.params_b is not None:
+                raise ValueError("config: a config.json brings its own model; give it alone, "
+                                 "without model or params_b")
+            if len(json.dumps(self.config)) > MAX_CONFIG_CHARS:
+                raise ValueError(f"config: longer than {MAX_CONFIG_CHARS:,} characters; a "
+                                 "config.json is a few kilobytes")
+        elif (self.model is None) == (self.params_b is None):
             raise ValueError("give either `model` (a catalog name) or `params_b` (billions of "
                              "parameters), exactly one of them")
         given = [f for f in ARCHITECTURE_FIELDS if getattr(self, f) is not None]

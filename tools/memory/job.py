@@ -9,7 +9,12 @@ from typing import Any
 
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory.input import TRAINING, MemoryInput
-from clusterplan.tools.memory.model_shape import ModelShape, find_model, shape_from_params
+from clusterplan.tools.memory.model_shape import (
+    ModelShape,
+    find_model,
+    shape_from_config,
+    shape_from_params,
+)
 from clusterplan.tools.memory.optimizers import OptimizerBytes, optimizer_bytes
 from clusterplan.tools.memory.precision import GRADIENT_BYTES, QUANTISED, stored_bytes_per_param
 
@@ -77,6 +82,8 @@ class Layout:
 def resolve_shape(inp: MemoryInput, catalog: Any = None) -> ModelShape:
     """The model's shape from the catalog (default: the active one) or from params_b (cached
     for catalog names)."""
+    if inp.config is not None:
+        return shape_from_config(inp.config)
     model = inp.model
     if model is not None:
         return find_model(model, catalog)

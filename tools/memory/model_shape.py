@@ -11,7 +11,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplan.db.models import row_from_config
 from clusterplan.tools.catalog_lookup import CatalogLookup
+from clusterplan.tools.contract import ToolError
 
 # Fields a user may give alongside `params_b` (the catalog's architecture columns).
 ARCHITECTURE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
@@ -99,6 +101,18 @@ def shape_of_row(row: Any) -> ModelShape:
         max_context=row.max_context, source_note=row.source_note,
         native_precision=getattr(row, "native_precision", "bf16"),
     )
+
+
+def shape_from_config(config: dict[str, Any]) -> ModelShape:
+    """The shape a Hugging Face config.json gives (parameters counted from it when it does not
+    state them), as `clusterplan models import` reads it; a config it cannot read is a
+    ToolError in one line."""
+    name = str(config.get("_name_or_path") or config.get("model_type") or "config")
+    try:
+        row, _ = row_from_config(config, name.split("/")[-1])
+    except ValueError as exc:
+        raise ToolError(f"config: {exc}") from None
+    return shape_of_row(row)
 
 
 def shape_from_params(params_b: float, given: dict[str, Any]) -> ModelShape:
