@@ -65,3 +65,20 @@ def test_cli_and_bad_input_is_one_line() -> None:
     bad = subprocess.run(cmd + ['{"model": "llama-2-7b", "goal": "deadline"}'],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_reserved_row_billed_for_its_whole_term() -> None:
+    # Hyperstack H100 SXM (hyperstack-pricing-2026-08): $3.20 on demand, from $2.72 reserved,
+    # stored with a one-month minimum (730 h, pricing-models#hours-per-month). A short LoRA run
+    # on one GPU pays the on-demand rate for its hours but the reserved one for 730 h.
+    r = _plan({"model": "llama-3-8b", "workload": "lora", "goal": "cheapest",
+               "gpus": ["h100-sxm"], "providers": ["hyperstack"]})
+    by_kind = {o["offer_kind"]: o for o in r["options"]}
+    best = r["best"]
+    assert best["offer_kind"] == "on_demand" and best["gpus"] == 1
+    assert math.isclose(best["cost_usd"], 3.20 * best["billed_hours"], rel_tol=1e-3)
+    reserved = [o for o in r["options"] if o["offer_kind"] == "reserved_1m"]
+    for o in reserved:
+        assert o["billed_hours"] >= 730
+        assert math.isclose(o["cost_usd"], o["gpus"] * 2.72 * o["billed_hours"], rel_tol=1e-3)
+    assert "on_demand" in by_kind
