@@ -82,3 +82,19 @@ def test_reserved_row_billed_for_its_whole_term() -> None:
         assert o["billed_hours"] >= 730
         assert math.isclose(o["cost_usd"], o["gpus"] * 2.72 * o["billed_hours"], rel_tol=1e-3)
     assert "on_demand" in by_kind
+
+
+def _ask(question: str) -> str:
+    exe = str(Path(sys.executable).with_name("clusterplan"))
+    done = subprocess.run([exe, "ask", question], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_ask_routes_goal_questions_to_the_plan() -> None:
+    # 2e12 / (30 x 86,400) = 771,604.9 tokens/s, shown in the answer.
+    out = _ask("Plan a cluster to pretrain a 7B model on 2T tokens in 30 days")
+    assert "771,605 tokens/s" in out and out.startswith("Rent ")
+    for q in ("What cluster should I rent to fine-tune Llama 3 70B?",
+              "LoRA on Llama 3 8B, cheapest option?"):
+        assert _ask(q).startswith("Rent ")

@@ -14,9 +14,16 @@ TrainWorkload = Literal["pretrain", "full_finetune", "lora", "qlora"]
 
 
 class PlanInput(ToolInput):
+    @property
+    def ident(self) -> dict[str, object]:
+        """The model as the parallelism tool takes it."""
+        return {"model": self.model} if self.model else {"params_b": self.params_b}
+
     """What to train, on how many tokens, and the goal the cluster must meet."""
 
-    model: str = Field(max_length=200, description="catalog model name")
+    model: str | None = Field(default=None, max_length=200, description="catalog model name")
+    params_b: float | None = Field(default=None, gt=0, le=100_000,
+                                   description="or a size in billions of parameters")
     workload: TrainWorkload = Field(default="pretrain")
     tokens: float | str | None = Field(default=None, description="training tokens, e.g. '2T'")
     goal: Goal = Field(default="cheapest")
@@ -42,6 +49,8 @@ class PlanInput(ToolInput):
 
     @model_validator(mode="after")
     def _goal_needs(self) -> PlanInput:
+        if (self.model is None) == (self.params_b is None):
+            raise ValueError("give either `model` (a catalog name) or `params_b`, exactly one")
         if self.goal == "deadline" and self.deadline_days is None:
             raise ValueError("goal 'deadline' needs deadline_days")
         if self.goal == "budget" and self.budget_usd is None:

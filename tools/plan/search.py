@@ -59,7 +59,7 @@ class Found:
 def search(inp: PlanInput, tokens: float, as_of: dt.date) -> Found:
     """Every GPU kind, node counts from the throughput bound upward, every hosting offer."""
     found = Found()
-    base = ParallelismInput(model=inp.model, workload=inp.workload, gpu="h100-sxm", gpus=8)
+    base = ParallelismInput(**inp.ident, workload=inp.workload, gpu="h100-sxm", gpus=8)
     ctx = resolve_job(base)
     found.assumed += list(ctx.assumed)
     kinds = [catalog().gpus.find(g).id for g in inp.gpus] or list(catalog().gpus.rows)
@@ -101,7 +101,7 @@ def _counts(inp: PlanInput, ctx: JobContext, gpu: str, tokens: float,
             found: Found) -> list[tuple[int, dict[str, Any]]]:
     """Solved cluster sizes for one GPU kind: the smallest that fits (and meets the deadline
     when one is set), then twice and four times it for the cost-time trade-off."""
-    probe = ParallelismInput(model=inp.model, workload=inp.workload, gpu=gpu, gpus=1)
+    probe = ParallelismInput(**inp.ident, workload=inp.workload, gpu=gpu, gpus=1)
     try:
         cluster = resolve_cluster(probe, ctx.job.precision, [])
     except ValueError:
@@ -140,7 +140,7 @@ def _solve(inp: PlanInput, ctx: JobContext, gpu: str, gpus: int,
     # About 4M tokens a step (mfu-calibration#llama3-batch), rounded to a multiple of the GPU
     # count so that every count, not only powers of two, splits the batch evenly.
     batch = max(1, round(DEFAULT_BATCH_TOKENS / seq / gpus)) * gpus
-    p = ParallelismInput(model=inp.model, workload=inp.workload, gpu=gpu, gpus=gpus,
+    p = ParallelismInput(**inp.ident, workload=inp.workload, gpu=gpu, gpus=gpus,
                          tokens=tokens, zero_stages=[1, 3], micro_batches=[1, 2, 4],
                          global_batch=batch)
     cluster = resolve_cluster(p, ctx.job.precision, [])
