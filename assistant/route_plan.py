@@ -14,9 +14,16 @@ TRAIN_WORKLOADS = ("pretrain", "full_finetune", "lora", "qlora")
 def plan(intent: Intent, calls: Calls) -> Reply:
     """Search every GPU kind, count and offer for the goal the question states."""
     s = intent.slots
-    payload: dict[str, Any] = model_fields(intent)
     workload = s.get("workload", "pretrain")
-    payload["workload"] = "pretrain" if workload not in TRAIN_WORKLOADS else workload
+    if workload not in TRAIN_WORKLOADS or (workload == "pretrain" and not any(
+            k in s for k in ("hours", "usd", "tokens"))):
+        # Serving (not searched by the plan tool yet), or pretraining with no token budget
+        # and no goal: size the floor and lay it out instead.
+        from clusterplan.assistant.route_cluster import plan as size_and_lay_out
+
+        return size_and_lay_out(intent, calls)
+    payload: dict[str, Any] = model_fields(intent)
+    payload["workload"] = workload
     if s.get("tokens"):
         payload["tokens"] = s["tokens"]
     if s.get("hours"):
