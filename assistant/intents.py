@@ -20,6 +20,8 @@ KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "
 
 PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
                   r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
+GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|we)\s+"
+            r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b", _I)
 CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
 CHECKPOINT = lazy(r"\bcheckpoints?\b", _I)
@@ -100,6 +102,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
      or _measured_twice(t)),
+    ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
+     and s.get("workload") != "inference"),
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
