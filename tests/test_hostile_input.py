@@ -1,0 +1,68 @@
+"""Hostile input at the tool boundary (issue 23): no arithmetic is evaluated, every size is
+bounded, out-of-range numbers are one-line refusals naming the field and the limit."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from clusterplan.tools.units import MAX_QUANTITY_CHARS, UnitError, parse
+from tests.conftest import run_cli
+
+
+def _tool(name: str, payload: object) -> tuple[int, str]:
+    started = time.monotonic()
+    result = run_cli("tool", name, "--input", payload if isinstance(payload, str)
+                     else json.dumps(payload))
+    assert time.monotonic() - started < 10, "the call must not hang"
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("text", ["9**9**9 GB", "2**10 GB", "(1+1) GB", "1e999 GB", "nan GB",
+                                  "inf GB", "1e308 TB", "9" * 400 + " GB", "GB", "140",
+                                  "140 GB" + " " * 100, "140 GB * GB", "140 kg"])
+def test_quantities_are_read_strictly(text):
+    started = time.monotonic()
+    with pytest.raises(UnitError):
+        parse(text, "B")
+    assert time.monotonic() - started < 1
+
+
+def test_ordinary_quantities_still_read():
+    assert parse("140 GB", "B").to("B").magnitude == 140e9
+    assert parse("1,000 GB", "B").to("GB").magnitude == 1000
+    assert parse("2 GiB", "B").to("B").magnitude == 2 * 2**30
+    assert parse("400 Gb/s", "GB/s").to("GB/s").magnitude == 50
+    assert parse("1.5e3 GB", "B").to("GB").magnitude == 1500
+
+
+def test_power_in_a_convert_returns_at_once_with_one_line():
+    code, output = _tool("interconnect", {"op": "convert", "value": "9**9**9 GB", "to": "GiB"})
+    assert code != 0
+    assert len(output.strip().splitlines()) == 1 and output.startswith("Error: ")
+
+
+def test_power_in_the_target_unit_is_refused():
+    code, output = _tool("interconnect", {"op": "convert", "value": "1 GB", "to": "GB**9**9"})
+    assert code != 0 and "cannot read" in output
+
+
+def test_nan_rate_is_refused_not_answered():
+    code, output = _tool("interconnect", {"op": "convert", "value": "nan Gb/s", "to": "GB/s"})
+    assert code != 0 and "nan" not in output.lower().replace("'nan gb/s'", "")
+
+
+def test_huge_number_names_the_limit():
+    code, output = _tool("interconnect", {"op": "convert", "value": "9" * 400 + " GB",
+                                          "to": "GiB"})
+    assert code != 0 and "at most" in output and "OverflowError" not in output
+    assert len(output) < 400
+
+
+def test_quantity_length_is_bounded():
+    code, output = _tool("interconnect", {"op": "convert", "value": "1" * 10_000 + " GB",
+                                          "to": "GiB"})
+    assert code != 0 and str(MAX_QUANTITY_CHARS) in output
