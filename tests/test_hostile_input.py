@@ -66,3 +66,28 @@ def test_quantity_length_is_bounded():
     code, output = _tool("interconnect", {"op": "convert", "value": "1" * 10_000 + " GB",
                                           "to": "GiB"})
     assert code != 0 and str(MAX_QUANTITY_CHARS) in output
+
+
+NINES = "9" * 400
+
+
+@pytest.mark.parametrize("question, field", [
+    (f"cheapest {NINES} H100 for a month?", "the count"),
+    (f"can I serve llama 3 8b on {NINES} H100s?", "the count"),
+    (f"fine-tune llama 3 8b with batch {NINES} on 8 H100", "the batch"),
+    (f"what do 8 H100 cost for {NINES} hours?", "the duration"),
+])
+def test_long_numbers_are_a_one_line_refusal_naming_the_field_and_limit(question, field):
+    result = run_cli("ask", question)
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "OverflowError" not in lines[0] and "internal error" not in lines[0]
+    assert lines[0].startswith(f"Error: {field} 9999...9999 (400 digits) is out of range")
+    assert "at most 15 digits" in lines[0]
+
+
+def test_a_long_run_of_digits_does_not_backtrack_for_seconds():
+    started = time.monotonic()
+    result = run_cli("ask", "1" * 2000 + " GB")
+    assert time.monotonic() - started < 10
+    assert "Traceback" not in result.output
