@@ -91,3 +91,42 @@ def test_a_long_run_of_digits_does_not_backtrack_for_seconds():
     result = run_cli("ask", "1" * 2000 + " GB")
     assert time.monotonic() - started < 10
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("name, payload, field", [
+    ("pricing", {"egress_tb": 1e308, "egress_provider": "aws"}, "egress_tb"),
+    ("pricing", {"gpu": "h100", "gpus": 8, "hours": 1e308}, "hours"),
+    ("pricing", {"gpu": "h100", "gpus": 8, "hours": "NaN"}, "hours"),
+    ("parallelism", {"model": "llama-3-8b", "gpu": "h100", "gpus": 8, "workload": "pretrain",
+                     "efficiency": 1e-308}, "efficiency"),
+])
+def test_out_of_range_tool_inputs_are_refused_naming_the_field(name, payload, field):
+    code, output = _tool(name, payload)
+    assert code != 0 and field in output, output
+    assert len(output.strip().splitlines()) == 1
+
+
+def test_nan_and_inf_in_json_are_refused():
+    code, output = _tool("pricing", '{"gpu": "h100", "gpus": 8, "hours": Infinity}')
+    assert code != 0 and "hours" in output
+
+
+def test_as_of_before_the_offers_gives_no_negative_age():
+    code, output = _tool("pricing", {"gpu": "h100", "gpus": 8, "as_of": "2000-01-01"})
+    assert "Traceback" not in output
+    if code == 0:
+        data = json.loads(output)
+        assert all(o["age_days"] >= 0 for o in data["offers"])
+        assert any("verified after as_of" in w for w in data["warnings"])
+
+
+def test_nan_rate_question_is_not_answered_with_nan():
+    result = run_cli("ask", "Convert nan Gb/s to GB/s")
+    assert "nan GB/s" not in result.output
+
+
+def test_no_result_carries_a_non_finite_number():
+    from clusterplan.tools.registry import _non_finite
+
+    assert _non_finite({"a": [1.0, {"b": float("inf")}]}) == "a.1.b"
+    assert _non_finite({"a": [1.0, 2]}) is None

@@ -75,7 +75,12 @@ CITED_OFFERS = 20
 def gather_offers(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     """The matching offers, sorted, with their warnings and the lookup as a step."""
     kinds = () if inp.kind == "any" else (inp.kind,)
-    rows = find_offers(active_store(), ask.gpu, ask.provider, kinds)
+    found = find_offers(active_store(), ask.gpu, ask.provider, kinds)
+    # an offer verified after as_of was not known on that date (and would have a negative age)
+    rows = [r for r in found if r.verified_on <= ask.as_of]
+    if len(rows) < len(found):
+        result.warnings.append(f"{len(found) - len(rows)} offer(s) verified after as_of "
+                               f"{ask.as_of} are left out: they were not known on that date")
     offers = by_price([offer_view(r, ask.as_of) for r in rows])
     result.offers = offers
     inputs = {k: q(v) for k, v in (("gpu", ask.gpu), ("provider", ask.provider),
@@ -162,7 +167,8 @@ def add_break_even(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
 
 def _reserved_discount(ask: Ask) -> tuple[float, Offer, Offer] | None:
     rows = find_offers(active_store(), ask.gpu, ask.provider, (*RESERVED_KINDS, "on_demand"))
-    offers = by_price([offer_view(r, ask.as_of) for r in rows if r.status == "available"])
+    offers = by_price([offer_view(r, ask.as_of) for r in rows
+                       if r.status == "available" and r.verified_on <= ask.as_of])
     best = None
     for reserved in (o for o in offers if o.kind in COMMITTED_KINDS):
         on_demand = next((o for o in offers if o.kind == "on_demand"
