@@ -130,3 +130,49 @@ def test_no_result_carries_a_non_finite_number():
 
     assert _non_finite({"a": [1.0, {"b": float("inf")}]}) == "a.1.b"
     assert _non_finite({"a": [1.0, 2]}) is None
+
+
+def test_deeply_nested_json_is_one_line():
+    code, output = _tool("memory", "[" * 5000)
+    assert code != 0 and "nested too deeply" in output
+
+
+def test_a_binary_input_file_is_one_line(tmp_path):
+    path = tmp_path / "blob.bin"
+    path.write_bytes(b"\xff\xfe\x00\x81" * 100)
+    code, output = _tool("memory", f"@{path}")
+    assert code != 0 and "not UTF-8" in output
+
+
+def test_an_oversized_input_is_refused_naming_the_limit():
+    code, output = _tool("memory", '{"model": "' + "x" * 1_100_000 + '"}')
+    assert code != 0 and "1,000,000" in output
+
+
+HEADER = ("provider,gpu,gpus_per_node,kind,usd_per_gpu_hour,usd_per_node_hour,region,"
+          "verified_on,status,source_note\n")
+
+
+def test_a_price_file_with_a_huge_cell_is_one_line(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text(HEADER + '"' + "x" * 140_000 + '",h100,8,on_demand,1,,eu,2026-11-30,'
+                    "available,n\n")
+    result = run_cli("prices", "import", str(path))
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert "field larger than field limit" in result.output
+
+
+def test_a_nul_in_a_provider_name_is_refused(tmp_path):
+    path = tmp_path / "nul.csv"
+    path.write_text(HEADER + "ac\x00me,h100,8,on_demand,1,,eu,2026-11-30,available,n\n")
+    result = run_cli("prices", "import", str(path))
+    assert result.exit_code != 0 and "control characters" in result.output
+
+
+def test_exported_cells_cannot_run_as_spreadsheet_formulas(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text(HEADER + '"=HYPERLINK(""http://x"")",h100,8,on_demand,1,,@eu,2026-11-30,'
+                    "available,n\n")
+    assert run_cli("prices", "import", str(path)).exit_code == 0
+    exported = run_cli("prices", "export", "--origin", "user").output
+    assert "'=HYPERLINK" in exported and ",'@eu," in exported

@@ -122,6 +122,8 @@ def parse_json_input(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise ToolError(f"the input is not valid JSON: {exc.msg} at line {exc.lineno} "
                         f"column {exc.colno}") from None
+    except RecursionError:
+        raise ToolError("the input is nested too deeply to be a tool input") from None
 
 
 def _kind(value: Any) -> str:
