@@ -176,3 +176,29 @@ def test_exported_cells_cannot_run_as_spreadsheet_formulas(tmp_path):
     assert run_cli("prices", "import", str(path)).exit_code == 0
     exported = run_cli("prices", "export", "--origin", "user").output
     assert "'=HYPERLINK" in exported and ",'@eu," in exported
+
+
+@pytest.mark.parametrize("name, arguments", [
+    ("ask", {"question": "how much memory for llama 3 8b \ud800?"}),
+    ("memory", {"model": "\ud800", "workload": "inference"}),
+    ("ask", {"question": "x" * 200_000}),
+    ("interconnect", {"op": "convert", "value": "9**9**9 GB", "to": "GiB"}),
+])
+def test_mcp_calls_always_answer_with_encodable_text(name, arguments, memory_store):
+    from clusterplan.mcp_server import call
+
+    result = call(name, arguments)
+    dumped = result.model_dump_json()
+    dumped.encode("utf-8")  # would raise on a lone surrogate
+    if name != "ask" or len(arguments["question"]) > 1000:
+        assert result.is_error
+
+
+def test_mcp_unknown_note_is_an_invalid_params_error():
+    from mcp.shared.exceptions import MCPError
+
+    from clusterplan.mcp_server import read_note
+
+    with pytest.raises(MCPError) as caught:
+        read_note("note://no-such-note")
+    assert caught.value.code == -32602
