@@ -202,3 +202,39 @@ def test_mcp_unknown_note_is_an_invalid_params_error():
     with pytest.raises(MCPError) as caught:
         read_note("note://no-such-note")
     assert caught.value.code == -32602
+
+
+def test_a_report_command_in_a_batch_file_writes_nothing(tmp_path):
+    target = tmp_path / "victim.txt"
+    target.write_text("keep me")
+    questions = tmp_path / "q.txt"
+    questions.write_text(f"how much memory to serve llama 3 8b?\n/report {target}\n"
+                         "/report ~/x.md\n")
+    result = run_cli("batch", str(questions), "--format", "jsonl")
+    assert target.read_text() == "keep me"
+    items = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert [i["failed"] for i in items] == [False, True, True]
+    assert "may not do" in items[1]["answer"]["error"]
+
+
+def test_batch_lines_break_only_at_newlines(tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text("how much memory\x0cto serve llama 3 8b?\n"
+                         "convert 400 Gb/s\u2028to GB/s\nconvert 400 Gb/s to GB/s\n")
+    result = run_cli("batch", str(questions), "--format", "jsonl")
+    lines = [json.loads(x)["line"] for x in result.output.split("\n") if x.startswith("{")]
+    assert lines == [1, 2, 3]
+
+
+def test_batch_failure_summary_counts_the_rest(tmp_path):
+    questions = tmp_path / "q.txt"
+    questions.write_text("/nosuch\n" * 12)
+    result = run_cli("batch", str(questions), "--format", "jsonl")
+    assert "12 of 12 questions failed" in result.output and "and 2 more" in result.output
+
+
+def test_slash_arguments_are_length_capped():
+    started = time.monotonic()
+    result = run_cli("ask", "/memory model=" + "x " * 500_000)
+    assert time.monotonic() - started < 10
+    assert result.exit_code == 1 and "at most 4,000" in result.output
