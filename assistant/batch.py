@@ -46,14 +46,23 @@ def read_questions(path: Path) -> list[BatchQuestion]:
 def read_text(text: str) -> list[BatchQuestion]:
     """One question a line; blank lines and lines starting with `#` are skipped."""
     return [BatchQuestion(id=str(n), question=line.strip(), line=n)
-            for n, line in enumerate(text.splitlines(), 1)
+            for n, line in enumerate(_lines(text), 1)
             if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _lines(text: str) -> list[str]:
+    """Lines ended by \\n (and \\r\\n) only: str.splitlines also breaks at form feed, \\x1c-\\x1e,
+    \\x85 and \\u2028, which would split a question and shift every line number after it."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def read_jsonl(text: str) -> list[BatchQuestion]:
     """One JSON object a line with `question` (and `id`); a bad line is kept as a problem."""
     found = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         try:

@@ -11,13 +11,16 @@ from typing import Any
 
 from clusterplan.assistant.lazy_re import lazy
 
-NUM = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+# A number starts where a run of digits starts (the lookbehind): without it a long run of
+# digits is tried from every position, and 2,000 digits took seconds of backtracking.
+NUM = r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 WORD_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16,
     "thirty-two": 32, "sixty-four": 64,
 }
-COUNT = r"(\d{1,3}(?:,\d{3})+|\d+|a|an|one|single|two|three|four|five|six|seven|eight|nine|ten" \
+COUNT = r"((?<![\d,])\d{1,3}(?:,\d{3})+|(?<![\d,])\d+" \
+        r"|a|an|one|single|two|three|four|five|six|seven|eight|nine|ten" \
         r"|twelve|sixteen|thirty-two|sixty-four)"
 SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
          "t": 1e12, "trillion": 1e12}
@@ -51,16 +54,29 @@ PARAMS = lazy(r"(?<![x\w.])" + NUM + r"\s*-?\s*(b|bn|billion|t|trillion)\b"
                     r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
 
 
-def number(text: str) -> float:
-    """'1,024' -> 1024.0; a count word -> its value."""
+MAX_DIGITS = 15  # digits before the point: nothing planned here needs 10^15 of anything
+
+
+class OutOfRange(ValueError):
+    """A number too long to be meant; the message names what it was read as and the limit."""
+
+
+def number(text: str, what: str = "a number") -> float:
+    """'1,024' -> 1024.0; a count word -> its value. Over MAX_DIGITS digits: OutOfRange."""
     low = text.lower()
     if low in WORD_NUMBERS:
         return float(WORD_NUMBERS[low])
-    return float(low.replace(",", ""))
+    plain = low.replace(",", "")
+    whole = plain.split(".")[0]
+    if len(whole) > MAX_DIGITS:
+        shown = plain if len(plain) <= 12 else f"{plain[:4]}...{plain[-4:]} ({len(whole)} digits)"
+        raise OutOfRange(f"{what} {shown} is out of range: at most {MAX_DIGITS} digits "
+                         f"(below 10^{MAX_DIGITS}) are read")
+    return float(plain[:64])
 
 
-def count(text: str) -> int:
-    return int(number(text))
+def count(text: str, what: str = "the count") -> int:
+    return int(number(text, what))
 
 
 def read_quantities(text: str) -> dict[str, Any]:
@@ -99,12 +115,12 @@ def _byte_unit(unit: str) -> str:
 def _money_and_time(text: str, slots: dict[str, Any]) -> None:
     money = MONEY.search(text)
     if money:
-        slots["usd"] = number(money[1]) * SCALE.get((money[2] or "").lower()[:1], 1)
+        slots["usd"] = number(money[1], "the amount") * SCALE.get((money[2] or "").lower()[:1], 1)
     duration = DURATION.search(text)
     if duration:
         unit = duration[2].lower().rstrip("s")
         hours = {"hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
-        slots["hours"] = number(duration[1]) * hours[unit]
+        slots["hours"] = number(duration[1], "the duration") * hours[unit]
     period = PERIOD.search(text)
     if period:
         word = (period[1] or period[2]).lower()
@@ -115,7 +131,7 @@ def _money_and_time(text: str, slots: dict[str, Any]) -> None:
 def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
     tokens = TOKENS.search(text)
     if tokens and tokens[2]:
-        slots["tokens"] = number(tokens[1]) * SCALE[tokens[2].lower()[:1]]
+        slots["tokens"] = number(tokens[1], "the token count") * SCALE[tokens[2].lower()[:1]]
     for pattern in (SEQ_LEN,):
         m = pattern.search(text)
         if m:
@@ -131,27 +147,27 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
 
 def _k(value: str, k: str | None) -> int:
     # "32k" context means 32 x 1024 tokens, as model cards count them (32k = 32,768).
-    return int(number(value) * (1024 if k else 1))
+    return int(number(value, "the context length") * (1024 if k else 1))
 
 
 def _batches(text: str, slots: dict[str, Any]) -> None:
     m = MICRO_BATCH.search(text)
     if m:
-        slots["micro_batch"] = int(m[1])
+        slots["micro_batch"] = count(m[1], "the micro-batch")
     m = CONCURRENCY.search(text) or BATCH.search(text)
     if m:
-        slots["batch"] = count(m[1])
+        slots["batch"] = count(m[1], "the batch")
     m = UTILISATION.search(text)
     if m:
-        slots["utilization"] = number(m[1]) / 100
+        slots["utilization"] = number(m[1], "the utilisation") / 100
     m = ZERO.search(text)
     if m:
         slots["zero_stage"] = int(m[1])
     for name, value in DEGREES.findall(text):
-        slots[name.lower()] = int(value)
+        slots[name.lower()] = count(value, f"the {name.upper()} degree")
     m = LORA_RANK.search(text)
     if m:
-        slots["lora_rank"] = int(m[1])
+        slots["lora_rank"] = count(m[1], "the LoRA rank")
 
 
 def read_params_b(text: str) -> tuple[float, str] | None:
@@ -160,7 +176,7 @@ def read_params_b(text: str) -> tuple[float, str] | None:
     if not m:
         return None
     scale = 1000.0 if m[2].lower().startswith("t") else 1.0
-    return number(m[1]) * scale, m[0].strip()
+    return number(m[1], "the model size") * scale, m[0].strip()
 
 
 _READERS = (_sizes, _money_and_time, _tokens_and_context, _batches)

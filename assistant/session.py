@@ -29,8 +29,11 @@ class Assistant:
     """Answers questions in one session at a time, keeping the last intent for follow-ups."""
 
     def __init__(self, store: Store, session: str | None = None,
-                 history: HistoryStore | HistoryInMemory | None = None):
+                 history: HistoryStore | HistoryInMemory | None = None,
+                 writes_files: bool = True):
         self.store = store
+        # False where questions are data (a batch file): slash commands that write are refused
+        self.writes_files = writes_files
         self.saved = history if history is not None else HistoryStore(store)
         self.last_intent: Intent | None = None
         self._session = _unsaved(None)

@@ -34,6 +34,9 @@ HEADLINE = ("per_gpu_gb", "fits", "headroom_gb", "time_s", "value", "unit", "rat
             "training_days", "gpu_hours")
 
 
+MAX_ARGUMENT_CHARS = 4000  # key=value arguments are short; shlex on 1 MB took 19 s
+
+
 def is_session_command(text: str) -> bool:
     """True for /help, /report and the like, which are not planning questions."""
     stripped = text.strip()
@@ -82,6 +85,9 @@ def parse_arguments(args: str) -> dict[str, Any]:
 
     Words without `=` continue the value before them, so `model=llama 3 70b` needs no quotes.
     """
+    if len(args) > MAX_ARGUMENT_CHARS:
+        raise ValueError(f"the arguments are {len(args):,} characters; at most "
+                         f"{MAX_ARGUMENT_CHARS:,} are read")
     try:
         words = shlex.split(args)
     except ValueError:
@@ -167,6 +173,9 @@ def _help(assistant: Assistant, text: str, rest: str) -> Answer:
 def _report(assistant: Assistant, text: str, rest: str) -> Answer:
     from clusterplan import locations
 
+    if not assistant.writes_files:
+        return failure(text, "/report writes a file, which a question read from a file may "
+                       "not do; use `clusterplan batch FILE --out PATH` or `clusterplan report`")
     default = f"clusterplan-report-{dt.date.today().isoformat()}.md"
     path = Path(rest).expanduser() if rest else locations.reports_dir() / default
     try:

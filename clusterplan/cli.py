@@ -17,7 +17,25 @@ from clusterplan.commands.report import report
 from clusterplan.commands.tool import tool
 
 
-@click.group(cls=DefaultGroup, default="ui", default_if_no_args=True)
+class _Group(DefaultGroup):
+    """The command group; a store that fails under a command (disk full, locked, read-only,
+    a table gone) is one line on stderr, never a traceback. SQLite rolls back the unfinished
+    write, so what was saved before stays as it was."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        import sqlite3
+
+        try:
+            return super().invoke(ctx)
+        except sqlite3.Error as exc:
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise click.ClickException(
+                f"the store failed: {message}; nothing more was saved") from None
+        except RecursionError:
+            raise click.ClickException("the input is nested too deeply") from None
+
+
+@click.group(cls=_Group, default="ui", default_if_no_args=True)
 @click.version_option(__version__, prog_name="clusterplan")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), envvar="CLUSTERPLAN_DB",
               help="The SQLite store to use (default: in the user data directory).")

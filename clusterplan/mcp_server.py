@@ -42,15 +42,40 @@ def tool_list() -> list[types.Tool]:
     return listed
 
 
+MAX_ARGUMENTS_CHARS = 100_000  # a question or a tool input is short; more is refused
+
+
 def call(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-    """Run one tool; any input problem becomes an error result, never an exception."""
+    """Run one tool; any problem becomes an error result, never an exception, so every
+    request is answered. Text in and out is cleaned of lone surrogates (not encodable)."""
     try:
+        arguments = clean(arguments)
+        if len(json.dumps(arguments or {})) > MAX_ARGUMENTS_CHARS:
+            raise ToolError(f"the arguments are over {MAX_ARGUMENTS_CHARS:,} characters")
         payload = _answer(arguments or {}) if name == ASK_TOOL else _invoke(name, arguments)
+        payload = clean(payload)
     except (ToolError, ValueError) as exc:
-        return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))],
-                                    is_error=True)
+        return _error(" ".join(str(exc).split()))
+    except Exception as exc:  # the server keeps serving; the client gets a one-line error
+        return _error(f"internal error ({type(exc).__name__}): {' '.join(str(exc).split())}")
     return types.CallToolResult(content=[types.TextContent(type="text", text=_render(payload))],
                                 structured_content=payload)
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=clean(text[:2000]))],
+                                is_error=True)
+
+
+def clean(value: Any) -> Any:
+    """`value` with every lone surrogate in its text replaced by U+FFFD, so it encodes."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value
 
 
 def _invoke(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
@@ -102,7 +127,11 @@ def read_note(uri: str) -> types.ReadResourceResult:
     note_id = uri.removeprefix("note://")
     note = shipped_notes().notes.get(note_id)
     if note is None:
-        raise ValueError(f"unknown note {note_id!r}; list the resources for valid ids")
+        from mcp.shared.exceptions import MCPError
+        from mcp_types.jsonrpc import INVALID_PARAMS
+
+        raise MCPError(INVALID_PARAMS, f"unknown note {clean(note_id)[:200]!r}; list the "
+                       "resources for valid ids")
     text = (notes_dir() / note.file).read_text(encoding="utf-8")
     return types.ReadResourceResult(contents=[types.TextResourceContents(
         uri=uri, mime_type="text/markdown", text=text)])

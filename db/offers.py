@@ -120,7 +120,14 @@ def _read_file(store: Store, text: str, today: dt.date, problems: list[str]) -> 
         problems.append(_header_problem(unknown, missing))
         return []
     rows = []
-    for raw in reader:
+    while True:
+        try:
+            raw = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:  # e.g. a cell over the csv module's field size limit
+            problems.append(f"line {reader.line_num}: {exc}; the file is not read further")
+            break
         line = reader.line_num
         try:
             rows.append(_read_row(store, raw, today))
@@ -182,5 +189,15 @@ def export_offers(store: Store, origin: str = "all") -> str:
     writer.writeheader()
     for row in rows:
         dumped = row.model_dump(mode="json")
-        writer.writerow({c: "" if dumped[c] is None else dumped[c] for c in COLUMNS})
+        writer.writerow({c: _cell(dumped[c]) for c in COLUMNS})
     return out.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell; text a spreadsheet would run as a formula (=, +, -, @, tab, CR first) is
+    prefixed with a quote, as OWASP advises against CSV injection."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

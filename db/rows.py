@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Any, Literal, get_args
 
 from pydantic import (
@@ -16,6 +17,9 @@ from pydantic import (
 )
 
 NoteId = str
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 class CatalogRow(BaseModel):
@@ -36,6 +40,8 @@ class CatalogRow(BaseModel):
             field = cls.model_fields.get(info.field_name or "")
             allows_none = field is not None and type(None) in get_args(field.annotation)
             return None if allows_none else ""
+        if isinstance(value, str) and _CONTROL.search(value):
+            raise ValueError("control characters (NUL, escapes) are not allowed in text")
         return value
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 APP_ID = "clusterplan"
 SCHEMA_VERSION = "3"  # 2: model rows gained shared experts, windows, precision, origin;
 #                       3: GPU capacity in driver bytes, nullable peaks
+BUSY_TIMEOUT_S = 30.0  # how long to wait for another process's lock before saying so
 HISTORY_SET = "clusterplan-history"
 HISTORY_MIGRATIONS = ("create_sessions_and_messages",)  # db/history_schema.py, in order
 
@@ -46,6 +47,7 @@ class Store:
         self.notices = notices or []
         self._catalog: Any = None
         self._db: Database | None = None
+        self.read_only = False
 
     @property
     def db(self) -> Database:
@@ -66,7 +68,22 @@ class Store:
         """Open the store at `path`, building it or refreshing its catalog as needed."""
         if not path.parent.is_dir():
             raise StoreError(f"the directory for the store does not exist: {path.parent}")
+        try:
+            return cls._open(path)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot use the store {path}: {_one_line(exc)}; "
+                             "nothing in it was changed") from None
+        except OSError as exc:
+            raise StoreError(f"cannot use the store {path}: {exc.strerror or exc}; "
+                             "nothing in it was changed") from None
+
+    @classmethod
+    def _open(cls, path: Path) -> Store:
         notices: list[str] = []
+        if path.is_symlink() and not path.exists():
+            raise StoreError(f"the store {path} is a symbolic link to a missing file")
+        if path.exists() and not path.is_file():
+            raise StoreError(f"the store {path} is not a regular file")
         if path.exists() and not _is_our_store(path):
             aside = path.with_name(f"{path.name}.unreadable-{_stamp()}")
             os.replace(path, aside)
@@ -74,6 +91,16 @@ class Store:
                 f"{path} was not a clusterplan store; moved it to {aside} and built anew")
         if not path.exists():
             _build_new(path)
+        if not _writable(path):
+            conn = _connect_read_only(path)
+            if not _up_to_date(conn):
+                conn.close()
+                raise StoreError(f"the store {path} is read-only and needs an upgrade; "
+                                 "make it writable once")
+            notices.append(f"the store {path} is read-only: answers work, nothing is saved")
+            store = cls(conn, path, notices)
+            store.read_only = True
+            return store
         store = cls(_connect(path), path, notices)
         # Under WAL, NORMAL syncs at checkpoints rather than on every commit: a saved message
         # costs no fsync, and a crash can lose only the last few commits, never corrupt the file.
@@ -106,7 +133,7 @@ class Store:
 
 def _connect(path: Path | str) -> sqlite3.Connection:
     # The app's workers are threads: the connection must be usable from any of them.
-    conn = sqlite3.connect(path, timeout=30, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
     conn.execute("pragma recursive_triggers = on")  # as sqlite-utils sets it on every connection
     return conn
 
@@ -127,17 +154,70 @@ def _stamp() -> str:
     return dt.datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
-def _is_our_store(path: Path) -> bool:
-    """A readable SQLite file whose meta table says it is ours."""
-    try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+SQLITE_HEADER = b"SQLite format 3\x00"
+# The SQLite errors that say a file is positively not a store (not a database, or damaged):
+# only those move a file aside. Anything else (locked, disk full, I/O, permission) is
+# transient: reported, and the file is left as it is.
+_NOT_OURS = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
+
+
+def _uri(path: Path, **query: str) -> str:
+    """A file: URI for `path`; '#', '?' and '%' in the name are escaped, not taken as syntax."""
+    from urllib.parse import quote, urlencode
+
+    return f"file:{quote(str(path.absolute()))}?{urlencode(query)}"
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only store: opened read-only, or immutable when its directory forbids the
+    write-ahead log's shared-memory file."""
+    for query in ({"mode": "ro"}, {"mode": "ro", "immutable": "1"}):
+        conn = sqlite3.connect(_uri(path, **query), uri=True, timeout=BUSY_TIMEOUT_S,
+                               check_same_thread=False)
         try:
+            conn.execute("select count(*) from sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+    raise StoreError(f"the store {path} is read-only and cannot be read")
+
+
+def _is_our_store(path: Path) -> bool:
+    """A readable SQLite file whose meta table says it is ours; False only when the file is
+    positively something else. A transient failure raises StoreError and changes nothing."""
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise StoreError(f"cannot read the store {path}: {exc.strerror or exc}; "
+                         "nothing in it was changed") from None
+    if header != SQLITE_HEADER:
+        return False
+    query = {"mode": "ro"} if _writable(path) else {"mode": "ro", "immutable": "1"}
+    try:
+        conn = sqlite3.connect(_uri(path, **query), uri=True, timeout=BUSY_TIMEOUT_S)
+        try:
+            names = {n for (n,) in conn.execute(
+                "select name from sqlite_master where type = 'table'")}
+            if "meta" not in names:
+                return False
             row = conn.execute("select value from meta where key = 'app'").fetchone()
             return row is not None and row[0] == APP_ID
         finally:
             conn.close()
-    except sqlite3.DatabaseError:
-        return False
+    except sqlite3.DatabaseError as exc:
+        if getattr(exc, "sqlite_errorname", None) in _NOT_OURS:
+            return False
+        raise StoreError(f"cannot read the store {path}: {_one_line(exc)}; "
+                         "nothing in it was changed") from None
 
 
 def _build_new(path: Path) -> None:

@@ -55,9 +55,10 @@ def test_the_report_reads_the_answers_held_in_memory(memory_store):
 
 def test_a_batch_leaves_the_saved_history_alone(tmp_path):
     questions = tmp_path / "q.txt"
-    questions.write_text(f"{NOTES_CALL}\n/report {tmp_path / 'r.md'}\n", encoding="utf-8")
+    # the report goes through --out: a /report line in the file is refused (issue 23, item 7)
+    questions.write_text(f"{NOTES_CALL}\n", encoding="utf-8")
     db = tmp_path / "store.db"
-    result = run_cli("--db", str(db), "batch", str(questions), "--format", "json")
+    result = run_cli("--db", str(db), "batch", str(questions), "--out", str(tmp_path / "r.md"))
     assert result.exit_code == 0, result.output
     assert "nvlink" in Path(tmp_path / "r.md").read_text(encoding="utf-8").lower()
     conn = sqlite3.connect(db)

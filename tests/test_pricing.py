@@ -211,3 +211,35 @@ def test_pricing_claims_in_the_notes_are_checked_by_the_tool():
     assert verdicts["gpu-prices-2026#coreweave-h200-month"] == "agrees"
     # The post's $47.2 node price is not 8 x its $3.75 GPU price: the check says so.
     assert verdicts["gpu-prices-2026#packet-b200-node"] == "disagrees"
+
+
+def _offer(price: float, region: str = "", product: str = "", provider: str = "p"):
+    import datetime as dt
+
+    from clusterplan.tools.pricing.offers import Offer
+
+    return Offer(provider=provider, gpu="h100-sxm", kind="on_demand", usd_per_gpu_hour=price,
+                 usd_per_node_hour=price * 8, gpus_per_node=8, region=region,
+                 verified_on=dt.date(2026, 11, 1), age_days=1, stale=False, status="available",
+                 source_note=f"n-{price}-{region}", product=product,
+                 effective_usd_per_gpu_hour=price)
+
+
+def test_conflicts_compare_only_rows_that_may_be_the_same_product():
+    from clusterplan.tools.pricing.offers import _conflicts
+
+    assert _conflicts([_offer(1.0, "eu"), _offer(2.0, "us")]) == []  # two regions
+    assert len(_conflicts([_offer(1.0, "eu"), _offer(2.0, "")])) == 1  # one unstated
+    assert _conflicts([_offer(1.0, "eu"), _offer(1.004, "eu")]) == []  # rounding
+    assert _conflicts([_offer(1.0, "eu", "a"), _offer(2.0, "eu", "b")]) == []
+    assert len(_conflicts([_offer(1.0, "eu", "a"), _offer(2.0, "", "a")])) == 1
+
+
+def test_many_conflicting_rows_are_one_warning_naming_the_widest_gap():
+    # 3,000 rows of one product (issue 23): one warning, not one a pair (4.5 million)
+    from clusterplan.tools.pricing.offers import _conflicts
+
+    rows = [_offer(1.0 + i / 1000) for i in range(3000)]
+    found = _conflicts(rows)
+    assert len(found) == 1
+    assert "$1/GPU-h" in found[0] and "$3.999/GPU-h" in found[0] and "2998 more row(s)" in found[0]

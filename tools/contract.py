@@ -10,9 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # defer_build: a model's validator is built on its first use, not when its module is imported,
 # so a process that calls one tool does not build the schemas of every model it imports.
 class ToolInput(BaseModel):
-    """Base of every tool input: unknown fields are an error, never silently ignored."""
+    """Base of every tool input: unknown fields are an error, never silently ignored; inf and
+    nan are refused in every number."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True,
+                              allow_inf_nan=False)
 
 
 class Quantity(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -88,8 +89,31 @@ def validate(name: str, payload: Any) -> ToolInput:
 
 
 def invoke(name: str, payload: Any) -> ToolResult:
-    """Validate `payload` and run tool `name` on it."""
-    return get(name).run(validate(name, payload))
+    """Validate `payload` and run tool `name` on it; a result with an infinite or undefined
+    number (inputs too large to compute with) is a ToolError, never shown."""
+    result = get(name).run(validate(name, payload))
+    where = _non_finite(result.model_dump())
+    if where is not None:
+        raise ToolError(f"{where}: the inputs are too large to compute with (the result is not "
+                        "a finite number); use smaller values")
+    return result
+
+
+def _non_finite(value: Any, path: str = "") -> str | None:
+    """The path of the first inf or nan in a dumped result, or None."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path or "result")
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{path}.{key}" if path else str(key))
+        if found is not None:
+            return found
+    return None
 
 
 def parse_json_input(text: str) -> Any:
@@ -99,6 +123,8 @@ def parse_json_input(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise ToolError(f"the input is not valid JSON: {exc.msg} at line {exc.lineno} "
                         f"column {exc.colno}") from None
+    except RecursionError:
+        raise ToolError("the input is nested too deeply to be a tool input") from None
 
 
 def _kind(value: Any) -> str:

@@ -8,6 +8,8 @@ does not import pint; the first call to `ureg()` does.
 
 from __future__ import annotations
 
+import math
+import re
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -61,13 +63,55 @@ def ureg() -> pint.UnitRegistry:
     return registry
 
 
+# A quantity is read as "number unit" by these patterns and never handed whole to pint, whose
+# parser evaluates arithmetic ("9**9**9 GB" would never return). Sizes are bounded first.
+MAX_QUANTITY_CHARS = 64
+MAX_MAGNITUDE = 1e18  # of the unit written: 1e18 GB, 1e18 Gb/s; beyond it nothing is planned
+_NUMBER = r"(?P<number>[+-]?(?:\d{1,3}(?:,\d{3})+|\d{1,30})(?:\.\d{1,30})?|\.\d{1,30})" \
+          r"(?:[eE](?P<exp>[+-]?\d{1,3}))?"
+_UNIT = r"[A-Za-zµ]{1,12}(?:\s?/\s?[A-Za-zµ]{1,12})?"
+_QUANTITY = re.compile(rf"\s*{_NUMBER}\s*(?P<unit>{_UNIT})\s*")
+_UNIT_ONLY = re.compile(rf"\s*(?P<unit>{_UNIT})\s*")
+
+
+def _show(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def read_unit(text: str) -> pint.Unit:
+    """A unit name such as 'GB/s' or 'GiB', read strictly (letters, one '/', no arithmetic)."""
+    match = _UNIT_ONLY.fullmatch(text) if len(text) <= MAX_QUANTITY_CHARS else None
+    if match is None:
+        raise UnitError(f"cannot read {_show(text)} as a unit; write one like 'GB/s' or 'GiB'")
+    try:
+        return ureg().Unit(match["unit"].replace(" ", ""))
+    except Exception:  # pint raises several unrelated types for an unknown name
+        raise UnitError(f"cannot read {_show(text)} as a unit; write one like 'GB/s' or "
+                        "'GiB'") from None
+
+
 def parse(text: str, expect: str) -> pint.Quantity:
     """Read "140 GB" or "400 Gb/s" and check it has the dimension of `expect` (a unit)."""
     registry = ureg()
+    if len(text) > MAX_QUANTITY_CHARS:
+        raise UnitError(f"a quantity is at most {MAX_QUANTITY_CHARS} characters, like "
+                        f"'140 GB'; got one of {len(text)}")
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        if _UNIT_ONLY.fullmatch(text) is None and re.fullmatch(r"\s*[\d.,eE+-]+\s*", text):
+            raise UnitError(f"{_show(text)} has no unit; write it like '140 GB' or '400 Gb/s'")
+        raise UnitError(f"cannot read {_show(text)} as a quantity; write a number and a unit "
+                        "like '140 GB' or '400 Gb/s'")
+    magnitude = float(match["number"].replace(",", "") + (f"e{match['exp']}" if match["exp"]
+                                                          else ""))
+    if not math.isfinite(magnitude) or abs(magnitude) > MAX_MAGNITUDE:
+        raise UnitError(f"{_show(text)} is out of range: the number must be at most "
+                        f"{MAX_MAGNITUDE:.0e}")
     try:
-        quantity = registry.Quantity(text.replace(",", ""))
-    except Exception as exc:  # pint raises several unrelated types for unreadable text
-        raise UnitError(f"cannot read {text!r} as a quantity: {exc}") from None
+        quantity = registry.Quantity(magnitude, read_unit(match["unit"]))
+    except UnitError:
+        raise UnitError(f"cannot read {_show(text)} as a quantity: unknown unit "
+                        f"{match['unit']!r}") from None
     if not isinstance(quantity, registry.Quantity) or quantity.dimensionless:
         raise UnitError(f"{text!r} has no unit; write it like '140 GB' or '400 Gb/s'")
     if quantity.dimensionality != registry.Quantity(1, expect).dimensionality:

@@ -41,8 +41,11 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
     emit(text, out)
     failed = [item for item in items if item.failed]
     if failed:
+        more = len(failed) - 10
         click.echo(f"{len(failed)} of {len(items)} questions failed: "
-                   + ", ".join(f"line {i.line}" for i in failed[:10]), err=True)
+                   + ", ".join(f"line {i.line}" for i in failed[:10])
+                   + (f" and {more} more (each is reported in place in the output)"
+                      if more > 0 else ""), err=True)
         ctx.exit(1)
 
 
@@ -53,7 +56,7 @@ def _answer_all(questions: list[BatchQuestion], opened: Store) -> list[BatchItem
     from clusterplan.assistant.history_memory import HistoryInMemory
     from clusterplan.assistant.session import Assistant
 
-    assistant = Assistant(opened, history=HistoryInMemory())
+    assistant = Assistant(opened, history=HistoryInMemory(), writes_files=False)
     if not sys.stderr.isatty():
         return run_batch(questions, assistant)
     with click.progressbar(length=len(questions), label="answering", file=sys.stderr) as bar:

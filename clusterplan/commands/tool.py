@@ -64,11 +64,24 @@ def _run_command(name: str) -> click.Command:
     return run_tool
 
 
+MAX_INPUT_BYTES = 1_000_000  # a tool input is a small JSON object; more is a mistake
+
+
 def _read_input(text: str) -> str:
     if not text.startswith("@"):
+        if len(text) > MAX_INPUT_BYTES:
+            raise UsageFailure(f"the input is {len(text):,} characters; at most "
+                               f"{MAX_INPUT_BYTES:,} are read")
         return text
     path = Path(text[1:])
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise UsageFailure(f"cannot read the input file {path}: {exc.strerror}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise UsageFailure(f"the input file {path} is over {MAX_INPUT_BYTES:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageFailure(f"the input file {path} is not UTF-8 text (byte {exc.start})") from None

@@ -84,7 +84,7 @@ class ParallelismInput(ToolInput):
     top_k: int = Field(default=5, description="plans to return")
     min_headroom_gb: float = Field(default=0.0, ge=0, le=10_000,
                                    description="HBM to keep free beyond the memory estimate")
-    efficiency: float | None = Field(default=None, gt=0, le=1,
+    efficiency: float | None = Field(default=None, ge=0.01, le=1,
                                      description="share of dense peak the matmuls reach; 0.6")
     dp_overlap: bool = Field(default=True, description="overlap gradient reduction with backward")
     context_len: int | None = Field(default=None, description="inference: prompt + output")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from itertools import combinations
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -96,22 +96,77 @@ def price_disagreements(offers: list[Offer]) -> list[str]:
 
 
 def _conflicts(offers: list[Offer]) -> list[str]:
-    """Two rows for the same product whose prices differ beyond rounding."""
+    """Rows for the same product whose prices differ beyond rounding: one warning a product,
+    naming its widest disagreement. Rows are grouped by product key first, so the work grows
+    with the number of rows, not with its square (100,000 imported rows are one pass)."""
+    groups: dict[tuple[str, str, str, int], list[Offer]] = {}
+    for o in offers:
+        groups.setdefault((o.provider, o.gpu, o.kind, o.gpus_per_node), []).append(o)
     found = []
-    for a, b in combinations(offers, 2):
-        if _same_product(a, b) and abs(a.effective_usd_per_gpu_hour
-                                       - b.effective_usd_per_gpu_hour) > ROUNDING_USD + _EPS:
-            found.append(
-                f"conflicting prices for {a.provider} {a.gpu} {a.kind} ({a.gpus_per_node} GPUs "
-                f"a node): ${a.effective_usd_per_gpu_hour:g}/GPU-h (verified {a.verified_on}, "
-                f"note {a.source_note}) vs ${b.effective_usd_per_gpu_hour:g}/GPU-h (verified "
-                f"{b.verified_on}, note {b.source_note})")
+    for rows in groups.values():
+        if len(rows) < 2:
+            continue
+        pair = _widest_pair(rows)
+        if pair is None:
+            continue
+        a, b = pair
+        others = len(rows) - 2
+        found.append(
+            f"conflicting prices for {a.provider} {a.gpu} {a.kind} ({a.gpus_per_node} GPUs "
+            f"a node): ${a.effective_usd_per_gpu_hour:g}/GPU-h (verified {a.verified_on}, "
+            f"note {a.source_note}) vs ${b.effective_usd_per_gpu_hour:g}/GPU-h (verified "
+            f"{b.verified_on}, note {b.source_note})"
+            + (f"; {others} more row(s) for it" if others else ""))
     return found
 
 
-def _same_product(a: Offer, b: Offer) -> bool:
-    """Same provider, GPU, kind and node size; region and product agree or one is unstated."""
-    if (a.provider, a.gpu, a.kind, a.gpus_per_node) != (b.provider, b.gpu, b.kind, b.gpus_per_node):
-        return False
-    return all(x == y or not x or not y for x, y in ((a.region, b.region),
-                                                    (a.product, b.product)))
+_Span = tuple[Offer, Offer]  # the cheapest and the dearest row of a set
+
+
+def _widen(span: _Span | None, other: _Span | None) -> _Span | None:
+    if span is None or other is None:
+        return span or other
+    low = min(span[0], other[0], key=_price)
+    high = max(span[1], other[1], key=_price)
+    return low, high
+
+
+def _add(spans: dict[Any, _Span], key: Any, o: Offer) -> None:
+    low, high = spans.get(key, (o, o))
+    spans[key] = (min(low, o, key=_price), max(high, o, key=_price))
+
+
+def _price(o: Offer) -> float:
+    return o.effective_usd_per_gpu_hour
+
+
+def _widest_pair(rows: list[Offer]) -> tuple[Offer, Offer] | None:
+    """The cheapest and dearest rows of one product key that may be the same product (region
+    and product agree or one is unstated), when they differ beyond rounding."""
+    buckets: dict[tuple[str, str], _Span] = {}
+    by_region: dict[str, _Span] = {}
+    by_product: dict[str, _Span] = {}
+    every: _Span | None = None
+    for o in rows:
+        _add(buckets, (o.region, o.product), o)
+        _add(by_region, o.region, o)
+        _add(by_product, o.product, o)
+        every = _widen(every, (o, o))
+    best: tuple[float, Offer, Offer] | None = None
+    for (region, product), own in buckets.items():
+        if region and product:
+            near: _Span | None = None
+            for key in ((region, product), (region, ""), ("", product), ("", "")):
+                near = _widen(near, buckets.get(key))
+        elif product:  # any region
+            near = _widen(by_product.get(product), by_product.get(""))
+        elif region:  # any product
+            near = _widen(by_region.get(region), by_region.get(""))
+        else:
+            near = every
+        assert near is not None
+        for low, high in ((own[0], near[1]), (near[0], own[1])):
+            gap = _price(high) - _price(low)
+            if gap > ROUNDING_USD + _EPS and (best is None or gap > best[0]):
+                best = (gap, low, high)
+    return None if best is None else (best[1], best[2])

@@ -69,10 +69,18 @@ def _provider(name: str | None, field: str, with_egress: bool = False) -> str | 
                         f"{', '.join(nearest or exc.nearest)}") from None
 
 
+CITED_OFFERS = 20
+
+
 def gather_offers(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     """The matching offers, sorted, with their warnings and the lookup as a step."""
     kinds = () if inp.kind == "any" else (inp.kind,)
-    rows = find_offers(active_store(), ask.gpu, ask.provider, kinds)
+    found = find_offers(active_store(), ask.gpu, ask.provider, kinds)
+    # an offer verified after as_of was not known on that date (and would have a negative age)
+    rows = [r for r in found if r.verified_on <= ask.as_of]
+    if len(rows) < len(found):
+        result.warnings.append(f"{len(found) - len(rows)} offer(s) verified after as_of "
+                               f"{ask.as_of} are left out: they were not known on that date")
     offers = by_price([offer_view(r, ask.as_of) for r in rows])
     result.offers = offers
     inputs = {k: q(v) for k, v in (("gpu", ask.gpu), ("provider", ask.provider),
@@ -80,7 +88,10 @@ def gather_offers(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     result.steps.append(Step(label="offers on record", inputs=inputs,
                              formula="catalog offers, cheapest effective $/GPU-h first",
                              result=q(len(offers), "offers"),
-                             notes=list(dict.fromkeys(o.source_note for o in offers))))
+                             # the notes of the offers an answer can show, not of every row:
+                             # 100,000 imported rows would otherwise be 100,000 citations
+                             notes=list(dict.fromkeys(o.source_note
+                                                      for o in offers[:CITED_OFFERS]))))
     result.warnings.extend(offer_warnings(offers, ask.as_of))
     result.assumptions.append(f"an offer verified more than {STALE_AFTER_DAYS} days before "
                               "as_of is stale")
@@ -103,8 +114,8 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
         result.warnings.append("only announced offers match: the cheapest shown cannot be "
                                "rented yet")
     if inp.gpus is not None:  # whole nodes: a small instance may beat a cheaper-per-GPU big one
-        pool = sorted(pool, key=lambda o: (_billed_hourly(o, inp.gpus or 1),
-                                           pool.index(o)))
+        # sorted is stable: equal bills keep the pool's order (no pool.index: that was n^2)
+        pool = sorted(pool, key=lambda o: _billed_hourly(o, inp.gpus or 1))
     cheapest = pool[0]
     result.cheapest = cheapest
     result.steps.append(_price_step(cheapest))
@@ -156,7 +167,8 @@ def add_break_even(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
 
 def _reserved_discount(ask: Ask) -> tuple[float, Offer, Offer] | None:
     rows = find_offers(active_store(), ask.gpu, ask.provider, (*RESERVED_KINDS, "on_demand"))
-    offers = by_price([offer_view(r, ask.as_of) for r in rows if r.status == "available"])
+    offers = by_price([offer_view(r, ask.as_of) for r in rows
+                       if r.status == "available" and r.verified_on <= ask.as_of])
     best = None
     for reserved in (o for o in offers if o.kind in COMMITTED_KINDS):
         on_demand = next((o for o in offers if o.kind == "on_demand"

@@ -41,16 +41,20 @@ class PricingInput(ToolInput):
     nodes: int | None = Field(default=None, ge=1, le=100_000, description="whole nodes wanted")
     provider: str | None = Field(default=None, description="only this provider's offers")
     kind: Literal["any"] | OfferKind = Field(default="any", description="pricing kind")
-    hours: float | None = Field(default=None, gt=0, description="hours to price")
-    months: float | None = Field(default=None, gt=0, description=f"months ({HOURS_PER_MONTH} h)")
+    hours: float | None = Field(default=None, gt=0, le=1e6, description="hours to price")
+    months: float | None = Field(default=None, gt=0, le=1200,
+                                 description=f"months ({HOURS_PER_MONTH} h)")
     utilization: float | None = Field(default=None, gt=0, le=1,
                                       description="share of hours used, 0 < u <= 1 (default 1)")
-    egress_tb: float | None = Field(default=None, ge=0, description="egress in decimal TB")
-    egress_tib: float | None = Field(default=None, ge=0, description="egress in TiB (2^40 B)")
+    egress_tb: float | None = Field(default=None, ge=0, le=1e9,
+                                    description="egress in decimal TB")
+    egress_tib: float | None = Field(default=None, ge=0, le=1e9,
+                                     description="egress in TiB (2^40 B)")
     egress_provider: str | None = Field(default=None, description="whose egress prices to use")
-    egress_usd_per_gb: float | None = Field(default=None, ge=0,
+    egress_usd_per_gb: float | None = Field(default=None, ge=0, le=1000,
                                             description="a flat egress rate you were quoted")
-    gpu_hours: float | None = Field(default=None, gt=0, description="GPU-hours of a run")
+    gpu_hours: float | None = Field(default=None, gt=0, le=1e12,
+                                    description="GPU-hours of a run")
     reserved_discount: float | None = Field(default=None, gt=0, lt=1,
                                             description="reserved discount, e.g. 0.3 for 30%")
     as_of: dt.date | None = Field(default=None, description="date to age offers on (today)")
