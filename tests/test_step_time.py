@@ -137,3 +137,29 @@ def test_pipeline_sends_use_the_inter_node_link_and_slices_of_tp():
 
     step_time(_shape(), comm)
     assert ("send_recv", 2048 * 8192 * 2 / 8, 2, 1) in seen
+
+
+def test_interleaved_bubble_is_p_minus_one_over_v_m():
+    # Narayanan et al. 2021 Section 2.2.2 (note megatron-lm-2021#interleaved-bubble): v chunks
+    # per device give (p-1)/(v·m). 8 stages, 32 micro-batches, 2 chunks -> 7/64, half of 1F1B;
+    # 16 stages, 16 micro-batches, 4 chunks -> 15/64 instead of 15/16.
+    assert bubble_fraction(8, 32, 2) == 7 / 64
+    assert bubble_fraction(16, 16, 4) == 15 / 64
+    assert bubble_fraction(8, 32, 1) == bubble_fraction(8, 32)
+    with pytest.raises(ValueError, match="at least 1"):
+        bubble_fraction(8, 32, 0)
+
+
+def test_interleaving_cuts_the_bubble_and_multiplies_the_pipeline_sends():
+    # Same layout with v = 1 and v = 4: the bubble shrinks 4x (over compute + TP, which do not
+    # change) and the pipeline sends, 2 per micro-batch per chunk, grow 4x. With every send
+    # costing 1 ms: 2 · 8 · 1 ms = 16 ms at v = 1, 64 ms at v = 4.
+    def comm(op, size, ranks, per_node):
+        return 1e-3 if op == "send_recv" else 0.0
+
+    plain = step_time(_shape(), comm)
+    interleaved = step_time(_shape(virtual_stages=4), comm)
+    assert plain.pp_s == pytest.approx(0.016)
+    assert interleaved.pp_s == pytest.approx(0.064)
+    assert interleaved.bubble_s == pytest.approx(plain.bubble_s / 4)
+    assert interleaved.compute_s == plain.compute_s

@@ -53,9 +53,16 @@ def hardware_flops_per_token(params: float, layers: int, seq_len: int, attn_dim:
     return base
 
 
-def bubble_fraction(pp: int, microbatches: int) -> float:
-    """1F1B pipeline bubble as a fraction of the ideal compute time: (p-1)/m."""
-    return (pp - 1) / microbatches
+def bubble_fraction(pp: int, microbatches: int, virtual_stages: int = 1) -> float:
+    """1F1B pipeline bubble as a fraction of the ideal compute time: (p-1)/(v·m).
+
+    v = 1 is plain 1F1B; with v model chunks per GPU (the interleaved schedule, Narayanan et
+    al. 2021 Section 2.2.2) each chunk's forward and backward take 1/v of the time, so the same
+    p-1 idle slots cost v times less.
+    """
+    if virtual_stages < 1:
+        raise ValueError(f"virtual stages must be at least 1, not {virtual_stages}")
+    return (pp - 1) / (virtual_stages * microbatches)
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,8 @@ class StepShape:
     efficiency: float
     ranks_per_node: int
     dp_overlap: bool = True
+    virtual_stages: int = 1  # model chunks per GPU: 1 = plain 1F1B, v > 1 = interleaved
+
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,7 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     ep = _expert_parallel_s(x, comm, activation, stage_layers)
     pp = _pipeline_s(x, comm, activation)
     dp = _data_parallel_s(x, comm, compute)
-    bubble = bubble_fraction(x.pp, x.microbatches) * (compute + tp + ep)
+    bubble = bubble_fraction(x.pp, x.microbatches, x.virtual_stages) * (compute + tp + ep)
     step = compute + tp + pp + dp + ep + bubble
     model = model_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim) * tokens
     mfu = model / (step * x.gpus * x.peak_flops)
@@ -151,11 +160,13 @@ def _expert_parallel_s(x: StepShape, comm: Collective, activation: float, layers
 
 def _pipeline_s(x: StepShape, comm: Collective, activation: float) -> float:
     # One activation send forward and one gradient send backward per micro-batch; each TP rank
-    # sends its 1/tp slice (Narayanan et al.'s scatter/gather optimisation).
+    # sends its 1/tp slice (Narayanan et al.'s scatter/gather optimisation). The interleaved
+    # schedule crosses a stage boundary at every one of its v chunks: v times the sends.
     if x.pp == 1:
         return 0.0
     per_node = 2 if x.gpus <= x.ranks_per_node else 1
-    return 2 * x.microbatches * comm("send_recv", activation / x.tp, 2, per_node)
+    sends = 2 * x.microbatches * x.virtual_stages
+    return sends * comm("send_recv", activation / x.tp, 2, per_node)
 
 
 def _data_parallel_s(x: StepShape, comm: Collective, compute: float) -> float:
