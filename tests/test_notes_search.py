@@ -39,7 +39,7 @@ def test_cli_search_prints_the_best_note_first_with_a_snippet():
     assert result.exit_code == 0
     first, snippet = result.output.splitlines()[:2]
     assert first.startswith("parallelism-strategies: ")
-    assert "**Pipeline** **parallelism**" in snippet
+    assert "Pipeline parallelism" in snippet and "**" not in snippet  # plain when piped
 
 
 def test_snippet_is_one_line_from_the_best_claim():
