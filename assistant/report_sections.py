@@ -67,6 +67,9 @@ def value(field: str, raw: Any) -> Any:
         return usd(raw)
     if isinstance(raw, str) and field in ("workload", "kind", "recompute", "status"):
         return raw.replace("_", " ")
+    if field == "break_even_utilization" and isinstance(raw, dict):
+        return (f"{pct(raw['utilization'])} (reserved {pct(raw['discount'])} cheaper: "
+                f"{raw['discount_from'].replace('_', ' ')})")
     if isinstance(raw, dict | list):
         return ", ".join(f"{k} {v}" for k, v in raw.items()) if isinstance(raw, dict) \
             else ", ".join(map(str, raw))
