@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplan.assistant.counts import layout_slots
 from clusterplan.assistant.lazy_re import lazy
 from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
 from clusterplan.assistant.offload_words import read_offload
-from clusterplan.assistant.quantities import COUNT, count, read_params_b, read_quantities
+from clusterplan.assistant.quantities import read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
 
@@ -65,14 +66,6 @@ PRICE_KINDS = (
     (lazy(r"\bspot\b|\bpreemptible\b", _I), "spot"),
     (lazy(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
 )
-G = r"<g(\d)>"
-NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
-NODE_OF = lazy(rf"\b(?:{COUNT}\s+)?(\d+)\s*x\s*{G}\s*{NODE}\b", _I)
-TIMES_GPU = lazy(rf"\b(\d[\d,]*)\s*x\s*{G}|{G}\s*x\s*(\d+)\b", _I)
-N_GPU = lazy(rf"\b{COUNT}\s+{G}", _I)
-N_GPUS = lazy(rf"\b{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I)
-N_NODES = lazy(rf"\b{COUNT}\s+(?:\w+\s+)?{NODE}\b", _I)
-PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|<g\d>s?)\s+(?:per|each|a)\s+{NODE}", _I)
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
@@ -90,7 +83,7 @@ class Entities:
 
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
-    spaced = re.sub(r"(\d)\s*[x×]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
+    spaced = re.sub(r"(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
@@ -208,23 +201,4 @@ def _format(text: str) -> str | None:
 
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
-    text, slots = found.masked, found.slots
-    node = NODE_OF.search(text)
-    if node:
-        nodes = count(node[1]) if node[1] else 1
-        per_node = int(node[2])
-        slots.update(nodes=nodes, gpus_per_node=per_node, gpus=nodes * per_node)
-        return
-    gpus = TIMES_GPU.search(text)
-    if gpus:
-        slots["gpus"] = count(gpus[1] or gpus[4])
-    else:
-        gpus = N_GPU.search(text) or N_GPUS.search(text)
-        if gpus:
-            slots["gpus"] = count(gpus[1])
-    nodes = N_NODES.search(text)
-    if nodes:
-        slots["nodes"] = count(nodes[1])
-    each = PER_NODE.search(text)
-    if each:
-        slots["gpus_per_node"] = int(each[1])
+    layout_slots(found.masked, found.slots)

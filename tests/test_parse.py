@@ -82,6 +82,28 @@ def test_node_layouts_multiply_out(read):
     assert (split["gpus"], split["nodes"]) == (16, 2)
 
 
+@pytest.mark.parametrize("text, gpus", [
+    ("fine-tune llama 3 8b on 8*A100", 8),
+    ("serve llama 3 70b on H100 80G *4", 4),
+    ("serve llama 3 70b on H800 PCIE * 2", 2),
+    ("train llama 3 8b on 2 nodes x 4 A100", 8),
+    ("train llama 3 8b on 2Nodes * 8 A100 80G", 16),
+    ("serve llama 3 70b with 2 H100*8 machines", 16),
+    ("fine-tune llama 3 8b with 4x8 A100s", 32),
+    ("I have 2 nodes and each of them has 4 H100", 8),
+    ("serve llama 3 70b on three A100 nodes", 24),
+    ("用两张4090跑llama 3 8b", 2),
+    ("2台H100*8部署llama 3 70b", 16),
+    ("4台8卡训练llama 3 8b", 32),
+    ("在8卡A800上微调llama 3 8b", 8),
+    ("4090双卡比单卡慢", 2),
+    ("llama 3 70b on 8 * 4090, CPU: 80", 8),
+])
+def test_counts_as_people_type_them(read, text, gpus):
+    intent = read(text)
+    assert intent.slots.get("gpus", intent.assumed.get("gpus")) == gpus
+
+
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
     intent = read("price of an H10O")
     assert intent.slots["gpu"] == "h100-sxm"
