@@ -24,8 +24,8 @@ NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
 ZH_DIGITS = {"一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6,
              "七": 7, "八": 8, "九": 9, "十": 10, "千": 1000, "万": 10000}
 ZN = r"(\d+|[一单两二双三四五六七八九十])"
-MEM = r"\d+\s*g(?:i?b)?\b"
-B = r"(?<![0-9A-Za-z_.])"  # a word start that Chinese text around a number does not hide  # a memory size beside a GPU name: "40G", "80GB"
+MEM = r"\d+\s*g(?:i?b)?\b"  # a memory size beside a GPU name: "40G", "80GB"
+B = r"(?<![0-9A-Za-z_.])"  # a word start that Chinese text around a number does not hide
 
 # Layouts: (nodes, GPUs per node).
 LAYOUTS = (
