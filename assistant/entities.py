@@ -39,13 +39,13 @@ WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
     (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
     (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
-                r"\bsft\b", _I), "full_finetune"),
-    (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch", _I),
-     "pretrain"),
+                r"\bsft\b|微调", _I), "full_finetune"),
+    (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
+          _I), "pretrain"),
     (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
-                r"\bdecod|\bkv[\s-]*cache\b", _I), "inference"),
-    (lazy(r"\btrain(?:s|ing|ed)?\b", _I), "pretrain"),
-    (lazy(r"\brun\b|\brunning\b|\bchat\b", _I), "inference"),
+                r"\bdecod|\bkv[\s-]*cache\b|推理|部署", _I), "inference"),
+    (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
+    (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
@@ -129,15 +129,29 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
         return
     params_b, said = size
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
+    matches = []
     for row in catalog.models.rows.values():
         family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
+        # a total size alone names a dense model, not an MoE of that total
         if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \
-                and not _other_version(found.masked, row):
-            found.slots["model"] = row.id
-            named = ", ".join(sorted(words & family - {"b"}))
-            found.readings.append(f"read '{said}' with '{named}' as {row.id}")
-            return
+                and not _other_version(found.masked, row) \
+                and (row.active_params_b >= row.params_b * 0.99 or "moe" in words):
+            matches.append((row, ", ".join(sorted(words & family - {"b"}))))
+    # One catalog model of that family and size is the one meant; several ("Qwen 72B": Qwen1.5,
+    # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version.
+    if len(matches) == 1:
+        row, named = matches[0]
+        found.slots["model"] = row.id
+        found.readings.append(f"read '{said}' with '{named}' as {row.id}")
+        return
     found.slots["params_b"] = params_b
+    if matches:
+        found.readings.append(f"read '{said}' as a {num_b(params_b)} model: the catalog has "
+                              + ", ".join(r.id for r, _ in matches) + " of that size")
+
+
+def num_b(params_b: float) -> str:
+    return f"{params_b:g}B"
 
 
 def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
@@ -168,9 +182,21 @@ def _other_version(text: str, row: Any) -> bool:
     return said is not None and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
 
 
+# "without peft", "not LoRA", "no QLoRA", "LoRA is not the best option", "不用LoRA": a
+# method named only to be ruled out.
+NEGATED_BEFORE = lazy(r"(?:\b(?:without|no|not|w/o|instead\s+of|rather\s+than|other\s+than|"
+                      r"except)\s+(?:using\s+|use\s+|the\s+|a\s+)?|不用|不使用|不想用|没有用)$", _I)
+NEGATED_AFTER = lazy(r"^\s*(?:is\s+not|isn't|is\s+no|are\s+not|aren't|won't|doesn't)\b", _I)
+
+
+def _negated(text: str, m: re.Match[str]) -> bool:
+    return bool(NEGATED_BEFORE.search(text[max(0, m.start() - 30):m.start()])
+                or NEGATED_AFTER.match(text[m.end():m.end() + 20]))
+
+
 def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:
     for pattern, value in pairs:
-        if pattern.search(text):
+        if any(not _negated(text, m) for m in pattern.finditer(text)):
             return value
     return None
 

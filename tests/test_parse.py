@@ -104,6 +104,34 @@ def test_counts_as_people_type_them(read, text, gpus):
     assert intent.slots.get("gpus", intent.assumed.get("gpus")) == gpus
 
 
+@pytest.mark.parametrize("text, workload", [
+    ("fine-tune llama 3 8b without peft on one H100", "full_finetune"),
+    ("full fine-tune llama 3 8b, not lora", "full_finetune"),
+    ("fine-tune llama 3 8b on A100, lora is not the best option", "full_finetune"),
+    ("llama 3 8b 微调需要多少显存", "full_finetune"),
+    ("llama 3 8b 推理需要多少显存", "inference"),
+    ("llama 3 8b 预训练需要多少显存", "pretrain"),
+])
+def test_workloads_ruled_out_are_not_read_and_chinese_words_are(read, text, workload):
+    assert read(text).slots["workload"] == workload
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("llama 3 8b 推理需要多少显存", "memory"),
+    ("两张4090够不够跑llama 3 8b", "fit"),
+    ("部署llama 3 70b需要几张H100", "cluster_size"),
+])
+def test_chinese_intent_words(read, text, kind):
+    assert read(text).kind == kind
+
+
+@pytest.mark.parametrize("text, params_b", [
+    ("未量化的14b最低要什么显卡", 14), ("qwen72B-int4可行吗", 72), ("qwen14b 的显存", 14),
+])
+def test_sizes_beside_chinese_or_a_family_name(read, text, params_b):
+    assert read(text).slots["params_b"] == params_b
+
+
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
     intent = read("price of an H10O")
     assert intent.slots["gpu"] == "h100-sxm"
