@@ -220,14 +220,25 @@ def test_defaults_are_assumed_not_filled_in_silently(read):
 
 @pytest.mark.parametrize("text, missing", [
     ("How much GPU memory do I need?", ["model"]),
-    ("Does llama 3 70b fit?", ["gpu"]),
-    ("How should I split llama 3 70b?", ["gpu", "gpus"]),
-    ("How long to train llama 3 8b on H100s?", ["gpus", "tokens"]),
-    ("How much does it cost per month?", ["gpu"]),
     ("asdf qwerty", ["question"]),
 ])
 def test_what_cannot_be_assumed_is_missing(read, text, missing):
     assert read(text).missing == missing
+
+
+@pytest.mark.parametrize("text, assumed", [
+    ("Does llama 3 70b fit?", {"gpu": "h100-sxm", "gpus": 1}),
+    ("How should I split llama 3 70b?", {"gpu": "h100-sxm", "gpus": 8}),
+    # 20 tokens per parameter: 20 x 8.03e9
+    ("How long to train llama 3 8b on H100s?", {"gpus": 8, "tokens": 160.6e9}),
+    ("How many H100s do I need and how long on 1B tokens for llama 3 8b?", {"gpus": 8}),
+    ("How much does it cost per month?", {"gpu": "h100-sxm", "gpus": 1}),
+])
+def test_what_has_a_sensible_default_is_assumed_and_shown_not_asked(read, text, assumed):
+    intent = read(text)
+    assert intent.missing == []
+    for name, value in assumed.items():
+        assert intent.assumed[name] == pytest.approx(value)
 
 
 def test_follow_ups_change_one_slot(read):
@@ -250,8 +261,8 @@ def test_a_reply_to_a_clarifying_question_continues_it(read):
     answered = read("the 70B", asked)
     assert (answered.kind, answered.slots["params_b"], answered.slots["gpus"]) == ("fit", 70, 8)
     assert answered.missing == []
-    count = read("How should I split llama 3 70b on H100s?")
-    assert read("16", count).slots["gpus"] == 16
+    count = read("How many GPUs to serve it?")
+    assert read("llama 3 70b", count).slots["model"] == "llama-3-70b"
 
 
 def test_a_new_question_is_not_merged_into_the_last(read):
