@@ -22,7 +22,12 @@ PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*c
                   r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
 CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
-CHECKPOINT = lazy(r"\bcheckpoints?\b", _I)
+# Saved weights: checkpoints, an exported or merged model, an adapter's size (保存 save,
+# 合并 merge, 导出 export, 权重 weights).
+CHECKPOINT = lazy(r"\bcheckpoints?\b|\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsafetensors\b|"
+                  r"\badapt(?:er|or)\b.{0,30}\b(?:size|large|big|gb)|\bmerg(?:e|ing)\b.{0,30}"
+                  r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
+                  r"保存|合并|导出|权重", _I)
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
@@ -75,7 +80,10 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|\bonly\s+"
                r"(?:achieves?|gets?|getting|reach(?:es)?|about|around)\b|\bno\s+speed\s*up\b|"
                r"\bunable\s+to\s+reproduce\b|\b(?:more|higher)\s+(?:gpu\s+)?(?:memory|vram)\b|"
-               r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)", _I)
+               r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)|"
+               r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
+               r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
+               r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事", _I)
 
 Slots = dict[str, Any]
 

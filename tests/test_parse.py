@@ -132,6 +132,17 @@ def test_sizes_beside_chinese_or_a_family_name(read, text, params_b):
     assert read(text).slots["params_b"] == params_b
 
 
+@pytest.mark.parametrize("text, kind", [
+    ("the saved llama 3 8b model is 30 GB after fine-tuning", "checkpoint"),
+    ("merging the LoRA of llama 3 70b runs out of memory", "checkpoint"),
+    ("llama 3 70b 合并LoRA权重时显存不足", "checkpoint"),
+    ("It is weird: llama 3 8b with 4-bit uses more VRAM than bf16", "diagnose"),
+    ("llama 3 8b int4运行，量化似乎没有起作用", "diagnose"),
+])
+def test_saved_weights_and_symptoms_are_read_as_such(read, text, kind):
+    assert read(text).kind == kind
+
+
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
     intent = read("price of an H10O")
     assert intent.slots["gpu"] == "h100-sxm"
