@@ -241,3 +241,18 @@ def test_a_price_asked_again_after_an_import_uses_the_new_offer(memory_store):
     assert not report.problems and len(report.added) == 1
     after = respond(question).data["pricing"]["cheapest"]
     assert (after["provider"], after["effective_usd_per_gpu_hour"]) == ("my-colo", 0.99)
+
+
+@pytest.mark.parametrize("question", [
+    "Tensor Parallelism vs Data Parallelism",
+    "What's the relationship between KV cache and max sequence length?",
+    "对于并行方式，推理是选择张量并行还是流水线并行？",
+])
+def test_a_question_of_the_field_with_no_figure_to_compute_is_answered_not_asked_back(question):
+    answer = respond(question)
+    assert answer.clarification is None and answer.error is None
+    assert answer.intent.kind == "concept" and answer.markdown.strip()
+
+
+def test_gibberish_is_still_asked_about():
+    assert respond("asdf qwerty").clarification is not None
