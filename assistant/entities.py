@@ -8,7 +8,7 @@ from typing import Any
 
 from clusterplan.assistant.counts import layout_slots
 from clusterplan.assistant.lazy_re import lazy
-from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
+from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.offload_words import read_offload
 from clusterplan.assistant.quantities import read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
@@ -95,6 +95,11 @@ def extract(text: str, catalog: Catalog) -> Entities:
 
 def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     slots = found.slots
+    unknown = unknown_gpus(found.masked, catalog)
+    if unknown:
+        slots["unknown_gpu"] = unknown[0][0]
+        found.readings.extend(f"'{said}' is not a GPU in the catalog (nearest: {near}); it was "
+                              "not read as one" for said, near in unknown)
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")

@@ -116,7 +116,8 @@ TOKENS_PER_PARAM = 20
 
 
 def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
-    if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress"):
+    if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress") \
+            and "unknown_gpu" not in slots:  # a GPU named outside the catalog is asked about
         assumed["gpu"] = DEFAULT_GPU
     _default_count_and_tokens(kind, slots, assumed, catalog)
     gpu_id = slots.get("gpu") or assumed.get("gpu")

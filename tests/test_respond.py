@@ -256,3 +256,19 @@ def test_a_question_of_the_field_with_no_figure_to_compute_is_answered_not_asked
 
 def test_gibberish_is_still_asked_about():
     assert respond("asdf qwerty").clarification is not None
+
+
+@pytest.mark.parametrize("question, nearest", [
+    ("does llama 3 8b fit on an A5000?", "rtx-a6000"),
+    ("does llama 3 8b fit on an RTX4000?", "rtx-4090"),
+])
+def test_a_gpu_outside_the_catalog_is_named_as_unknown_never_swapped(question, nearest):
+    answer = respond(question)
+    assert "gpu" not in answer.intent.slots and "gpu" not in answer.intent.assumed
+    assert answer.clarification is not None
+    assert "not a GPU in the catalog" in answer.clarification.question
+    assert nearest in answer.clarification.choices
+
+
+def test_a_typo_in_a_gpu_name_is_still_read():
+    assert respond("does llama 3 8b fit on a H10O?").intent.slots["gpu"] == "h100-sxm"
