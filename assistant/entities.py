@@ -68,6 +68,8 @@ PRICE_KINDS = (
 )
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
+MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
+MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(\d+)\s*g(?:i?b)?(?![a-z])", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
 
@@ -103,7 +105,8 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = list(dict.fromkeys(m.id for m in by_kind(found.mentions, "gpus")))
+    gpus = list(dict.fromkeys(_by_memory(found, i, m.id, catalog)
+                              for i, m in enumerate(by_kind(found.mentions, "gpus"))))
     if gpus:
         slots["gpu"] = gpus[0]
         first = by_kind(found.mentions, "gpus")[0]
@@ -123,6 +126,28 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     providers = by_kind(found.mentions, "providers")
     if providers:
         slots["provider"] = providers[0].id
+
+
+def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
+    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+    mark = f"<g{index}>"
+    text = found.masked
+    at = text.find(mark)
+    if at < 0:
+        return gpu_id
+    said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
+    rows = catalog.gpus.rows
+    if not said or gpu_id not in rows:
+        return gpu_id
+    gb = int(said[1])
+    if rows[gpu_id].memory_label.upper() == f"{gb}GB":
+        return gpu_id
+    stem = gpu_id.split("-")[0]
+    for row_id, row in rows.items():
+        if row_id.split("-")[0] == stem and row.memory_label.upper() == f"{gb}GB":
+            found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
+            return row_id
+    return gpu_id
 
 
 def _model_by_size(found: Entities, catalog: Catalog) -> None:

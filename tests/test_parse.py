@@ -143,6 +143,17 @@ def test_saved_weights_and_symptoms_are_read_as_such(read, text, kind):
     assert read(text).kind == kind
 
 
+@pytest.mark.parametrize("text, gpu", [
+    ("fine-tune llama 3 8b on 8 40G A100", "a100-sxm-40gb"),
+    ("fine-tune llama 3 8b on A100 (40GB)", "a100-sxm-40gb"),
+    ("用4张40G的A100微调llama 3 8b", "a100-sxm-40gb"),
+    ("fine-tune llama 3 8b on V100 16GB", "v100-sxm2-16gb"),
+    ("fine-tune llama 3 8b on A100 80G", "a100-sxm-80gb"),
+])
+def test_a_memory_size_beside_a_gpu_picks_that_variant(read, text, gpu):
+    assert read(text).slots["gpu"] == gpu
+
+
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
     intent = read("price of an H10O")
     assert intent.slots["gpu"] == "h100-sxm"
