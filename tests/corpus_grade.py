@@ -6,7 +6,9 @@ by `respond`, the function behind `clusterplan ask --json`, and graded on:
 
 - crash:    the answer is not an internal error;
 - intent:   the kind equals the expected one, or one of its documented equivalents (EQUIVALENT);
-- model:    the model slot is the expected catalog model (through MODEL_ALIASES); a model the
+- model:    the model slot is the expected catalog model (through MODEL_ALIASES and the
+            catalog's own aliases), or, when the collector also gave a size and the question
+            was read as a size only, that size within 5 %; a model the
             catalog lacks must not be read as a different catalog model; a size alone
             (params_b) must be matched within 5 %;
 - gpu:      the GPU slot is the expected catalog GPU (through GPU_ALIASES); a GPU the catalog
@@ -46,7 +48,8 @@ EQUIVALENT: dict[str, set[str]] = {
 CLASS_EQUIVALENT: dict[str, set[str]] = {"count": {"cluster_size", "memory", "fit"}}
 
 # Collectors' names for models the catalog holds under another id (naming variants only, never
-# a different model of the same size).
+# a different model of the same size). Names the catalog itself lists as a row's alias (e.g.
+# Qwen2.5-Coder-32B, which shares Qwen2.5 32B's architecture) resolve through the catalog.
 MODEL_ALIASES: dict[str, str] = {
     "gpt-3": "gpt-3-175b",
     "llama-4-scout-17b-16e": "llama-4-scout",
@@ -113,12 +116,18 @@ def floor() -> float:
     return float(FLOOR_FILE.read_text(encoding="utf-8").split()[0])
 
 
-def catalog_ids() -> tuple[set[str], set[str]]:
-    """The catalog's model ids and GPU ids."""
+def catalog_ids() -> tuple[dict[str, str], set[str]]:
+    """The catalog's model names (id, name and every alias, folded) to ids, and its GPU ids."""
     from clusterplan.db.active import catalog
+    from clusterplan.db.catalog import normalise
 
     cat = catalog()
-    return set(cat.models.ids()), set(cat.gpus.ids())
+    names: dict[str, str] = {}
+    for row_id, row in cat.models.rows.items():
+        for name in (row_id, row.name, *(row.aliases or "").split(";")):
+            if name.strip():
+                names.setdefault(normalise(name), row_id)
+    return names, set(cat.gpus.ids())
 
 
 def grade_all(rows: list[dict[str, Any]]) -> list[Grade]:
@@ -129,7 +138,7 @@ def grade_all(rows: list[dict[str, Any]]) -> list[Grade]:
     return [grade(row, respond(row["question"]), models, gpus) for row in rows]
 
 
-def grade(row: dict[str, Any], answer: Any, models: set[str], gpus: set[str]) -> Grade:
+def grade(row: dict[str, Any], answer: Any, models: dict[str, str], gpus: set[str]) -> Grade:
     """Grade one answer against its row."""
     intent = answer.intent
     slots: dict[str, Any] = dict(intent.slots) if intent else {}
@@ -182,16 +191,23 @@ def grade(row: dict[str, Any], answer: Any, models: set[str], gpus: set[str]) ->
     return g
 
 
-def _model_ok(expect: dict[str, Any], slots: dict[str, Any], models: set[str]) -> bool:
+def _model_ok(expect: dict[str, Any], slots: dict[str, Any], names: dict[str, str]) -> bool:
+    from clusterplan.db.catalog import normalise
+
+    models = set(names.values())
     want = expect.get("model")
     got = slots.get("model")
+    size = expect.get("params_b")
     if want:
         want = MODEL_ALIASES.get(want, want)
+        want = names.get(normalise(want), want)  # a name the catalog lists as an alias of a row
         if want in models:
+            if got is None and size and slots.get("params_b") is not None:
+                # read as a size only (several catalog versions share it): the size must match
+                return abs(float(slots["params_b"]) - float(size)) <= 0.05 * float(size)
             return got == want
         if got in models:  # a model outside the catalog read as a different one
             return False
-    size = expect.get("params_b")
     if size and not (want and want in models):
         read = slots.get("params_b")
         if read is None and got in models:
