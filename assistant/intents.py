@@ -83,7 +83,12 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)|"
                r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
                r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
-               r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事", _I)
+               r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事|"
+               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected?\b|"
+               r"\bdo(?:es)?\s+not\s+support\s+this\b|\bseems?\s+to\s+be\s+bigger\b|"
+               r"\b(?:the\s+)?same\s+amount\s+of\s+(?:gpu\s+)?memory\b|\balmost\s+the\s+same\s+as\b|"
+               r"\bconsumes?\s+a\s+lot\b|\btaking\s+(?:a\s+)?lot\s+of\s+time\b|为什么还是|出了问题|"
+               r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
 
 Slots = dict[str, Any]
 

@@ -138,6 +138,8 @@ def test_sizes_beside_chinese_or_a_family_name(read, text, params_b):
     ("llama 3 70b 合并LoRA权重时显存不足", "checkpoint"),
     ("It is weird: llama 3 8b with 4-bit uses more VRAM than bf16", "diagnose"),
     ("llama 3 8b int4运行，量化似乎没有起作用", "diagnose"),
+    ("llama 3 8b AWQ uses the same amount of GPU memory as bf16", "diagnose"),
+    ("用A100-80G训练llama 3 8b为什么还是需要40小时", "diagnose"),
 ])
 def test_saved_weights_and_symptoms_are_read_as_such(read, text, kind):
     assert read(text).kind == kind
