@@ -28,8 +28,14 @@ def clarification(intent: Intent, catalog: Catalog) -> Clarification:
     wanted = [WHY.get(name, name) for name in intent.missing]
     subject = _subject(intent)
     question = f"To answer {subject}, tell me {_join(wanted)}."
-    return Clarification(question=question, missing=list(intent.missing),
-                         choices=choices(intent.missing[0], catalog) if intent.missing else [])
+    offered = choices(intent.missing[0], catalog) if intent.missing else []
+    unknown = intent.slots.get("unknown_gpu")
+    if unknown and intent.missing and intent.missing[0] == "gpu":
+        # A GPU outside the catalog: say so, and offer its nearest catalog matches first.
+        near = catalog.gpus.nearest(str(unknown), 3)
+        question = (f"'{unknown}' is not a GPU in the catalog, so it was not used. " + question)
+        offered = list(dict.fromkeys([*near, *offered]))[:5]
+    return Clarification(question=question, missing=list(intent.missing), choices=offered)
 
 
 def choices(slot: str, catalog: Catalog) -> list[str]:

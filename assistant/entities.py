@@ -6,10 +6,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplan.assistant.counts import layout_slots
 from clusterplan.assistant.lazy_re import lazy
-from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask
+from clusterplan.assistant.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.offload_words import read_offload
-from clusterplan.assistant.quantities import COUNT, count, read_params_b, read_quantities
+from clusterplan.assistant.quantities import read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
 
@@ -38,13 +39,13 @@ WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
     (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
     (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
-                r"\bsft\b", _I), "full_finetune"),
-    (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch", _I),
-     "pretrain"),
+                r"\bsft\b|微调", _I), "full_finetune"),
+    (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
+          _I), "pretrain"),
     (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
-                r"\bdecod|\bkv[\s-]*cache\b", _I), "inference"),
-    (lazy(r"\btrain(?:s|ing|ed)?\b", _I), "pretrain"),
-    (lazy(r"\brun\b|\brunning\b|\bchat\b", _I), "inference"),
+                r"\bdecod|\bkv[\s-]*cache\b|推理|部署", _I), "inference"),
+    (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
+    (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
@@ -65,16 +66,10 @@ PRICE_KINDS = (
     (lazy(r"\bspot\b|\bpreemptible\b", _I), "spot"),
     (lazy(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
 )
-G = r"<g(\d)>"
-NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
-NODE_OF = lazy(rf"\b(?:{COUNT}\s+)?(\d+)\s*x\s*{G}\s*{NODE}\b", _I)
-TIMES_GPU = lazy(rf"\b(\d[\d,]*)\s*x\s*{G}|{G}\s*x\s*(\d+)\b", _I)
-N_GPU = lazy(rf"\b{COUNT}\s+{G}", _I)
-N_GPUS = lazy(rf"\b{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I)
-N_NODES = lazy(rf"\b{COUNT}\s+(?:\w+\s+)?{NODE}\b", _I)
-PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|<g\d>s?)\s+(?:per|each|a)\s+{NODE}", _I)
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
+MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
+MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(\d+)\s*g(?:i?b)?(?![a-z])", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
 
@@ -90,7 +85,7 @@ class Entities:
 
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
-    spaced = re.sub(r"(\d)\s*[x×]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
+    spaced = re.sub(r"(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
@@ -102,10 +97,16 @@ def extract(text: str, catalog: Catalog) -> Entities:
 
 def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     slots = found.slots
+    unknown = unknown_gpus(found.masked, catalog)
+    if unknown:
+        slots["unknown_gpu"] = unknown[0][0]
+        found.readings.extend(f"'{said}' is not a GPU in the catalog (nearest: {near}); it was "
+                              "not read as one" for said, near in unknown)
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = list(dict.fromkeys(m.id for m in by_kind(found.mentions, "gpus")))
+    gpus = list(dict.fromkeys(_by_memory(found, i, m.id, catalog)
+                              for i, m in enumerate(by_kind(found.mentions, "gpus"))))
     if gpus:
         slots["gpu"] = gpus[0]
         first = by_kind(found.mentions, "gpus")[0]
@@ -127,6 +128,28 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["provider"] = providers[0].id
 
 
+def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
+    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+    mark = f"<g{index}>"
+    text = found.masked
+    at = text.find(mark)
+    if at < 0:
+        return gpu_id
+    said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
+    rows = catalog.gpus.rows
+    if not said or gpu_id not in rows:
+        return gpu_id
+    gb = int(said[1])
+    if rows[gpu_id].memory_label.upper() == f"{gb}GB":
+        return gpu_id
+    stem = gpu_id.split("-")[0]
+    for row_id, row in rows.items():
+        if row_id.split("-")[0] == stem and row.memory_label.upper() == f"{gb}GB":
+            found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
+            return row_id
+    return gpu_id
+
+
 def _model_by_size(found: Entities, catalog: Catalog) -> None:
     """'a 70B model' is a size; '175B GPT' is the catalog model of that size and family."""
     if MOE_NAME.search(found.masked):
@@ -136,15 +159,29 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
         return
     params_b, said = size
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
+    matches = []
     for row in catalog.models.rows.values():
         family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
+        # a total size alone names a dense model, not an MoE of that total
         if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \
-                and not _other_version(found.masked, row):
-            found.slots["model"] = row.id
-            named = ", ".join(sorted(words & family - {"b"}))
-            found.readings.append(f"read '{said}' with '{named}' as {row.id}")
-            return
+                and not _other_version(found.masked, row) \
+                and (row.active_params_b >= row.params_b * 0.99 or "moe" in words):
+            matches.append((row, ", ".join(sorted(words & family - {"b"}))))
+    # One catalog model of that family and size is the one meant; several ("Qwen 72B": Qwen1.5,
+    # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version.
+    if len(matches) == 1:
+        row, named = matches[0]
+        found.slots["model"] = row.id
+        found.readings.append(f"read '{said}' with '{named}' as {row.id}")
+        return
     found.slots["params_b"] = params_b
+    if matches:
+        found.readings.append(f"read '{said}' as a {num_b(params_b)} model: the catalog has "
+                              + ", ".join(r.id for r, _ in matches) + " of that size")
+
+
+def num_b(params_b: float) -> str:
+    return f"{params_b:g}B"
 
 
 def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
@@ -175,9 +212,21 @@ def _other_version(text: str, row: Any) -> bool:
     return said is not None and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
 
 
+# "without peft", "not LoRA", "no QLoRA", "LoRA is not the best option", "不用LoRA": a
+# method named only to be ruled out.
+NEGATED_BEFORE = lazy(r"(?:\b(?:without|no|not|w/o|instead\s+of|rather\s+than|other\s+than|"
+                      r"except)\s+(?:using\s+|use\s+|the\s+|a\s+)?|不用|不使用|不想用|没有用)$", _I)
+NEGATED_AFTER = lazy(r"^\s*(?:is\s+not|isn't|is\s+no|are\s+not|aren't|won't|doesn't)\b", _I)
+
+
+def _negated(text: str, m: re.Match[str]) -> bool:
+    return bool(NEGATED_BEFORE.search(text[max(0, m.start() - 30):m.start()])
+                or NEGATED_AFTER.match(text[m.end():m.end() + 20]))
+
+
 def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:
     for pattern, value in pairs:
-        if pattern.search(text):
+        if any(not _negated(text, m) for m in pattern.finditer(text)):
             return value
     return None
 
@@ -208,23 +257,4 @@ def _format(text: str) -> str | None:
 
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
-    text, slots = found.masked, found.slots
-    node = NODE_OF.search(text)
-    if node:
-        nodes = count(node[1]) if node[1] else 1
-        per_node = int(node[2])
-        slots.update(nodes=nodes, gpus_per_node=per_node, gpus=nodes * per_node)
-        return
-    gpus = TIMES_GPU.search(text)
-    if gpus:
-        slots["gpus"] = count(gpus[1] or gpus[4])
-    else:
-        gpus = N_GPU.search(text) or N_GPUS.search(text)
-        if gpus:
-            slots["gpus"] = count(gpus[1])
-    nodes = N_NODES.search(text)
-    if nodes:
-        slots["nodes"] = count(nodes[1])
-    each = PER_NODE.search(text)
-    if each:
-        slots["gpus_per_node"] = int(each[1])
+    layout_slots(found.masked, found.slots)

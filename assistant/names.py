@@ -159,9 +159,34 @@ def _fuzzy_gpu(word: re.Match[str], names: dict[str, str]) -> Mention | None:
     if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token):
         return None
     close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
-    if not close:
+    if not close or _other_number(token, close[0]):
         return None
     return Mention("gpus", names[close[0]], word.start(), word.end(), word[0], fuzzy=True)
+
+
+def unknown_gpus(text: str, catalog: Catalog) -> list[tuple[str, str]]:
+    """Product codes that look like a GPU but name none in the catalog ('RTX4000', 'A5000'),
+    each with its nearest catalog GPU: named as unknown, never read as that nearest one."""
+    names = _index(catalog).gpus
+    out: list[tuple[str, str]] = []
+    for word in WORD.finditer(text):
+        token = word[0].lower().rstrip("s") if len(word[0]) > 4 else word[0].lower()
+        if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token) or token in names:
+            continue
+        close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
+        if close and _other_number(token, close[0]):
+            out.append((word[0], names[close[0]]))
+    return out
+
+
+_LOOKALIKE = str.maketrans({"o": "0", "i": "1", "l": "1"})
+
+
+def _other_number(token: str, name: str) -> bool:
+    """'rtx4000' and 'rtx4090' differ in their number: another product, not a typo ('h10o')."""
+    said = re.findall(r"\d+", token.translate(_LOOKALIKE))
+    known = re.findall(r"\d+", name)
+    return bool(said and known) and said[0] != known[0]
 
 
 def mask(text: str, mentions: list[Mention]) -> str:

@@ -117,10 +117,20 @@ def _released_precision(slots: Slots, catalog: Catalog) -> str:
     return getattr(row, "native_precision", None) or "bf16"
 
 
+# A GPU kind, a count and a token budget have defaults a planner would take and show (the
+# common H100 SXM, one node of it, 20 tokens per parameter as Chinchilla-optimal training);
+# only the model, which nothing stands in for, is asked.
+DEFAULT_GPU = "h100-sxm"
+GPU_DEFAULT_KINDS = ("cluster_size", "plan", "fit", "layout", "serving", "training", "pricing")
+NODE_DEFAULT_KINDS = ("layout", "serving", "training")
+TOKENS_PER_PARAM = 20
+
+
 def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
-    if kind in ("cluster_size", "plan", "checkpoint") and "gpu" not in slots:
-        if kind != "checkpoint":
-            assumed["gpu"] = "h100-sxm"
+    if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress") \
+            and "unknown_gpu" not in slots:  # a GPU named outside the catalog is asked about
+        assumed["gpu"] = DEFAULT_GPU
+    _default_count_and_tokens(kind, slots, assumed, catalog)
     gpu_id = slots.get("gpu") or assumed.get("gpu")
     counted = "gpus" in slots or "nodes" in slots
     if kind in ("fit", "pricing", "memory") and gpu_id and not counted:
@@ -133,3 +143,16 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
         per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
         if per_node:
             assumed["gpus"] = slots["nodes"] * per_node
+    if kind in NODE_DEFAULT_KINDS and not counted and gpu_id in catalog.gpus.rows:
+        assumed["gpus"] = catalog.gpus.rows[gpu_id].gpus_per_node
+
+
+def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
+                              catalog: Catalog) -> None:
+    if kind != "training" or "tokens" in slots:
+        return
+    params_b = slots.get("params_b")
+    if params_b is None and slots.get("model") in catalog.models.rows:
+        params_b = catalog.models.rows[slots["model"]].params_b
+    if params_b:
+        assumed["tokens"] = TOKENS_PER_PARAM * float(params_b) * 1e9

@@ -32,6 +32,17 @@ BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
 BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
+# Words of the field: a question using them that no rule placed is answered from the notes
+# (as a concept) rather than asked what it is about.
+DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|\blora\b|"
+              r"\bpeft\b|adapt[eo]r|checkpoint|\btokens?\b|\bbatch|memory|\bvram\b|\bgpus?\b|"
+              r"\bcuda\b|\boom\b|offload|throughput|latency|bandwidth|\bnccl\b|nvlink|"
+              r"infiniband|\bquanti[sz]|\bmodels?\b|\btrain|inference|显存|内存|微调|训练|推理|"
+              r"带宽|并行|模型|显卡", re.IGNORECASE)
+# A memory or layout question that asks no figure ("relationship between KV cache and max
+# length", "which parallelism is better") is a concept, with no model to ask for.
+ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|多少|多大|几张|"
+                   r"最少|至少|最低", re.IGNORECASE)
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
@@ -71,9 +82,15 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             found.readings.append("kept from the previous question: "
                                   + ", ".join(f"{k}={v}" for k, v in kept.items()))
         slots = merge(before, slots)
+    if kind == "unknown" and DOMAIN.search(found.masked):
+        kind = "concept"
     if kind in ("concept", "diagnose"):
         slots["question"] = text
     assumed, missing = complete(kind, slots, catalog)
+    if kind in ("memory", "layout") and missing == ["model"] and previous is None \
+            and not ASKS_FIGURE.search(text):
+        kind, slots["question"] = "concept", text
+        assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
 

@@ -50,8 +50,11 @@ ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
 DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
 LORA_RANK = lazy(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
 # A model size: "70B", "7b", "405-billion", "1.8 trillion"; not "8x7B" (an MoE name).
-PARAMS = lazy(r"(?<![x\w.])" + NUM + r"\s*-?\s*(b|bn|billion|t|trillion)\b"
-                    r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
+# Chinese text around a size ("14b最低", "72B模型") hides no word boundary, so the edges are
+# ASCII; a family name glued to its size ("qwen14b", "Qwen72B-int4") is a size too.
+PARAMS = lazy(r"(?<![xX0-9_.])(?<![^a-zA-Z][a-zA-Z])(?<!^[a-zA-Z])(?<![a-zA-Z][0-9])" + NUM
+              + r"\s*-?\s*(b|bn|billion|t|trillion)(?![0-9A-Za-z_])"
+              r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
 
 
 MAX_DIGITS = 15  # digits before the point: nothing planned here needs 10^15 of anything

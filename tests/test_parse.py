@@ -82,6 +82,80 @@ def test_node_layouts_multiply_out(read):
     assert (split["gpus"], split["nodes"]) == (16, 2)
 
 
+@pytest.mark.parametrize("text, gpus", [
+    ("fine-tune llama 3 8b on 8*A100", 8),
+    ("serve llama 3 70b on H100 80G *4", 4),
+    ("serve llama 3 70b on H800 PCIE * 2", 2),
+    ("train llama 3 8b on 2 nodes x 4 A100", 8),
+    ("train llama 3 8b on 2Nodes * 8 A100 80G", 16),
+    ("serve llama 3 70b with 2 H100*8 machines", 16),
+    ("fine-tune llama 3 8b with 4x8 A100s", 32),
+    ("I have 2 nodes and each of them has 4 H100", 8),
+    ("serve llama 3 70b on three A100 nodes", 24),
+    ("用两张4090跑llama 3 8b", 2),
+    ("2台H100*8部署llama 3 70b", 16),
+    ("4台8卡训练llama 3 8b", 32),
+    ("在8卡A800上微调llama 3 8b", 8),
+    ("4090双卡比单卡慢", 2),
+    ("llama 3 70b on 8 * 4090, CPU: 80", 8),
+])
+def test_counts_as_people_type_them(read, text, gpus):
+    intent = read(text)
+    assert intent.slots.get("gpus", intent.assumed.get("gpus")) == gpus
+
+
+@pytest.mark.parametrize("text, workload", [
+    ("fine-tune llama 3 8b without peft on one H100", "full_finetune"),
+    ("full fine-tune llama 3 8b, not lora", "full_finetune"),
+    ("fine-tune llama 3 8b on A100, lora is not the best option", "full_finetune"),
+    ("llama 3 8b 微调需要多少显存", "full_finetune"),
+    ("llama 3 8b 推理需要多少显存", "inference"),
+    ("llama 3 8b 预训练需要多少显存", "pretrain"),
+])
+def test_workloads_ruled_out_are_not_read_and_chinese_words_are(read, text, workload):
+    assert read(text).slots["workload"] == workload
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("llama 3 8b 推理需要多少显存", "memory"),
+    ("两张4090够不够跑llama 3 8b", "fit"),
+    ("部署llama 3 70b需要几张H100", "cluster_size"),
+])
+def test_chinese_intent_words(read, text, kind):
+    assert read(text).kind == kind
+
+
+@pytest.mark.parametrize("text, params_b", [
+    ("未量化的14b最低要什么显卡", 14), ("qwen72B-int4可行吗", 72), ("qwen14b 的显存", 14),
+])
+def test_sizes_beside_chinese_or_a_family_name(read, text, params_b):
+    assert read(text).slots["params_b"] == params_b
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("the saved llama 3 8b model is 30 GB after fine-tuning", "checkpoint"),
+    ("merging the LoRA of llama 3 70b runs out of memory", "checkpoint"),
+    ("llama 3 70b 合并LoRA权重时显存不足", "checkpoint"),
+    ("It is weird: llama 3 8b with 4-bit uses more VRAM than bf16", "diagnose"),
+    ("llama 3 8b int4运行，量化似乎没有起作用", "diagnose"),
+    ("llama 3 8b AWQ uses the same amount of GPU memory as bf16", "diagnose"),
+    ("用A100-80G训练llama 3 8b为什么还是需要40小时", "diagnose"),
+])
+def test_saved_weights_and_symptoms_are_read_as_such(read, text, kind):
+    assert read(text).kind == kind
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("fine-tune llama 3 8b on 8 40G A100", "a100-sxm-40gb"),
+    ("fine-tune llama 3 8b on A100 (40GB)", "a100-sxm-40gb"),
+    ("用4张40G的A100微调llama 3 8b", "a100-sxm-40gb"),
+    ("fine-tune llama 3 8b on V100 16GB", "v100-sxm2-16gb"),
+    ("fine-tune llama 3 8b on A100 80G", "a100-sxm-80gb"),
+])
+def test_a_memory_size_beside_a_gpu_picks_that_variant(read, text, gpu):
+    assert read(text).slots["gpu"] == gpu
+
+
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
     intent = read("price of an H10O")
     assert intent.slots["gpu"] == "h100-sxm"
@@ -170,14 +244,25 @@ def test_defaults_are_assumed_not_filled_in_silently(read):
 
 @pytest.mark.parametrize("text, missing", [
     ("How much GPU memory do I need?", ["model"]),
-    ("Does llama 3 70b fit?", ["gpu"]),
-    ("How should I split llama 3 70b?", ["gpu", "gpus"]),
-    ("How long to train llama 3 8b on H100s?", ["gpus", "tokens"]),
-    ("How much does it cost per month?", ["gpu"]),
     ("asdf qwerty", ["question"]),
 ])
 def test_what_cannot_be_assumed_is_missing(read, text, missing):
     assert read(text).missing == missing
+
+
+@pytest.mark.parametrize("text, assumed", [
+    ("Does llama 3 70b fit?", {"gpu": "h100-sxm", "gpus": 1}),
+    ("How should I split llama 3 70b?", {"gpu": "h100-sxm", "gpus": 8}),
+    # 20 tokens per parameter: 20 x 8.03e9
+    ("How long to train llama 3 8b on H100s?", {"gpus": 8, "tokens": 160.6e9}),
+    ("How many H100s do I need and how long on 1B tokens for llama 3 8b?", {"gpus": 8}),
+    ("How much does it cost per month?", {"gpu": "h100-sxm", "gpus": 1}),
+])
+def test_what_has_a_sensible_default_is_assumed_and_shown_not_asked(read, text, assumed):
+    intent = read(text)
+    assert intent.missing == []
+    for name, value in assumed.items():
+        assert intent.assumed[name] == pytest.approx(value)
 
 
 def test_follow_ups_change_one_slot(read):
@@ -200,8 +285,8 @@ def test_a_reply_to_a_clarifying_question_continues_it(read):
     answered = read("the 70B", asked)
     assert (answered.kind, answered.slots["params_b"], answered.slots["gpus"]) == ("fit", 70, 8)
     assert answered.missing == []
-    count = read("How should I split llama 3 70b on H100s?")
-    assert read("16", count).slots["gpus"] == 16
+    count = read("How many GPUs to serve it?")
+    assert read("llama 3 70b", count).slots["model"] == "llama-3-70b"
 
 
 def test_a_new_question_is_not_merged_into_the_last(read):
