@@ -23,7 +23,8 @@ def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, session: str 
     """
     from clusterplan.assistant.session import Assistant
 
-    answer = Assistant(store(ctx), session=session).ask(" ".join(words))
+    # without --session a question stands alone: saved, but not listed among the app's sessions
+    answer = Assistant(store(ctx), session=session, one_off=session is None).ask(" ".join(words))
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
     elif answer.error:
