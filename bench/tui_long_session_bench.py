@@ -71,7 +71,7 @@ async def run(checkpoints: list[int], tries: int) -> None:
             for _ in range(tries):
                 side = app.query("TabbedContent")
                 if side:
-                    tabs.append(await timed(lambda: _next_tab(side.first()), app, pilot))
+                    tabs.append(await timed(lambda s=side: _next_tab(s.first()), app, pilot))
             resizes = []
             for width in [110, 120] * tries:
                 resizes.append(await timed(lambda w=width: pilot.resize_terminal(w, 36),
