@@ -54,7 +54,18 @@ class QuestionInput(Input):
     BINDINGS = [
         Binding("up", "older", "Older question", show=False),
         Binding("down", "newer", "Newer question", show=False),
+        Binding("tab", "to_choices", "Choices", show=False),
     ]
+
+    def action_to_choices(self) -> None:
+        """Tab goes to the open choices of a question asked back, if any; else on as usual."""
+        from clusterplan.tui.chat_entries import Choices
+
+        open_choices = [c for c in self.screen.query(Choices) if not c.disabled]
+        if open_choices:
+            open_choices[-1].focus()
+        else:
+            self.screen.focus_next()
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

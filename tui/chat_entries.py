@@ -75,3 +75,12 @@ class Reply(Static, can_focus=False):
 
 class Choices(OptionList):
     """The choices offered by a clarifying question; picking one answers it."""
+
+    BINDINGS = [Binding("escape", "back", "Back to the question box", show=False)]
+
+    def on_focus(self) -> None:
+        if self.highlighted is None and self.option_count:
+            self.highlighted = 0  # so up/down and enter work at once
+
+    def action_back(self) -> None:
+        self.screen.query_one("#question").focus()
