@@ -64,7 +64,7 @@ class ExportScreen(Dialog):
     def _export(self) -> None:
         text = self.query_one("#export-path", Input).value.strip()
         path = Path(text).expanduser() if text else self.default_path
-        if path.exists() and path != self._confirmed:  # ask once before writing over it
+        if path.is_file() and path != self._confirmed:  # ask once before writing over it
             self._confirmed = path
             warning = self.query_one("#export-exists", Label)
             warning.update(f"{path.name} exists: export again to overwrite it, "
