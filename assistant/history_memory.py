@@ -54,6 +54,12 @@ class HistoryInMemory:
         if session_id in self._sessions:
             self._sessions[session_id].state = dict(state)
 
+    def rename(self, session_id: str, name: str) -> None:
+        """Give the session a new name (a session not yet recorded keeps it when it is)."""
+        if session_id in self._sessions:
+            kept = self._sessions[session_id]
+            kept.info = kept.info.model_copy(update={"name": name})
+
     def state(self, session_id: str) -> dict[str, Any]:
         """The session's state; an unknown session has an empty one."""
         kept = self._sessions.get(session_id)

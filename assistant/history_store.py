@@ -75,6 +75,11 @@ class HistoryStore:
             conn.execute("update sessions set state_json = ? where id = ?",
                          [_dump(state), session_id])
 
+    def rename(self, session_id: str, name: str) -> None:
+        """Give the session a new name (a session not yet written gets it with its first row)."""
+        with self.conn as conn:
+            conn.execute("update sessions set name = ? where id = ?", [name, session_id])
+
     def state(self, session_id: str) -> dict[str, Any]:
         """The session's saved state; an unreadable state is an empty one."""
         row = self.conn.execute("select state_json from sessions where id = ?",

@@ -30,10 +30,11 @@ class Assistant:
 
     def __init__(self, store: Store, session: str | None = None,
                  history: HistoryStore | HistoryInMemory | None = None,
-                 writes_files: bool = True):
+                 writes_files: bool = True, one_off: bool = False):
         self.store = store
         # False where questions are data (a batch file): slash commands that write are refused
         self.writes_files = writes_files
+        self.one_off = one_off  # a CLI question on its own: kept, but out of the app's list
         self.saved = history if history is not None else HistoryStore(store)
         self.last_intent: Intent | None = None
         self._session = _unsaved(None)
@@ -59,6 +60,8 @@ class Assistant:
                             error=message)
         if answer.intent is not None:
             self.last_intent = answer.intent
+        if self._session.name is None and self._session.questions == 0 and not self.one_off:
+            self._session = self._session.model_copy(update={"name": auto_name(question)})
         self._save(question, answer)
         return answer
 
@@ -77,9 +80,14 @@ class Assistant:
         self.last_intent = _intent(self.saved.state(found.id).get("last_intent"))
         return found
 
+    def rename_session(self, name: str) -> None:
+        """Name (or rename) the current session."""
+        self._session = self._session.model_copy(update={"name": name})
+        self.saved.rename(self._session.id, name)
+
     def sessions(self) -> list[SessionInfo]:
-        """Every saved session, most recently used first."""
-        return self.saved.sessions()
+        """Every saved session but one-off CLI questions, most recently used first."""
+        return [s for s in self.saved.sessions() if not self.saved.state(s.id).get("one_off")]
 
     def history(self) -> list[Answer]:
         """The answers given in this session, oldest first."""
@@ -122,7 +130,22 @@ class Assistant:
 
     def _state(self) -> dict[str, object]:
         intent = self.last_intent.model_dump(mode="json") if self.last_intent else None
-        return {"last_intent": intent}
+        state: dict[str, object] = {"last_intent": intent}
+        if self.one_off:
+            state["one_off"] = True
+        return state
+
+
+AUTO_NAME_CHARS = 48
+
+
+def auto_name(question: str) -> str:
+    """A session's name from its first question: its first words, shortened at a word."""
+    words = " ".join(question.split()).rstrip("?.! ")
+    if len(words) <= AUTO_NAME_CHARS:
+        return words or "session"
+    cut = words[:AUTO_NAME_CHARS].rsplit(" ", 1)[0]
+    return cut + "…"
 
 
 def _unsaved(name: str | None) -> SessionInfo:

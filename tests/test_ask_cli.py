@@ -55,22 +55,26 @@ def test_questions_are_stored_and_exported_by_report(tmp_path):
     assert "1. /notes query=nvlink infiniband limit=2\n2. /notes id=parallelism-strategies" in text
 
 
-def test_report_without_a_session_exports_the_latest_one():
+def test_report_without_a_session_exports_the_latest_kept_one_and_says_which():
     run_cli("ask", "--session", "old", "/notes query=nvlink")
-    run_cli("ask", "/notes id=parallelism-strategies")
+    run_cli("ask", "/notes id=parallelism-strategies")  # one-off: not a session to export
     result = run_cli("report")
     assert result.exit_code == 0
-    assert "1. /notes id=parallelism-strategies" in result.stdout
-    assert "session old" not in result.stdout
+    assert "session old" in result.stdout
+    assert "/notes id=parallelism-strategies" not in result.stdout
+    assert result.stderr.startswith("exporting the latest session: 'old'")
 
 
-def test_report_of_an_unknown_session_names_the_sessions():
+def test_report_of_an_unknown_session_names_the_nearest_sessions():
     assert run_cli("report").stderr == (
-        'Error: no sessions yet; ask a question first (clusterplan ask "...")\n')
+        'Error: no sessions yet; ask in the app, or clusterplan ask --session NAME "..."\n')
     run_cli("ask", "--session", "alpha", "/help")
-    result = run_cli("report", "--session", "beta")
+    run_cli("ask", "--session", "rack-plan", "/help")
+    result = run_cli("report", "--session", "rack plan")
     assert result.exit_code == 2
-    assert result.stderr == "Error: no session named 'beta'; sessions: alpha\n"
+    assert result.stderr == "Error: no session named 'rack plan'; the nearest: 'rack-plan'\n"
+    result = run_cli("report", "--session", "zzz")
+    assert result.stderr == "Error: no session named 'zzz'; recent ones: 'rack-plan', 'alpha'\n"
 
 
 HOSTILE = [

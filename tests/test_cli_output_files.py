@@ -12,7 +12,7 @@ from tests.conftest import run_cli
     ("report", "--out"),
 ])
 def test_an_unwritable_output_file_is_a_one_line_error(tmp_path, command):
-    run_cli("ask", "Convert 400 Gb/s to GB/s")  # a session for `report` to export
+    run_cli("ask", "--session", "s", "Convert 400 Gb/s to GB/s")  # a session to export
     target = tmp_path / "missing-dir" / "out.txt"
     result = run_cli(*command, str(target))
     assert result.exit_code == 2, result.output

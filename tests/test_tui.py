@@ -536,3 +536,29 @@ def test_a_pending_assistant_that_fails_or_is_given_up_releases_its_waiters():
     assert not abandoned.to_build
     with pytest.raises(RuntimeError, match="could not be started"):
         abandoned.get()
+
+
+async def test_keys_typed_right_after_enter_go_into_the_next_question_exactly(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        app.query_one(QuestionInput).focus()
+        # no waits: the second question is typed while the first is being answered
+        await pilot.press(*"Convert 100 Gb/s to GB/s", "enter", *"abc", "backspace",
+                          *"Convert 400 Gb/s to GB/s", "enter")
+        await settle(app, pilot)
+        asked = [m.text for m in seen(messages, Chat.QuestionAsked)]
+        assert asked == ["Convert 100 Gb/s to GB/s", "abConvert 400 Gb/s to GB/s"]
+        assert [q.source for q in app.query(Question)] == asked
+
+
+async def test_tab_reaches_the_choices_and_enter_answers_with_one(assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, "How much memory do I need?")
+        [choices] = app.query(Choices)
+        await pilot.press("tab")
+        assert app.focused is choices
+        await pilot.press("down", "enter")
+        await settle(app, pilot)
+        asked = [m.text for m in seen(messages, Chat.QuestionAsked)]
+        assert asked[-1] == str(choices.get_option_at_index(1).prompt)

@@ -14,16 +14,16 @@ import importlib
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
@@ -46,10 +46,12 @@ FAILED_WORK = {  # worker name -> what a person is told when it fails
     "list_sessions": "Could not list the saved sessions",
     "export_report": "Could not write the report",
     "open_note": "Could not open the note",
+    "rename_session": "Could not rename the session",
 }
 # what the first screen does without; loaded just after it is drawn
 AFTER_FIRST_SCREEN = ("clusterplan.tui.chat_entries", "clusterplan.tui.side_panel")
-APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help"}
+APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help", "copy_answer",
+            "rename_session", "choices"}
 
 
 class ClusterplanApp(App[None]):
@@ -66,7 +68,10 @@ class ClusterplanApp(App[None]):
         Binding("ctrl+n", "new_session", "New"),
         Binding("ctrl+o", "open_session", "Open"),
         Binding("ctrl+t", "toggle_side", "Panel"),
+        Binding("ctrl+y", "copy_answer", "Copy"),
+        Binding("ctrl+r", "rename_session", "Rename", show=False),
         Binding("f1", "help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
     def __init__(self, assistant: Assistant | Callable[[], Assistant],
@@ -215,6 +220,9 @@ class ClusterplanApp(App[None]):
     async def _answer_ready(self, event: Chat.AnswerReady) -> None:
         await self.chat.show_answer(event.answer)
         await self._show_side(event.answer)
+        ready = self._pending.now
+        if ready is not None and ready.session_name:  # named after its first question
+            self.sub_title = ready.session_name
         if event.answer.error:
             self.notify(event.answer.error, title="Could not answer", severity="warning",
                         markup=False)
@@ -316,6 +324,48 @@ class ClusterplanApp(App[None]):
         from clusterplan.tui.screens import HelpScreen
 
         self.push_screen(HelpScreen(), chosen)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette (ctrl+p) offers the app's own actions before Textual's."""
+        yield SystemCommand("Export the report", "Write this session as Markdown (ctrl+e)",
+                            self.action_export)
+        yield SystemCommand("New session", "Start an empty session (ctrl+n)",
+                            self.action_new_session)
+        yield SystemCommand("Open a session", "Reopen a saved session (ctrl+o)",
+                            self.action_open_session)
+        yield SystemCommand("Rename the session", "Give this session a name (ctrl+r)",
+                            self.action_rename_session)
+        yield SystemCommand("Toggle the side panel", "Trace, Sources, Plan (ctrl+t)",
+                            self.action_toggle_side)
+        yield SystemCommand("Copy the last answer", "Its Markdown, to the clipboard (ctrl+y)",
+                            self.action_copy_answer)
+        yield SystemCommand("Help", "Keys and example questions (F1)", self.action_help)
+        yield from super().get_system_commands(screen)  # theme, keys, screenshot, quit
+
+    def action_copy_answer(self) -> None:
+        answer = self._side_answer
+        if answer is None or not answer.markdown.strip():
+            self.notify("No answer to copy yet.", title="Copy", severity="warning")
+            return
+        self.copy_to_clipboard(answer.markdown)
+        self.notify("Copied the last answer (Markdown) to the clipboard.", title="Copied")
+
+    def action_rename_session(self) -> None:
+        from clusterplan.tui.screens import RenameScreen
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.rename_session(name)
+
+        self.push_screen(RenameScreen(self.sub_title if self.sub_title != "new session"
+                                      else ""), chosen)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="session")
+    def rename_session(self, name: str) -> None:
+        assistant = self.assistant
+        with self._one_at_a_time:
+            assistant.rename_session(name)
+        self.call_from_thread(setattr, self, "sub_title", name)
 
     def action_toggle_side(self) -> None:
         sides = self.query("#side")

@@ -29,6 +29,7 @@ WELCOME = (
 )
 WORKING = "_Working it out…_"
 SHOWN_QUESTION_CHARS = 2000  # a pasted essay is answered whole but echoed shortened
+OPEN_REPLIES = 3  # replies shown whole; older ones fold to their first line
 
 
 def reply_markdown(answer: Answer) -> str:
@@ -44,7 +45,7 @@ def shown_question(text: str) -> str:
     """The question as echoed in the log, shortened when it is very long."""
     if len(text) <= SHOWN_QUESTION_CHARS:
         return text
-    return text[:SHOWN_QUESTION_CHARS] + f"… _({len(text):,} characters)_"
+    return text[:SHOWN_QUESTION_CHARS] + f"… ({len(text):,} characters)"
 
 
 class QuestionInput(Input):
@@ -53,7 +54,18 @@ class QuestionInput(Input):
     BINDINGS = [
         Binding("up", "older", "Older question", show=False),
         Binding("down", "newer", "Newer question", show=False),
+        Binding("tab", "to_choices", "Choices", show=False),
     ]
+
+    def action_to_choices(self) -> None:
+        """Tab goes to the open choices of a question asked back, if any; else on as usual."""
+        from clusterplan.tui.chat_entries import Choices
+
+        open_choices = [c for c in self.screen.query(Choices) if not c.disabled]
+        if open_choices:
+            open_choices[-1].focus()
+        else:
+            self.screen.focus_next()
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -80,6 +92,12 @@ class QuestionInput(Input):
         if self._position < len(self.history):
             self._position += 1
             self._show(self.history[self._position] if self._position < len(self.history) else "")
+
+    async def action_submit(self) -> None:
+        """Send the question and empty the box at once, in the box's own turn: keys typed
+        right after enter land in the next question, never in (or cleared with) this one."""
+        self.post_message(self.Submitted(self, self.value))
+        self.clear()
 
     def _show(self, text: str) -> None:
         self.value = text
@@ -152,7 +170,8 @@ class Chat(Vertical):
             await self.log_view.mount_all([question, reply])
         reply.remove_class("-pending")
         reply.set_class(bool(answer.error), "-error")
-        await reply.update(reply_markdown(answer))
+        reply.update(reply_markdown(answer))
+        self.fold_old()
         clarification = answer.clarification
         if clarification is not None and clarification.choices:
             options = [Option(Content(choice)) for choice in clarification.choices]
@@ -185,7 +204,17 @@ class Chat(Vertical):
         first = self.log_view.query("Question")
         if widgets:
             await self.log_view.mount_all(widgets, before=first.first() if first else None)
+        self.fold_old()
         self.log_view.anchor()
+
+    def fold_old(self) -> None:
+        """Fold every answered reply but the last few: the log's layout stays the same size."""
+        from clusterplan.tui.chat_entries import Reply
+
+        replies = [r for r in self.log_view.query_children(Reply)
+                   if not r.has_class("welcome") and not r.has_class("-pending")]
+        for reply in replies[:-OPEN_REPLIES]:
+            reply.fold()
 
     async def clear(self) -> None:
         """Start an empty conversation: only the welcome stays."""
@@ -194,8 +223,7 @@ class Chat(Vertical):
 
     @on(Input.Submitted, "#question")
     async def _submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        event.input.clear()
+        text = event.value.strip()  # the box emptied itself when it sent this
         if text:
             await self.ask(text)
 

@@ -18,7 +18,11 @@ from clusterplan.tui.examples import EXAMPLE_QUESTIONS, FOLLOW_UPS
 
 KEYS_HELP = """\
 `enter` ask · `up`/`down` history · `right` take a suggested name · `ctrl+e` export ·
-`ctrl+n` new · `ctrl+o` open · `ctrl+t` panel · `ctrl+p` commands · `ctrl+q` quit.
+`ctrl+n` new · `ctrl+o` open · `ctrl+r` rename · `ctrl+t` panel · `ctrl+y` copy the answer ·
+`ctrl+p` commands · `ctrl+q` quit.
+When an answer asks back, `tab` from the question box goes to its choices: `up`/`down`
+pick one, `enter` answers with it, `escape` goes back to the box. A folded (older) answer
+opens with `enter` or a click.
 Follow up with *{follow_ups}*; call a tool with `/memory model=… workload=…`.
 
 **Examples** (enter asks one):"""
@@ -42,11 +46,15 @@ class ExportScreen(Dialog):
     def __init__(self, default_path: Path) -> None:
         super().__init__()
         self.default_path = default_path
+        self._confirmed: Path | None = None  # the existing file the person agreed to replace
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("Export the session report (Markdown) to:")
             yield Input(str(self.default_path), id="export-path")
+            exists = Label("", id="export-exists", classes="warning", markup=False)
+            exists.display = False
+            yield exists
             with Horizontal(classes="buttons"):
                 yield Button("Export", variant="primary", id="export")
                 yield Button("Cancel", id="cancel")
@@ -55,7 +63,20 @@ class ExportScreen(Dialog):
     @on(Input.Submitted, "#export-path")
     def _export(self) -> None:
         text = self.query_one("#export-path", Input).value.strip()
-        self.dismiss(Path(text).expanduser() if text else self.default_path)
+        path = Path(text).expanduser() if text else self.default_path
+        if path.is_file() and path != self._confirmed:  # ask once before writing over it
+            self._confirmed = path
+            warning = self.query_one("#export-exists", Label)
+            warning.update(f"{path.name} exists: export again to overwrite it, "
+                           "or change the name.")
+            warning.display = True
+            return
+        self.dismiss(path)
+
+    @on(Input.Changed, "#export-path")
+    def _path_changed(self) -> None:
+        self._confirmed = None
+        self.query_one("#export-exists").display = False
 
     @on(Button.Pressed, "#cancel")
     def _cancel(self) -> None:
@@ -88,7 +109,31 @@ def session_prompt(session: Any) -> Content:
     name = session.name or first[:60] or session.id[:8]
     when = str(session.updated_at)[:16].replace("T", " ")
     return Content.assemble(Content(name), Content.styled(
-        f"  {when} · {session.questions} questions", "dim"))
+        f"  {when} · {plural(session.questions, 'question')}", "dim"))
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 question`, `2 questions`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+class RenameScreen(Dialog):
+    """Asks for the session's new name; dismisses with it, or None."""
+
+    AUTO_FOCUS = "#session-name"
+
+    def __init__(self, current: str) -> None:
+        super().__init__()
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Name this session (enter to keep it, escape to cancel):")
+            yield Input(self.current, id="session-name")
+
+    @on(Input.Submitted, "#session-name")
+    def _named(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
 
 
 class HelpScreen(Dialog):

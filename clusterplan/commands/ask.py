@@ -29,7 +29,8 @@ def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, fmt: str, as_
     """
     from clusterplan.assistant.session import Assistant
 
-    answer = Assistant(store(ctx), session=session).ask(" ".join(words))
+    # without --session a question stands alone: saved, but not listed among the app's sessions
+    answer = Assistant(store(ctx), session=session, one_off=session is None).ask(" ".join(words))
     if as_json:
         click.echo(answer.model_dump_json(indent=2))
     elif answer.error:

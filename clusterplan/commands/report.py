@@ -10,7 +10,7 @@ import click
 from clusterplan.commands.common import UsageFailure, emit, store
 
 if TYPE_CHECKING:
-    from clusterplan.assistant.history_store import HistoryStore
+    from clusterplan.assistant.history_store import HistoryStore, SessionInfo
 
 
 @click.command("report")
@@ -42,12 +42,19 @@ def report(ctx: click.Context, session: str | None, out: Path | None, force: boo
         raise UsageFailure(f"{out} exists; give --force to replace it, or another --out")
     opened = store(ctx)
     saved = HistoryStore(opened)
-    found = saved.find_session(session) if session else saved.latest_session()
+    if session:
+        found = saved.find_session(session)
+    else:  # the last session of the app (or of `ask --session`), not a one-off `ask`
+        kept = Assistant(opened).sessions()
+        found = kept[0] if kept else None
     if found is None:
         raise UsageFailure(_no_session(saved, session))
     if dropped and max(dropped) > found.questions:
         raise UsageFailure(f"--drop {max(dropped)}: the session has {found.questions} "
                            "questions")
+    if not session:
+        click.echo(f"exporting the latest session: {_label(found)} "
+                   f"(--session NAME for another)", err=True)
     text = Assistant(opened, session=found.id).report(title=title, drop=dropped, author=author)
     if (fmt or ("html" if out and out.suffix.lower() in (".html", ".htm") else "")) == "html":
         from clusterplan.assistant.report import DEFAULT_TITLE
@@ -55,8 +62,13 @@ def report(ctx: click.Context, session: str | None, out: Path | None, force: boo
 
         text = render_html(text, title or DEFAULT_TITLE)
     if emit(text, out):
-        click.echo(f"wrote the report of {found.questions - len(dropped)} questions to {out}",
-                   err=True)
+        kept = found.questions - len(dropped)
+        count = f"{kept} question" + ("" if kept == 1 else "s")
+        click.echo(f"wrote the report of {count} to {out}", err=True)
+
+
+def _label(found: SessionInfo) -> str:
+    return repr(found.name or found.first_question[:60] or found.id[:8])
 
 
 def _numbers(text: str | None) -> list[int]:
@@ -72,7 +84,14 @@ def _numbers(text: str | None) -> list[int]:
 
 
 def _no_session(saved: HistoryStore, wanted: str | None) -> str:
-    names = [s.name or s.id for s in saved.sessions()][:10]
-    if not names:
-        return "no sessions yet; ask a question first (clusterplan ask \"...\")"
-    return f"no session named {wanted!r}; sessions: {', '.join(names)}"
+    import difflib
+
+    named = [s.name for s in saved.sessions() if s.name]
+    if wanted is None or not saved.sessions():
+        return ("no sessions yet; ask in the app, or clusterplan ask --session NAME \"...\"")
+    near = difflib.get_close_matches(wanted, list(dict.fromkeys(named)), n=5, cutoff=0.6)
+    if near:
+        return f"no session named {wanted!r}; the nearest: {', '.join(map(repr, near))}"
+    recent = list(dict.fromkeys(named))[:5]
+    listed = f"; recent ones: {', '.join(map(repr, recent))}" if recent else ""
+    return f"no session named {wanted!r}{listed}"
