@@ -27,6 +27,7 @@ TOOL_BY_NAME = {
     "interconnect": "clusterplan.tools.interconnect.tool",
     "parallelism": "clusterplan.tools.parallelism.tool",
     "pricing": "clusterplan.tools.pricing.tool",
+    "plan": "clusterplan.tools.plan.tool",
 }
 TOOL_MODULES = tuple(TOOL_BY_NAME.values())
 

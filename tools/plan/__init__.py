@@ -1,0 +1,1 @@
+"""The plan tool: the GPUs, count, layout and offer that meet a goal."""

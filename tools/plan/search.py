@@ -1,0 +1,233 @@
+"""The plan search: GPU kinds x whole-node counts, each run through the parallelism tool and
+priced with the cheapest offer that can host it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplan.tools.contract import ToolError
+from clusterplan.tools.parallelism.result import ServingPlan, TrainingPlan
+from clusterplan.tools.parallelism.tool import ParallelismInput
+from clusterplan.tools.parallelism.tool import run as run_parallelism
+from clusterplan.tools.plan.input import PlanInput
+from clusterplan.tools.pricing.costs import HOURS_PER_MONTH
+from clusterplan.tools.pricing.offers import Offer
+from clusterplan.tools.pricing.tool import PricingInput
+from clusterplan.tools.pricing.tool import run as run_pricing
+
+# Node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, ... (each power of two and 1.5 x it), so a
+# 3-node or 12-node cluster is a candidate, not only powers of two.
+SECONDS_PER_DAY = 86_400
+REASONS = ("does not fit", "misses deadline", "over budget", "no offer", "too slow per user")
+
+
+def node_ladder(max_nodes: int) -> list[int]:
+    """1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to max_nodes."""
+    out, power = [1], 2
+    while power <= max_nodes:
+        out.append(power)
+        if power * 3 // 2 <= max_nodes and power >= 2:
+            out.append(power * 3 // 2)
+        power *= 2
+    return sorted(set(n for n in out if n <= max_nodes))
+
+
+@dataclass
+class Option:
+    """One candidate cluster that works, with its time or throughput and its price."""
+
+    gpu: str
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    layout: dict[str, Any]
+    offer: Offer
+    billed_gpus: int
+    hourly_usd: float
+    cost_usd: float
+    days: float | None = None
+    mfu: float | None = None
+    tokens_per_s: float | None = None
+    replicas: int | None = None
+    gpus_per_replica: int | None = None
+    time_per_output_token_ms: float | None = None
+
+
+@dataclass
+class Search:
+    """Everything the search found: the working options and the failures by reason."""
+
+    options: list[Option] = field(default_factory=list)
+    failed: dict[str, int] = field(default_factory=dict)
+    evaluated: int = 0
+    kinds: list[str] = field(default_factory=list)
+
+    def fail(self, reason: str) -> None:
+        self.failed[reason] = self.failed.get(reason, 0) + 1
+
+
+def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: bool,
+               ) -> tuple[Offer, int] | None:
+    """The cheapest offer that can host `gpus` and the GPUs it bills. A job spanning nodes
+    (training beyond one node) needs the offer's node to be the cluster's multi-GPU node;
+    independent serving replicas may sit on any node that holds one replica."""
+    best: tuple[float, Offer, int] | None = None
+    for o in offers:
+        if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2):
+            continue
+        if not multi_node and o.gpus_per_node < gpus and o.gpus_per_node != gpus_per_node:
+            continue
+        billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
+        hourly = billed * o.effective_usd_per_gpu_hour
+        if best is None or hourly < best[0]:
+            best = (hourly, o, billed)
+    return None if best is None else (best[1], best[2])
+
+
+def kind_offers(gpu: str, providers: list[str] | None) -> list[Offer]:
+    """Available, non-spot offers of one GPU kind (from the pricing tool), by provider."""
+    found: list[Offer] = []
+    for provider in providers or [None]:  # type: ignore[list-item]
+        found += run_pricing(PricingInput(gpu=gpu, provider=provider)).offers
+    return [o for o in found if o.status == "available" and o.kind != "spot"]
+
+
+def _model_args(inp: PlanInput) -> dict[str, Any]:
+    return {"model": inp.model} if inp.model else {"params_b": inp.params_b}
+
+
+def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPlan, Any] | None:
+    """The parallelism tool's best layout for `gpus` GPUs of `gpu`, or None if none fits."""
+    res = run_parallelism(ParallelismInput(
+        **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
+        tokens=inp.tokens, top_k=1))
+    if not res.fits or not res.plans:
+        return None
+    plan = res.plans[0]
+    assert isinstance(plan, TrainingPlan)
+    return plan, res
+
+
+def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
+    """Per GPU kind: grow the node count along the ladder until the deadline is met (or, for a
+    budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
+    for gpu, gpn in kinds:
+        offers = kind_offers(gpu, inp.providers)
+        ladder = [n for n in node_ladder(max(1, inp.max_gpus // gpn))]
+        fitted = 0
+        for nodes in ladder:
+            gpus = nodes * gpn
+            if not offers:
+                out.fail("no offer")
+                break
+            out.evaluated += 1
+            found = train_at(inp, gpu, gpus, gpn)
+            if found is None:
+                out.fail("does not fit")
+                continue
+            plan, res = found
+            fitted += 1
+            hosted = host_offer(offers, gpus, gpn, multi_node=nodes > 1)
+            if hosted is None:
+                out.fail("no offer")
+                continue
+            offer, billed = hosted
+            days = res.training_days
+            hourly = billed * offer.effective_usd_per_gpu_hour
+            opt = Option(gpu=gpu, gpus=gpus, nodes=nodes, gpus_per_node=gpn,
+                         layout={"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
+                                 "zero_stage": plan.zero_stage,
+                                 "micro_batch": plan.micro_batch,
+                                 "recompute": plan.recompute},
+                         offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4),
+                         cost_usd=round(hourly * days * 24, 2), days=days, mfu=plan.mfu,
+                         tokens_per_s=plan.tokens_per_s)
+            if inp.deadline_days is not None and days > inp.deadline_days:
+                out.fail("misses deadline")
+                continue
+            if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
+                out.fail("over budget")
+                if inp.deadline_days is not None:
+                    break  # more GPUs to meet the deadline only cost more
+                continue
+            out.options.append(opt)
+            if inp.deadline_days is not None or fitted >= 4:
+                break  # deadline met: more nodes are only faster and dearer
+
+
+def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
+    """Per GPU kind: the parallelism tool's serving answer on one node gives a replica's shape
+    and tokens/s; replicas = ceil(goal / per-replica tokens/s)."""
+    target = inp.target_tokens_per_s or 0.0
+    for gpu, gpn in kinds:
+        offers = kind_offers(gpu, inp.providers)
+        if not offers:
+            out.fail("no offer")
+            continue
+        out.evaluated += 1
+        args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
+        res = run_parallelism(ParallelismInput(**_model_args(inp), workload="inference",
+                                               gpu=gpu, gpus=gpn, gpus_per_node=gpn, **args))
+        plans = [p for p in res.plans if isinstance(p, ServingPlan)]
+        if not res.fits or not plans:
+            out.fail("does not fit")
+            continue
+        best = plans[0]
+        if inp.tokens_per_s_per_user and \
+                best.time_per_output_token_ms > 1000 / inp.tokens_per_s_per_user:
+            out.fail("too slow per user")
+            continue
+        per_replica = best.decode_tokens_per_s_per_replica
+        replicas = math.ceil(target / per_replica)
+        gpus = replicas * best.gpus_per_replica
+        if gpus > inp.max_gpus:
+            out.fail("does not fit")
+            continue
+        hosted = host_offer(offers, best.gpus_per_replica, gpn, multi_node=False)
+        if hosted is None:
+            out.fail("no offer")
+            continue
+        offer = hosted[0]
+        per_node = best.gpus_per_replica if offer.gpus_per_node < gpn and \
+            offer.gpus_per_node >= best.gpus_per_replica else offer.gpus_per_node
+        billed = math.ceil(gpus / per_node) * per_node
+        hourly = billed * offer.effective_usd_per_gpu_hour
+        monthly = round(hourly * HOURS_PER_MONTH, 2)
+        if inp.budget_usd is not None and monthly > inp.budget_usd:
+            out.fail("over budget")
+            continue
+        out.options.append(Option(
+            gpu=gpu, gpus=gpus, nodes=math.ceil(billed / offer.gpus_per_node),
+            gpus_per_node=offer.gpus_per_node, layout={"tp": best.tp, "pp": best.pp},
+            offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4), cost_usd=monthly,
+            tokens_per_s=per_replica * replicas, replicas=replicas,
+            gpus_per_replica=best.gpus_per_replica,
+            time_per_output_token_ms=best.time_per_output_token_ms))
+
+
+def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:
+    """(catalog id, usual GPUs per node) of every GPU kind, or of the ones asked for."""
+    from clusterplan.tools.catalog_lookup import active_catalog
+
+    cat = active_catalog()
+    if not inp.gpus:
+        return [(g.id, g.gpus_per_node) for g in cat.gpus.rows.values()]
+    kinds = []
+    for name in inp.gpus:
+        try:
+            g = cat.gpus.find(name)
+        except Exception as exc:  # UnknownName: one line with the nearest names
+            raise ToolError(f"gpus: {exc}") from None
+        kinds.append((g.id, g.gpus_per_node))
+    return list(dict.fromkeys(kinds))
+
+
+def pareto(options: list[Option], time_key: Any) -> list[Option]:
+    """Options no other beats on both cost and time, cheapest first."""
+    front: list[Option] = []
+    for o in sorted(options, key=lambda o: (o.cost_usd, time_key(o))):
+        if not front or time_key(o) < time_key(front[-1]):
+            front.append(o)
+    return front

@@ -1,0 +1,223 @@
+"""Tool `plan`: the GPU kind, count, layout and offer that meet a goal (a deadline for a
+number of training tokens, a serving throughput, a budget, or cheapest/fastest).
+
+Contract: `PlanInput`, `PlanResult`, `run`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from clusterplan.tools.citing import cite
+from clusterplan.tools.contract import Step, ToolResult, q
+from clusterplan.tools.plan.input import PlanInput
+from clusterplan.tools.plan.search import (
+    SECONDS_PER_DAY,
+    Option,
+    Search,
+    gpu_kinds,
+    pareto,
+    search_serving,
+    search_training,
+)
+from clusterplan.tools.pricing.costs import HOURS_NOTE, HOURS_PER_MONTH
+from clusterplan.tools.registry import Tool
+
+__all__ = ["PlanInput", "PlanResult", "run"]
+
+
+class PlanOption(BaseModel):
+    """One cluster that meets the goal: what to rent, its layout, its time or speed, its cost."""
+
+    gpu: str
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    layout: dict[str, Any]
+    provider: str
+    offer: str
+    offer_kind: str
+    usd_per_gpu_hour: float
+    billed_gpus: int
+    hourly_usd: float
+    cost_usd: float = Field(description="training: the run; serving: a month")
+    gpu_peak_tflops: float | None = Field(default=None, description="dense BF16, datasheet")
+    training_days: float | None = None
+    mfu: float | None = None
+    tokens_per_s: float | None = None
+    replicas: int | None = None
+    gpus_per_replica: int | None = None
+    time_per_output_token_ms: float | None = None
+
+
+class PlanResult(ToolResult):
+    """The recommendation, the cost/time Pareto front, and why the rest failed."""
+
+    goal: str
+    recommendation: PlanOption | None = None
+    summary: str
+    pareto: list[PlanOption] = Field(default_factory=list)
+    target_tokens_per_s: float | None = None
+    needed_tokens_per_s: float | None = None
+    failed: dict[str, int] = Field(default_factory=dict)
+    evaluated: int = 0
+
+
+def _goal(inp: PlanInput) -> str:
+    parts = []
+    if inp.training:
+        parts.append(f"{inp.workload} on {inp.tokens:,.0f} tokens")
+        if inp.deadline_days is not None:
+            parts.append(f"within {inp.deadline_days:g} days")
+    elif inp.concurrent_users is not None:
+        parts.append(f"serve {inp.concurrent_users} users x {inp.tokens_per_s_per_user:g} "
+                     "tokens/s")
+    else:
+        parts.append(f"serve {inp.tokens_per_s:g} tokens/s")
+    if inp.budget_usd is not None:
+        parts.append(f"budget ${inp.budget_usd:,.0f}" + ("" if inp.training else " a month"))
+    if inp.objective:
+        parts.append(inp.objective)
+    return ", ".join(parts)
+
+
+def _view(o: Option, peaks: dict[str, float | None]) -> PlanOption:
+    return PlanOption(
+        gpu=o.gpu, gpus=o.gpus, nodes=o.nodes, gpus_per_node=o.gpus_per_node, layout=o.layout,
+        provider=o.offer.provider, offer=o.offer.label(), offer_kind=o.offer.kind,
+        usd_per_gpu_hour=o.offer.effective_usd_per_gpu_hour, billed_gpus=o.billed_gpus,
+        hourly_usd=o.hourly_usd, cost_usd=o.cost_usd, gpu_peak_tflops=peaks.get(o.gpu),
+        training_days=o.days, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
+        gpus_per_replica=o.gpus_per_replica, time_per_output_token_ms=o.time_per_output_token_ms)
+
+
+def _pick(inp: PlanInput, options: list[Option]) -> Option | None:
+    if not options:
+        return None
+    if inp.objective == "fastest" or (inp.budget_usd is not None and inp.objective is None
+                                      and inp.training and inp.deadline_days is None):
+        key = (lambda o: (o.days or 0.0, o.cost_usd)) if inp.training else \
+            (lambda o: (-(o.tokens_per_s or 0.0), o.cost_usd))
+        return min(options, key=key)
+    return min(options, key=lambda o: (o.cost_usd, o.days or 0.0))
+
+
+def run(inp: PlanInput) -> PlanResult:
+    """Search GPU kinds x node counts, keep the ones meeting the goal, recommend one."""
+    kinds = gpu_kinds(inp)
+    from clusterplan.tools.catalog_lookup import active_catalog
+
+    rows = active_catalog().gpus.rows
+    peaks = {g.id: g.bf16_tflops for g in rows.values()}
+    notes = {g.id: g.source_note for g in rows.values()}
+    found = Search(kinds=[k for k, _ in kinds])
+    result = PlanResult(goal=_goal(inp), summary="")
+    if inp.training:
+        search_training(inp, kinds, found)
+        if inp.deadline_days is not None and inp.tokens:
+            need = inp.tokens / (inp.deadline_days * SECONDS_PER_DAY)
+            result.needed_tokens_per_s = round(need, 3)
+            result.steps.append(Step(
+                label="tokens/s needed", formula="tokens / (deadline days x 86,400 s)",
+                inputs={"tokens": q(inp.tokens, "tokens"),
+                        "deadline": q(inp.deadline_days, "days")},
+                result=q(round(need, 3), "tokens/s"),
+                notes=["megatron-lm-2021#training-time-estimate"]))
+    else:
+        target = inp.target_tokens_per_s or 0.0
+        result.target_tokens_per_s = target
+        inputs = {"tokens/s": q(inp.tokens_per_s, "tokens/s")} if inp.tokens_per_s else {
+            "users": q(inp.concurrent_users), "per user": q(inp.tokens_per_s_per_user,
+                                                             "tokens/s")}
+        result.steps.append(Step(label="aggregate output tokens/s", formula="users x tokens/s "
+                                 "per user" if inp.concurrent_users else "as given",
+                                 inputs=inputs, result=q(target, "tokens/s"),
+                                 notes=["inference-roofline"]))
+        search_serving(inp, kinds, found)
+    result.failed, result.evaluated = found.failed, found.evaluated
+    result.steps.append(Step(
+        label="search", formula="every GPU kind x node counts 1, 2, 3, 4, 6, 8, 12, 16, ... "
+        "(parallelism tool per count; cheapest hosting offer from the pricing tool)",
+        inputs={"GPU kinds": q(len(kinds)), "max GPUs": q(inp.max_gpus, "GPUs")},
+        result=q(len(found.options), "options meeting the goal"),
+        notes=["multi-node-clusters", "node-form-factors"]))
+    time_key = (lambda o: o.days or 0.0) if inp.training else \
+        (lambda o: -(o.tokens_per_s or 0.0))
+    result.pareto = [_view(o, peaks) for o in pareto(found.options, time_key)[:6]]
+    best = _pick(inp, found.options)
+    _assumptions(inp, result)
+    if best is None:
+        result.summary = ("no cluster meets the goal (" + _goal(inp) + "); ruled out: "
+                          + (", ".join(f"{k} {v}" for k, v in found.failed.items()) or "none"))
+        return cite(result)
+    rec = result.recommendation = _view(best, peaks)
+    result.steps += _best_steps(inp, rec, notes.get(best.gpu, ""), best.offer.source_note)
+    result.summary = _sentence(inp, rec)
+    return cite(result)
+
+
+def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str) -> list[Step]:
+    steps = []
+    if inp.training and rec.training_days is not None:
+        steps.append(Step(
+            label="training time of the recommendation",
+            formula="parallelism tool: steps x step time (about 6 N D / (GPUs x peak x MFU))",
+            inputs={"GPUs": q(rec.gpus), "peak": q(rec.gpu_peak_tflops, "TFLOP/s"),
+                    "MFU": q(rec.mfu)},
+            result=q(rec.training_days, "days"),
+            notes=[gpu_note, "mfu-calibration"]))
+        steps.append(Step(label="cost of the run", formula="billed GPUs x $/GPU-h x days x 24",
+                          inputs={"billed GPUs": q(rec.billed_gpus),
+                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD")},
+                          result=q(rec.cost_usd, "USD"), notes=[offer_note]))
+    else:
+        steps.append(Step(label="replicas", formula="ceil(target tokens/s / tokens/s per replica)",
+                          inputs={"GPUs per replica": q(rec.gpus_per_replica)},
+                          result=q(rec.replicas, "replicas"), notes=["inference-roofline"]))
+        steps.append(Step(label="monthly cost", formula=f"billed GPUs x $/GPU-h x "
+                          f"{HOURS_PER_MONTH} h",
+                          inputs={"billed GPUs": q(rec.billed_gpus),
+                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD")},
+                          result=q(rec.cost_usd, "USD"), notes=[offer_note, HOURS_NOTE]))
+    return steps
+
+
+def _assumptions(inp: PlanInput, result: PlanResult) -> None:
+    result.assumptions += [
+        "node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... whole nodes of the GPU's usual "
+        "node size; a GPU kind stops growing once the deadline is met",
+        "offers: available, not spot; a multi-node training job only on an offer whose node "
+        "is the cluster's multi-GPU node",
+    ]
+    if not inp.training:
+        result.assumptions.append("a replica's shape and tokens/s are the parallelism tool's "
+                                  "serving answer on one node at its default concurrency; "
+                                  f"serving cost is per month of {HOURS_PER_MONTH} h")
+
+
+def _sentence(inp: PlanInput, rec: PlanOption) -> str:
+    layout = ", ".join(f"{k}={v}" for k, v in rec.layout.items())
+    if inp.training:
+        return (f"rent {rec.gpus} x {rec.gpu} ({rec.nodes} node(s) of {rec.gpus_per_node}) from "
+                f"{rec.offer} at ${rec.usd_per_gpu_hour:g}/GPU-h; layout {layout}; "
+                f"{rec.training_days:.1f} days at MFU {rec.mfu:.0%}; about "
+                f"${rec.cost_usd:,.0f}")
+    return (f"rent {rec.gpus} x {rec.gpu} as {rec.replicas} replica(s) of "
+            f"{rec.gpus_per_replica} ({layout}) from {rec.offer} at "
+            f"${rec.usd_per_gpu_hour:g}/GPU-h: {rec.tokens_per_s:,.0f} tokens/s, "
+            f"{rec.time_per_output_token_ms:.1f} ms per output token, "
+            f"${rec.cost_usd:,.0f} a month")
+
+
+TOOL = Tool(
+    name="plan",
+    description="Plan to a goal: search every GPU kind and whole-node count with the "
+    "parallelism tool and the cheapest hosting offer; recommend the GPUs, count, layout and "
+    "offer that meet a training deadline, a serving throughput, a budget, or cheapest/fastest, "
+    "with the cost/time Pareto front and why the rest failed.",
+    input_model=PlanInput,
+    output_model=PlanResult,
+    run=run,
+)
