@@ -77,7 +77,7 @@ def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: b
     for o in offers:
         if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2):
             continue
-        if not multi_node and o.gpus_per_node < gpus and o.gpus_per_node != gpus_per_node:
+        if not multi_node and o.gpus_per_node < gpus:
             continue
         billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
         hourly = billed * o.effective_usd_per_gpu_hour
@@ -166,18 +166,8 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
         if not offers:
             out.fail("no offer")
             continue
-        out.evaluated += 1
-        args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
-        res = run_parallelism(ParallelismInput(**_model_args(inp), workload="inference",
-                                               gpu=gpu, gpus=gpn, gpus_per_node=gpn, **args))
-        plans = [p for p in res.plans if isinstance(p, ServingPlan)]
-        if not res.fits or not plans:
-            out.fail("does not fit")
-            continue
-        best = plans[0]
-        if inp.tokens_per_s_per_user and \
-                best.time_per_output_token_ms > 1000 / inp.tokens_per_s_per_user:
-            out.fail("too slow per user")
+        best = serving_replica(inp, gpu, gpn, out)
+        if best is None:
             continue
         per_replica = best.decode_tokens_per_s_per_replica
         replicas = math.ceil(target / per_replica)
@@ -190,9 +180,8 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
             out.fail("no offer")
             continue
         offer = hosted[0]
-        per_node = best.gpus_per_replica if offer.gpus_per_node < gpn and \
-            offer.gpus_per_node >= best.gpus_per_replica else offer.gpus_per_node
-        billed = math.ceil(gpus / per_node) * per_node
+        per_node = offer.gpus_per_node // best.gpus_per_replica  # replicas a node holds
+        billed = math.ceil(replicas / per_node) * offer.gpus_per_node
         hourly = billed * offer.effective_usd_per_gpu_hour
         monthly = round(hourly * HOURS_PER_MONTH, 2)
         if inp.budget_usd is not None and monthly > inp.budget_usd:
@@ -205,6 +194,39 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
             tokens_per_s=per_replica * replicas, replicas=replicas,
             gpus_per_replica=best.gpus_per_replica,
             time_per_output_token_ms=best.time_per_output_token_ms))
+
+
+# Sequences one replica serves at once, tried in turn; the KV-cache room and the per-user
+# speed (time per output token) decide which fit (note inference-roofline).
+CONCURRENCY = (1, 4, 8, 16, 32, 64, 128, 256)
+
+
+def serving_replica(inp: PlanInput, gpu: str, gpn: int, out: Search) -> ServingPlan | None:
+    """The replica (parallelism tool's serving answer on one node) with the most output
+    tokens/s per GPU over the concurrencies tried, within the per-user speed if one is set."""
+    args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
+    users = inp.concurrent_users or CONCURRENCY[-1]
+    best: ServingPlan | None = None
+    reason = "does not fit"
+    for conc in [c for c in CONCURRENCY if c <= users] or [1]:
+        out.evaluated += 1
+        res = run_parallelism(ParallelismInput(**_model_args(inp), workload="inference",
+                                               gpu=gpu, gpus=gpn, gpus_per_node=gpn,
+                                               concurrency=conc, **args))
+        plans = [p for p in res.plans if isinstance(p, ServingPlan)]
+        if not res.fits or not plans:
+            break  # more sequences need more KV cache: larger concurrencies fit no better
+        plan = plans[0]
+        if inp.tokens_per_s_per_user and \
+                plan.time_per_output_token_ms > 1000 / inp.tokens_per_s_per_user:
+            reason = "too slow per user"
+            break  # more sequences only slow each one further
+        rate = plan.decode_tokens_per_s_per_replica / plan.gpus_per_replica
+        if best is None or rate > best.decode_tokens_per_s_per_replica / best.gpus_per_replica:
+            best = plan
+    if best is None:
+        out.fail(reason)
+    return best
 
 
 def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:
