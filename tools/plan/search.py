@@ -52,6 +52,7 @@ class Option:
     tokens_per_s: float | None = None
     replicas: int | None = None
     gpus_per_replica: int | None = None
+    concurrency_per_replica: int | None = None
     time_per_output_token_ms: float | None = None
 
 
@@ -166,9 +167,10 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
         if not offers:
             out.fail("no offer")
             continue
-        best = serving_replica(inp, gpu, gpn, out)
-        if best is None:
+        found = serving_replica(inp, gpu, gpn, out)
+        if found is None:
             continue
+        best, conc = found
         per_replica = best.decode_tokens_per_s_per_replica
         replicas = math.ceil(target / per_replica)
         gpus = replicas * best.gpus_per_replica
@@ -192,7 +194,7 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
             gpus_per_node=offer.gpus_per_node, layout={"tp": best.tp, "pp": best.pp},
             offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4), cost_usd=monthly,
             tokens_per_s=per_replica * replicas, replicas=replicas,
-            gpus_per_replica=best.gpus_per_replica,
+            gpus_per_replica=best.gpus_per_replica, concurrency_per_replica=conc,
             time_per_output_token_ms=best.time_per_output_token_ms))
 
 
@@ -201,12 +203,13 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
 CONCURRENCY = (1, 4, 8, 16, 32, 64, 128, 256)
 
 
-def serving_replica(inp: PlanInput, gpu: str, gpn: int, out: Search) -> ServingPlan | None:
+def serving_replica(inp: PlanInput, gpu: str, gpn: int,
+                    out: Search) -> tuple[ServingPlan, int] | None:
     """The replica (parallelism tool's serving answer on one node) with the most output
     tokens/s per GPU over the concurrencies tried, within the per-user speed if one is set."""
     args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
     users = inp.concurrent_users or CONCURRENCY[-1]
-    best: ServingPlan | None = None
+    best: tuple[ServingPlan, int] | None = None
     reason = "does not fit"
     for conc in [c for c in CONCURRENCY if c <= users] or [1]:
         out.evaluated += 1
@@ -222,8 +225,9 @@ def serving_replica(inp: PlanInput, gpu: str, gpn: int, out: Search) -> ServingP
             reason = "too slow per user"
             break  # more sequences only slow each one further
         rate = plan.decode_tokens_per_s_per_replica / plan.gpus_per_replica
-        if best is None or rate > best.decode_tokens_per_s_per_replica / best.gpus_per_replica:
-            best = plan
+        if best is None or rate > best[0].decode_tokens_per_s_per_replica / \
+                best[0].gpus_per_replica:
+            best = (plan, conc)
     if best is None:
         out.fail(reason)
     return best

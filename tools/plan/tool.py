@@ -49,6 +49,7 @@ class PlanOption(BaseModel):
     tokens_per_s: float | None = None
     replicas: int | None = None
     gpus_per_replica: int | None = None
+    concurrency_per_replica: int | None = None
     time_per_output_token_ms: float | None = None
 
 
@@ -90,7 +91,8 @@ def _view(o: Option, peaks: dict[str, float | None]) -> PlanOption:
         usd_per_gpu_hour=o.offer.effective_usd_per_gpu_hour, billed_gpus=o.billed_gpus,
         hourly_usd=o.hourly_usd, cost_usd=o.cost_usd, gpu_peak_tflops=peaks.get(o.gpu),
         training_days=o.days, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
-        gpus_per_replica=o.gpus_per_replica, time_per_output_token_ms=o.time_per_output_token_ms)
+        gpus_per_replica=o.gpus_per_replica, concurrency_per_replica=o.concurrency_per_replica,
+        time_per_output_token_ms=o.time_per_output_token_ms)
 
 
 def _pick(inp: PlanInput, options: list[Option]) -> Option | None:

@@ -1,0 +1,103 @@
+"""The plan tool: a GPU kind, count, layout and offer for a goal, checked by hand arithmetic."""
+
+from __future__ import annotations
+
+import math
+
+from clusterplan.tools.plan.search import host_offer, kind_offers, node_ladder
+from clusterplan.tools.registry import invoke
+from tests.conftest import run_cli
+
+# Dense BF16 peaks from the datasheets (notes nvidia-b200-datasheet, nvidia-h100-datasheet,
+# nvidia-h200-datasheet, nvidia-a100-datasheet), FLOP/s.
+PEAK_BF16 = {"b200-sxm": 2250e12, "h100-sxm": 989.4e12, "h200-sxm": 989.4e12,
+             "a100-sxm-80gb": 312e12}
+SECONDS_PER_DAY = 86_400
+
+
+def test_7b_on_2t_tokens_in_30_days_meets_the_deadline_by_hand_arithmetic():
+    # Llama 2 7B (note model-llama-1-2): 6.74e9 parameters, 32 layers, hidden 4096, trained at
+    # the tool's 4096-token sequences. Model FLOPs a token (megatron-lm-2021) = 6 N + 12 L s h.
+    result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 30})
+    needed = 2e12 / (30 * 86_400)  # 771,604.9 tokens/s
+    assert abs(result.needed_tokens_per_s - 771_604.938) < 0.01
+    rec = result.recommendation
+    assert rec is not None and rec.training_days <= 30
+    assert rec.gpu_peak_tflops * 1e12 == PEAK_BF16[rec.gpu]
+    flops_per_token = 6 * 6.74e9 + 12 * 32 * 4096 * 4096
+    days = 2e12 * flops_per_token / (rec.gpus * PEAK_BF16[rec.gpu] * rec.mfu) / SECONDS_PER_DAY
+    assert math.isclose(rec.training_days, days, rel_tol=0.02)
+    assert rec.tokens_per_s >= needed
+    # the run's cost: billed GPUs x $/GPU-h x hours
+    assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour
+                        * rec.training_days * 24, rel_tol=1e-4)
+    assert rec.nodes > 1 and rec.gpus_per_node == 8 and rec.billed_gpus == rec.gpus
+    assert result.failed.get("misses deadline", 0) > 0
+    days_front = [o.training_days for o in result.pareto]
+    assert days_front == sorted(days_front, reverse=True)  # cheaper is slower along the front
+
+
+def test_multi_node_training_is_never_priced_on_a_single_gpu_pod():
+    offers = kind_offers("h100-sxm", None)
+    pods = [o for o in offers if o.gpus_per_node == 1]
+    nodes8 = [o for o in offers if o.gpus_per_node == 8]
+    assert pods and nodes8
+    # a pod is cheaper per GPU than the cheapest 8-GPU node, yet 4 nodes use the 8-GPU node
+    assert min(o.effective_usd_per_gpu_hour for o in pods) < \
+        min(o.effective_usd_per_gpu_hour for o in nodes8)
+    offer, billed = host_offer(offers, 32, 8, multi_node=True)
+    assert offer.gpus_per_node == 8 and billed == 32
+    assert offer.effective_usd_per_gpu_hour == min(o.effective_usd_per_gpu_hour for o in nodes8)
+    result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 30})
+    for option in result.pareto:
+        if option.nodes > 1:
+            assert option.gpus_per_node > 1 and option.billed_gpus == option.gpus
+
+
+def test_node_counts_are_not_only_powers_of_two():
+    assert node_ladder(16) == [1, 2, 3, 4, 6, 8, 12, 16]
+
+
+def test_serving_200_users_at_30_tokens_per_s():
+    result = invoke("plan", {"model": "llama-3-70b", "workload": "inference",
+                             "concurrent_users": 200, "tokens_per_s_per_user": 30})
+    assert result.target_tokens_per_s == 200 * 30 == 6000
+    rec = result.recommendation
+    assert rec is not None
+    assert rec.time_per_output_token_ms <= 1000 / 30  # each user gets 30 tokens/s
+    per_replica = rec.concurrency_per_replica * 1000 / rec.time_per_output_token_ms
+    assert rec.replicas == math.ceil(6000 / per_replica)
+    assert rec.gpus == rec.replicas * rec.gpus_per_replica
+    assert math.isclose(rec.tokens_per_s, rec.replicas * per_replica, rel_tol=1e-6)
+    assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour * 730,
+                        rel_tol=1e-4)  # 730 h a month, note pricing-models#hours-per-month
+
+
+def test_budget_goal_stays_within_budget():
+    result = invoke("plan", {"model": "llama-3-8b", "workload": "lora", "tokens": "1B",
+                             "budget_usd": 500})
+    rec = result.recommendation
+    assert rec is not None and rec.cost_usd <= 500
+    assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour
+                        * rec.training_days * 24, rel_tol=1e-4)
+    assert all(o.cost_usd <= 500 for o in result.pareto)
+    # a budget with no deadline picks the fastest run it affords
+    assert rec.training_days == min(o.training_days for o in result.pareto)
+
+
+def test_a_goal_no_cluster_meets_says_why():
+    result = invoke("plan", {"model": "llama-3-70b", "tokens": "15T", "deadline_days": 1,
+                             "gpus": ["h100"], "max_gpus": 64})
+    assert result.recommendation is None
+    assert result.summary.startswith("no cluster meets the goal")
+    assert result.failed.get("misses deadline", 0) + result.failed.get("does not fit", 0) > 0
+
+
+def test_bad_input_is_one_line():
+    for payload in ('{"model": "llama-3-8b", "workload": "inference", "deadline_days": 3}',
+                    '{"model": "llama-3-8b", "tokens": "2T"}',
+                    '{"model": "llama-3-8b", "tokens": "2T", "deadline_days": 3, '
+                    '"gpus": ["h1000x"]}'):
+        out = run_cli("tool", "plan", "--input", payload)
+        assert out.exit_code != 0
+        assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
