@@ -142,7 +142,7 @@ ROUTES: dict[str, tuple[str, str]] = {
     "layout": ("clusterplan.assistant.route_cluster", "layout"),
     "training": ("clusterplan.assistant.route_cluster", "training"),
     "serving": ("clusterplan.assistant.route_cluster", "serving"),
-    "plan": ("clusterplan.assistant.route_cluster", "plan"),
+    "plan": ("clusterplan.assistant.route_plan", "plan"),
     "interconnect": ("clusterplan.assistant.route_network", "collective"),
     "convert": ("clusterplan.assistant.route_network", "convert"),
     "link_compare": ("clusterplan.assistant.route_network", "link_compare"),

@@ -195,7 +195,9 @@ def _assumptions(inp: PlanInput, result: PlanResult) -> None:
     ]
     if not inp.training:
         result.assumptions.append("a replica's shape and tokens/s are the parallelism tool's "
-                                  "serving answer on one node at its default concurrency; "
+                                  "serving answer on one node, at the concurrency (1 to 256 "
+                                  "sequences) giving the most tokens/s a GPU within the "
+                                  "per-user speed; "
                                   f"serving cost is per month of {HOURS_PER_MONTH} h")
 
 
