@@ -101,3 +101,25 @@ def test_bad_input_is_one_line():
         out = run_cli("tool", "plan", "--input", payload)
         assert out.exit_code != 0
         assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
+
+
+def _ask(question: str) -> str:
+    out = run_cli("ask", question)
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+def test_a_deadline_question_is_routed_to_the_plan_tool():
+    text = _ask("Plan a cluster to pretrain a 7B model on 2T tokens in 30 days")
+    assert "within 30 days" in text and "Recommendation" in text
+    assert "misses deadline" in text
+
+
+def test_a_users_question_is_routed_to_the_plan_tool():
+    text = _ask("Plan a cluster to serve Llama 3 70B to 200 concurrent users at 30 tokens/s each")
+    assert "serve 200 users x 30 tokens/s" in text and "replica" in text
+
+
+def test_a_plan_without_a_goal_keeps_the_fixed_cluster_answer():
+    text = _ask("Plan a cluster to pretrain Llama 3 70B on 64 H100")
+    assert text.startswith("Plan:") or "Plan:" in text.splitlines()[0]

@@ -36,6 +36,10 @@ class PlanInput(ToolInput):
     objective: Literal["cheapest", "fastest"] | None = Field(default=None)
     gpus: list[str] | None = Field(default=None, description="GPU kinds to consider (default all)")
     providers: list[str] | None = Field(default=None, description="only these providers")
+    global_batch_tokens: int | None = Field(
+        default=None, ge=1, le=1_000_000_000_000,
+        description="training: tokens per optimizer step, passed to the parallelism tool "
+        "(its default batch limits how far data parallelism scales)")
     max_gpus: int = Field(default=16_384, ge=1, le=1_000_000, description="largest cluster")
 
     @field_validator("params_b", mode="after")

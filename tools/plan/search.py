@@ -20,7 +20,8 @@ from clusterplan.tools.pricing.tool import run as run_pricing
 # Node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, ... (each power of two and 1.5 x it), so a
 # 3-node or 12-node cluster is a candidate, not only powers of two.
 SECONDS_PER_DAY = 86_400
-REASONS = ("does not fit", "misses deadline", "over budget", "no offer", "too slow per user")
+REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
+           "no offer", "too slow per user")
 
 
 def node_ladder(max_nodes: int) -> list[int]:
@@ -99,13 +100,17 @@ def _model_args(inp: PlanInput) -> dict[str, Any]:
     return {"model": inp.model} if inp.model else {"params_b": inp.params_b}
 
 
-def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPlan, Any] | None:
-    """The parallelism tool's best layout for `gpus` GPUs of `gpu`, or None if none fits."""
+def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPlan, Any] | str:
+    """The parallelism tool's best layout for `gpus` GPUs of `gpu`, or why there is none."""
     res = run_parallelism(ParallelismInput(
         **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
-        tokens=inp.tokens, top_k=1))
+        tokens=inp.tokens, top_k=1,
+        **({"global_batch_tokens": inp.global_batch_tokens} if inp.global_batch_tokens else {})))
     if not res.fits or not res.plans:
-        return None
+        if res.smallest_cluster is not None:  # the memory floor: skip the counts below it
+            return f"does not fit:{res.smallest_cluster.gpus}"
+        return "does not fit" if res.verdict.startswith("does not fit") else \
+            "no layout satisfies the rules"
     plan = res.plans[0]
     assert isinstance(plan, TrainingPlan)
     return plan, res
@@ -117,23 +122,30 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
     for gpu, gpn in kinds:
         offers = kind_offers(gpu, inp.providers)
         ladder = [n for n in node_ladder(max(1, inp.max_gpus // gpn))]
-        fitted = 0
+        fitted, floor_gpus = 0, 0
         for nodes in ladder:
             gpus = nodes * gpn
+            if gpus < floor_gpus:
+                out.fail("does not fit")
+                continue
             if not offers:
                 out.fail("no offer")
                 break
+            hosted = host_offer(offers, gpus, gpn, multi_node=nodes > 1)
+            if hosted is None:  # no offer hosts this many nodes; more nodes fare no better
+                out.fail("no offer")
+                if nodes > 1:
+                    break
+                continue
             out.evaluated += 1
             found = train_at(inp, gpu, gpus, gpn)
-            if found is None:
-                out.fail("does not fit")
+            if isinstance(found, str):
+                reason, _, smallest = found.partition(":")
+                floor_gpus = int(smallest) if smallest else floor_gpus
+                out.fail(reason)
                 continue
             plan, res = found
             fitted += 1
-            hosted = host_offer(offers, gpus, gpn, multi_node=nodes > 1)
-            if hosted is None:
-                out.fail("no offer")
-                continue
             offer, billed = hosted
             days = res.training_days
             hourly = billed * offer.effective_usd_per_gpu_hour
