@@ -71,6 +71,10 @@ def test_serving_200_users_at_30_tokens_per_s():
     assert math.isclose(rec.tokens_per_s, rec.replicas * per_replica, rel_tol=1e-6)
     assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour * 730,
                         rel_tol=1e-4)  # 730 h a month, note pricing-models#hours-per-month
+    # the figure compared with API prices: $ an hour / output tokens an hour x 1e6
+    hourly = rec.billed_gpus * rec.usd_per_gpu_hour
+    assert math.isclose(rec.usd_per_million_output_tokens,
+                        hourly / (rec.replicas * per_replica * 3600) * 1e6, rel_tol=1e-3)
 
 
 def test_budget_goal_stays_within_budget():
@@ -90,7 +94,12 @@ def test_a_goal_no_cluster_meets_says_why():
                              "gpus": ["h100"], "max_gpus": 64})
     assert result.recommendation is None
     assert result.summary.startswith("no cluster meets the goal")
-    assert result.failed.get("misses deadline", 0) + result.failed.get("does not fit", 0) > 0
+    assert result.failed.get("misses deadline", 0) > 0
+    # by how much: the fastest cluster found within 64 H100 and its days over the 1-day deadline
+    closest = result.closest
+    assert closest is not None and closest.gpu == "h100-sxm" and closest.gpus <= 64
+    assert closest.training_days > 1
+    assert f"{closest.training_days:.1f} days" in result.summary
 
 
 def test_bad_input_is_one_line():

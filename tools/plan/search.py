@@ -65,6 +65,7 @@ class Search:
     failed: dict[str, int] = field(default_factory=dict)
     evaluated: int = 0
     kinds: list[str] = field(default_factory=list)
+    closest: Option | None = None  # the fastest training option that missed the deadline
 
     def fail(self, reason: str) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + 1
@@ -159,6 +160,8 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                          tokens_per_s=plan.tokens_per_s)
             if inp.deadline_days is not None and days > inp.deadline_days:
                 out.fail("misses deadline")
+                if out.closest is None or days < (out.closest.days or 0.0):
+                    out.closest = opt
                 continue
             if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
                 out.fail("over budget")

@@ -51,6 +51,8 @@ class PlanOption(BaseModel):
     gpus_per_replica: int | None = None
     concurrency_per_replica: int | None = None
     time_per_output_token_ms: float | None = None
+    usd_per_million_output_tokens: float | None = Field(
+        default=None, description="serving: hourly cost / (tokens/s x 3600) x 1e6")
 
 
 class PlanResult(ToolResult):
@@ -64,6 +66,8 @@ class PlanResult(ToolResult):
     needed_tokens_per_s: float | None = None
     failed: dict[str, int] = Field(default_factory=dict)
     evaluated: int = 0
+    closest: PlanOption | None = Field(default=None, description="an unmet deadline: the "
+                                       "fastest cluster found, and its days")
 
 
 def _goal(inp: PlanInput) -> str:
@@ -92,7 +96,9 @@ def _view(o: Option, peaks: dict[str, float | None]) -> PlanOption:
         hourly_usd=o.hourly_usd, cost_usd=o.cost_usd, gpu_peak_tflops=peaks.get(o.gpu),
         training_days=o.days, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
         gpus_per_replica=o.gpus_per_replica, concurrency_per_replica=o.concurrency_per_replica,
-        time_per_output_token_ms=o.time_per_output_token_ms)
+        time_per_output_token_ms=o.time_per_output_token_ms,
+        usd_per_million_output_tokens=None if o.days is not None or not o.tokens_per_s else
+        round(o.hourly_usd / (o.tokens_per_s * 3600) * 1e6, 4))
 
 
 def _pick(inp: PlanInput, options: list[Option]) -> Option | None:
@@ -153,6 +159,12 @@ def run(inp: PlanInput) -> PlanResult:
     if best is None:
         result.summary = ("no cluster meets the goal (" + _goal(inp) + "); ruled out: "
                           + (", ".join(f"{k} {v}" for k, v in found.failed.items()) or "none"))
+        if found.closest is not None and inp.deadline_days:
+            c = result.closest = _view(found.closest, peaks)
+            ratio = (c.training_days or 0.0) / inp.deadline_days
+            result.summary += (f"; the fastest found, {c.gpus} x {c.gpu}, takes "
+                               f"{c.training_days:.1f} days, {ratio:.2g} x the deadline (more GPUs than max_gpus, a larger global "
+                               "batch or a later deadline would meet it)")
         return cite(result)
     rec = result.recommendation = _view(best, peaks)
     result.steps += _best_steps(inp, rec, notes.get(best.gpu, ""), best.offer.source_note)
@@ -212,7 +224,8 @@ def _sentence(inp: PlanInput, rec: PlanOption) -> str:
             f"{rec.gpus_per_replica} ({layout}) from {rec.offer} at "
             f"${rec.usd_per_gpu_hour:g}/GPU-h: {rec.tokens_per_s:,.0f} tokens/s, "
             f"{rec.time_per_output_token_ms:.1f} ms per output token, "
-            f"${rec.cost_usd:,.0f} a month")
+            f"${rec.cost_usd:,.0f} a month (${rec.usd_per_million_output_tokens:.2f} per million "
+            "output tokens)")
 
 
 TOOL = Tool(
