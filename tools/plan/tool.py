@@ -163,8 +163,9 @@ def run(inp: PlanInput) -> PlanResult:
             c = result.closest = _view(found.closest, peaks)
             ratio = (c.training_days or 0.0) / inp.deadline_days
             result.summary += (f"; the fastest found, {c.gpus} x {c.gpu}, takes "
-                               f"{c.training_days:.1f} days, {ratio:.2g} x the deadline (more GPUs than max_gpus, a larger global "
-                               "batch or a later deadline would meet it)")
+                               f"{c.training_days:.1f} days, {ratio:,.1f} x the deadline "
+                               "(more GPUs than max_gpus, a larger global batch or a later "
+                               "deadline would meet it)")
         return cite(result)
     rec = result.recommendation = _view(best, peaks)
     result.steps += _best_steps(inp, rec, notes.get(best.gpu, ""), best.offer.source_note)
