@@ -132,3 +132,11 @@ def test_a_users_question_is_routed_to_the_plan_tool():
 def test_a_plan_without_a_goal_keeps_the_fixed_cluster_answer():
     text = _ask("Plan a cluster to pretrain Llama 3 70B on 64 H100")
     assert text.startswith("Plan:") or "Plan:" in text.splitlines()[0]
+
+
+def test_gpu_kinds_may_be_a_comma_separated_string():
+    result = invoke("plan", {"model": "llama-3-8b", "workload": "lora", "tokens": "1B",
+                             "objective": "cheapest", "gpus": "h100, a100"})
+    assert {o.gpu for o in result.pareto} <= {"h100-sxm", "a100-sxm-80gb"}
+    rec = result.recommendation
+    assert rec is not None and rec.cost_usd == min(o.cost_usd for o in result.pareto)

@@ -42,6 +42,14 @@ class PlanInput(ToolInput):
         "(its default batch limits how far data parallelism scales)")
     max_gpus: int = Field(default=16_384, ge=1, le=1_000_000, description="largest cluster")
 
+    @field_validator("gpus", "providers", mode="before")
+    @classmethod
+    def _names(cls, value: object) -> object:
+        """'h100,h200' (as a slash command types it) is the list ['h100', 'h200']."""
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        return value
+
     @field_validator("params_b", mode="after")
     @classmethod
     def _plausible(cls, value: float | None) -> float | None:
