@@ -47,6 +47,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     payload = plan_payload(intent)
     if payload is None:
         return fixed_cluster_plan(intent, calls)
+    intent.assumed.pop("gpu", None)  # the search chooses the GPU kind; none is assumed
     result = calls.run("plan", payload, "search GPU kinds, node counts and offers for the goal")
     rec = result.get("recommendation")
     training = payload["workload"] != "inference"

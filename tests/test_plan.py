@@ -140,3 +140,8 @@ def test_gpu_kinds_may_be_a_comma_separated_string():
     assert {o.gpu for o in result.pareto} <= {"h100-sxm", "a100-sxm-80gb"}
     rec = result.recommendation
     assert rec is not None and rec.cost_usd == min(o.cost_usd for o in result.pareto)
+
+
+def test_a_goal_plan_does_not_claim_an_assumed_gpu():
+    text = _ask("Plan a cluster to pretrain a 7B model on 2T tokens in 30 days")
+    assert "assumed GPU" not in text
