@@ -102,11 +102,18 @@ def _model_args(inp: PlanInput) -> dict[str, Any]:
 
 
 def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPlan, Any] | str:
-    """The parallelism tool's best layout for `gpus` GPUs of `gpu`, or why there is none."""
-    res = run_parallelism(ParallelismInput(
-        **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
-        tokens=inp.tokens, top_k=1,
-        **({"global_batch_tokens": inp.global_batch_tokens} if inp.global_batch_tokens else {})))
+    """The parallelism tool's best layout for `gpus` GPUs of `gpu`, or why there is none.
+    A count such as 3 or 12 nodes often fails only because its data-parallel degree does not
+    divide the default global batch; it is retried once with the batch rounded up to a
+    multiple of the GPU count (at most `gpus` - 1 sequences more a step)."""
+    batch: dict[str, Any] = {}
+    if inp.global_batch_tokens:
+        batch["global_batch_tokens"] = inp.global_batch_tokens
+    res = _train(inp, gpu, gpus, gpn, batch)
+    if not res.plans and not res.verdict.startswith("does not fit") and res.global_batch \
+            and res.global_batch % gpus and not inp.global_batch_tokens:
+        res = _train(inp, gpu, gpus, gpn,
+                     {"global_batch": math.ceil(res.global_batch / gpus) * gpus})
     if not res.fits or not res.plans:
         if res.smallest_cluster is not None:  # the memory floor: skip the counts below it
             return f"does not fit:{res.smallest_cluster.gpus}"
@@ -117,17 +124,26 @@ def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPla
     return plan, res
 
 
+def _train(inp: PlanInput, gpu: str, gpus: int, gpn: int, batch: dict[str, Any]) -> Any:
+    return run_parallelism(ParallelismInput(
+        **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
+        tokens=inp.tokens, top_k=1, **batch))
+
+
 def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
     """Per GPU kind: grow the node count along the ladder until the deadline is met (or, for a
     budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
     for gpu, gpn in kinds:
         offers = kind_offers(gpu, inp.providers)
         ladder = [n for n in node_ladder(max(1, inp.max_gpus // gpn))]
-        fitted, floor_gpus = 0, 0
+        fitted, floor_gpus, pace_gpus = 0, 0, 0.0
         for nodes in ladder:
             gpus = nodes * gpn
             if gpus < floor_gpus:
                 out.fail("does not fit")
+                continue
+            if gpus < pace_gpus:  # even perfect scaling from a measured count misses it
+                out.fail("misses deadline")
                 continue
             if not offers:
                 out.fail("no offer")
@@ -160,6 +176,7 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                          tokens_per_s=plan.tokens_per_s)
             if inp.deadline_days is not None and days > inp.deadline_days:
                 out.fail("misses deadline")
+                pace_gpus = gpus * days / inp.deadline_days
                 if out.closest is None or days < (out.closest.days or 0.0):
                     out.closest = opt
                 continue

@@ -202,7 +202,10 @@ def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str)
 def _assumptions(inp: PlanInput, result: PlanResult) -> None:
     result.assumptions += [
         "node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... whole nodes of the GPU's usual "
-        "node size; a GPU kind stops growing once the deadline is met",
+        "node size; a GPU kind stops growing once the deadline is met, and skips the counts that "
+        "would miss it even if time fell in proportion to GPUs from a count measured",
+        "a count whose GPUs do not divide the default global batch is retried with the batch "
+        "rounded up to a multiple of the GPU count",
         "offers: available, not spot; a multi-node training job only on an offer whose node "
         "is the cluster's multi-GPU node",
     ]
