@@ -145,3 +145,18 @@ def test_gpu_kinds_may_be_a_comma_separated_string():
 def test_a_goal_plan_does_not_claim_an_assumed_gpu():
     text = _ask("Plan a cluster to pretrain a 7B model on 2T tokens in 30 days")
     assert "assumed GPU" not in text
+
+
+def test_a_non_power_of_two_node_count_can_win():
+    # 2T tokens in 40 days on H100: 4 nodes (32 GPUs) would need
+    # 2e12 x (6 x 6.74e9 + 12 x 32 x 4096 x 4096) / (32 x 989.4e12 x 0.6) / 86,400 = 57.1 days,
+    # so the smallest count meeting 40 days is 6 nodes (48 GPUs): 57.1 x 32 / 48 = 38.1 days.
+    result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 40,
+                             "gpus": ["h100"]})
+    rec = result.recommendation
+    assert rec is not None and rec.nodes == 6 and rec.gpus == 48
+    flops_per_token = 6 * 6.74e9 + 12 * 32 * 4096 * 4096
+    days_32 = 2e12 * flops_per_token / (32 * 989.4e12 * 0.6) / SECONDS_PER_DAY
+    assert 57 < days_32 < 57.2 and days_32 > 40
+    assert math.isclose(rec.training_days, days_32 * 32 / 48 * 0.6 / rec.mfu, rel_tol=0.02)
+    assert rec.training_days <= 40
