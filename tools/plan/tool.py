@@ -27,6 +27,8 @@ from clusterplan.tools.registry import Tool
 
 __all__ = ["PlanInput", "PlanResult", "run"]
 
+CHEAP_TIE = 0.01  # costs within 1% count as equal when picking the cheapest
+
 
 class PlanOption(BaseModel):
     """One cluster that meets the goal: what to rent, its layout, its time or speed, its cost."""
@@ -109,7 +111,11 @@ def _pick(inp: PlanInput, options: list[Option]) -> Option | None:
         key = (lambda o: (o.days or 0.0, o.cost_usd)) if inp.training else \
             (lambda o: (-(o.tokens_per_s or 0.0), o.cost_usd))
         return min(options, key=key)
-    return min(options, key=lambda o: (o.cost_usd, o.days or 0.0))
+    # cheapest: within 1% of the lowest cost (a rounding of the step time, not a real
+    # saving) the fewest GPUs, which are also the easiest to rent
+    low = min(o.cost_usd for o in options)
+    near = [o for o in options if o.cost_usd <= low * (1 + CHEAP_TIE)]
+    return min(near, key=lambda o: (o.gpus, o.cost_usd))
 
 
 def run(inp: PlanInput) -> PlanResult:
@@ -217,12 +223,16 @@ def _assumptions(inp: PlanInput, result: PlanResult) -> None:
                                   f"serving cost is per month of {HOURS_PER_MONTH} h")
 
 
+def _duration(days: float) -> str:
+    return f"{days:.1f} days" if days >= 1 else f"{days * 24:.1f} hours"
+
+
 def _sentence(inp: PlanInput, rec: PlanOption) -> str:
     layout = ", ".join(f"{k}={v}" for k, v in rec.layout.items())
     if inp.training:
         return (f"rent {rec.gpus} x {rec.gpu} ({rec.nodes} node(s) of {rec.gpus_per_node}) from "
                 f"{rec.offer} at ${rec.usd_per_gpu_hour:g}/GPU-h; layout {layout}; "
-                f"{rec.training_days:.1f} days at MFU {rec.mfu:.0%}; about "
+                f"{_duration(rec.training_days or 0.0)} at MFU {rec.mfu:.0%}; about "
                 f"${rec.cost_usd:,.0f}")
     return (f"rent {rec.gpus} x {rec.gpu} as {rec.replicas} replica(s) of "
             f"{rec.gpus_per_replica} ({layout}) from {rec.offer} at "
