@@ -169,3 +169,9 @@ def test_a_short_run_is_said_in_hours():
     rec = result.recommendation
     assert rec is not None and rec.training_days < 1
     assert f"{rec.training_days * 24:.1f} hours" in result.summary
+
+
+def test_max_gpus_below_one_node_rules_the_kind_out():
+    result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 30,
+                             "gpus": ["h100"], "max_gpus": 4})
+    assert result.recommendation is None and result.failed == {"above max_gpus": 1}

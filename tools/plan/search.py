@@ -21,7 +21,7 @@ from clusterplan.tools.pricing.tool import run as run_pricing
 # 3-node or 12-node cluster is a candidate, not only powers of two.
 SECONDS_PER_DAY = 86_400
 REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
-           "no offer", "too slow per user")
+           "no offer", "too slow per user", "above max_gpus")
 
 
 def node_ladder(max_nodes: int) -> list[int]:
@@ -135,7 +135,10 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
     budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
     for gpu, gpn in kinds:
         offers = kind_offers(gpu, inp.providers)
-        ladder = [n for n in node_ladder(max(1, inp.max_gpus // gpn))]
+        if inp.max_gpus < gpn:  # not one whole node of this kind within max_gpus
+            out.fail("above max_gpus")
+            continue
+        ladder = node_ladder(inp.max_gpus // gpn)
         fitted, floor_gpus, pace_gpus = 0, 0, 0.0
         for nodes in ladder:
             gpus = nodes * gpn
@@ -204,10 +207,13 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
             continue
         best, conc = found
         per_replica = best.decode_tokens_per_s_per_replica
+        if not per_replica > 0:  # guards the division below against a degenerate answer
+            out.fail("does not fit")
+            continue
         replicas = math.ceil(target / per_replica)
         gpus = replicas * best.gpus_per_replica
         if gpus > inp.max_gpus:
-            out.fail("does not fit")
+            out.fail("above max_gpus")
             continue
         hosted = host_offer(offers, best.gpus_per_replica, gpn, multi_node=False)
         if hosted is None:
