@@ -175,3 +175,19 @@ def test_max_gpus_below_one_node_rules_the_kind_out():
     result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 30,
                              "gpus": ["h100"], "max_gpus": 4})
     assert result.recommendation is None and result.failed == {"above max_gpus": 1}
+
+
+def test_providers_constrain_the_offers_and_a_serving_budget_is_monthly():
+    result = invoke("plan", {"model": "llama-3-70b", "workload": "inference",
+                             "concurrent_users": 200, "tokens_per_s_per_user": 30,
+                             "providers": ["lambda"], "budget_usd": 12_000})
+    rec = result.recommendation
+    assert rec is not None and rec.provider == "lambda"
+    assert all(o.provider == "lambda" for o in result.pareto)
+    # a month is 730 h (note pricing-models#hours-per-month): billed GPUs x $/GPU-h x 730
+    assert rec.cost_usd <= 12_000
+    assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour * 730,
+                        rel_tol=1e-4)
+    out = run_cli("tool", "plan", "--input", '{"model": "llama-3-8b", "tokens": "1B", '
+                  '"objective": "cheapest", "providers": ["nosuchcloud"]}')
+    assert out.exit_code != 0 and len(out.output.strip().splitlines()) == 1
