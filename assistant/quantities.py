@@ -182,4 +182,24 @@ def read_params_b(text: str) -> tuple[float, str] | None:
     return number(m[1], "the model size") * scale, m[0].strip()
 
 
-_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches)
+RATE = lazy(NUM + r"\s*(k)?\s*(?:output\s+)?tok(?:en)?s?\s*(?:/\s*s(?:ec)?|per\s+sec(?:ond)?)\b"
+            r"(\s*(?:each|per\s+user|a\s+user))?", _I)
+USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?users\b", _I)
+OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
+
+
+def _goals(text: str, slots: dict[str, Any]) -> None:
+    """A plan's goal: a throughput (in all, or per user), users at once, cheapest/fastest."""
+    rate = RATE.search(text)
+    if rate:
+        value = number(rate[1]) * (1e3 if rate[2] else 1)
+        slots["user_tokens_per_s" if rate[3] else "tokens_per_s"] = value
+    users = USERS.search(text)
+    if users:
+        slots["users"] = count(users[1])
+    objective = OBJECTIVE.search(text)
+    if objective:
+        slots["objective"] = objective[1].lower()
+
+
+_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals)

@@ -1,50 +1,73 @@
-"""Goal-shaped questions (a deadline, a budget, the cheapest) to the plan tool."""
+"""Plan questions that carry a goal (a deadline, a throughput, users at a speed, a budget,
+cheapest or fastest) go to the plan tool; the rest keep the fixed-cluster plan."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.markdown import table
-from clusterplan.assistant.route import Calls, Reply, model_fields
+from clusterplan.assistant.jobs import gpu_name
+from clusterplan.assistant.markdown import num, table, usd
+from clusterplan.assistant.route import Calls, Reply, model_fields, slot
+from clusterplan.assistant.route_cluster import plan as fixed_cluster_plan
 
-TRAIN_WORKLOADS = ("pretrain", "full_finetune", "lora", "qlora")
+HOURS_PER_DAY = 24
+
+
+def plan_payload(intent: Intent) -> dict[str, Any] | None:
+    """The plan tool's input when the question states a goal, else None."""
+    s = intent.slots
+    workload = slot(intent, "workload", "pretrain")
+    payload: dict[str, Any] = {**model_fields(intent), "workload": workload}
+    goal = False
+    if workload == "inference":
+        if "users" in s and ("user_tokens_per_s" in s or "tokens_per_s" in s):
+            payload.update(concurrent_users=s["users"], tokens_per_s_per_user=s.get(
+                "user_tokens_per_s", s.get("tokens_per_s")))
+            goal = True
+        elif "tokens_per_s" in s:
+            payload["tokens_per_s"], goal = s["tokens_per_s"], True
+    elif "tokens" in s:
+        payload["tokens"] = s["tokens"]
+        if "hours" in s:
+            payload["deadline_days"], goal = s["hours"] / HOURS_PER_DAY, True
+    if "usd" in s:
+        payload["budget_usd"], goal = s["usd"], True
+    if "objective" in s:
+        payload["objective"], goal = s["objective"], True
+    if "gpu" in s:
+        payload["gpus"] = [s["gpu"]]
+    if workload != "inference" and "tokens" not in payload:
+        return None
+    return payload if goal else None
 
 
 def plan(intent: Intent, calls: Calls) -> Reply:
-    """Search every GPU kind, count and offer for the goal the question states."""
-    s = intent.slots
-    workload = s.get("workload", "pretrain")
-    if workload not in TRAIN_WORKLOADS or (workload == "pretrain" and not any(
-            k in s for k in ("hours", "usd", "tokens"))):
-        # Serving (not searched by the plan tool yet), or pretraining with no token budget
-        # and no goal: size the floor and lay it out instead.
-        from clusterplan.assistant.route_cluster import plan as size_and_lay_out
-
-        return size_and_lay_out(intent, calls)
-    payload: dict[str, Any] = model_fields(intent)
-    payload["workload"] = workload
-    if s.get("tokens"):
-        payload["tokens"] = s["tokens"]
-    if s.get("hours"):
-        payload |= {"goal": "deadline", "deadline_days": s["hours"] / 24}
-    elif s.get("usd") or s.get("budget_usd"):
-        payload |= {"goal": "budget", "budget_usd": s.get("usd") or s.get("budget_usd")}
+    """The plan tool's recommendation, its Pareto front and why the rest failed."""
+    payload = plan_payload(intent)
+    if payload is None:
+        return fixed_cluster_plan(intent, calls)
+    intent.assumed.pop("gpu", None)  # the search chooses the GPU kind; none is assumed
+    result = calls.run("plan", payload, "search GPU kinds, node counts and offers for the goal")
+    rec = result.get("recommendation")
+    training = payload["workload"] != "inference"
+    head = f"Goal: {result['goal']}. "
+    if rec is None:
+        head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
-        payload["goal"] = "cheapest"
-    if "gpu" in s:
-        payload["gpus"] = [s["gpu"]]
-    r = calls.run("plan", payload, f"the {payload['goal']} cluster over every GPU kind and offer")
-    rows = [[o["gpu"], o["gpus"], o["nodes"], f"{o['provider']} {o['offer_kind']}",
-             o["usd_per_gpu_hour"], f"tp {o['layout']['tp']} pp {o['layout']['pp']} "
-             f"dp {o['layout']['dp']}", round(o["time_days"], 2), round(o["cost_usd"])]
-            for o in r["options"]]
-    tables = [table(["GPU", "GPUs", "nodes", "offer", "$/GPU-h", "layout", "days", "cost $"],
-                    rows)] if rows else []
-    if r["rejected"]:
+        head += f"Recommendation: **{result['summary']}**."
+    tables = []
+    if result.get("pareto"):
+        if training:
+            rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["nodes"], o["provider"],
+                     o["training_days"], usd(o["cost_usd"])] for o in result["pareto"]]
+            tables.append(table(["cluster", "nodes", "provider", "days", "cost"], rows))
+        else:
+            rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["replicas"], o["provider"],
+                     o["tokens_per_s"], usd(o["cost_usd"])] for o in result["pareto"]]
+            tables.append(table(["cluster", "replicas", "provider", "tokens/s",
+                                 "cost a month"], rows))
+    if result.get("failed"):
         tables.append(table(["ruled out because", "candidates"],
-                            [[k, v] for k, v in r["rejected"].items()]))
-    head = r["recommendation"] + "." if r["best"] else f"No option meets the goal: {r['gap']}."
-    if r.get("needed_tokens_per_s"):
-        head += f" (The deadline needs {r['needed_tokens_per_s']:,.0f} tokens/s.)"
+                            [[k, num(v)] for k, v in result["failed"].items()]))
     return Reply(headline=head, tables=tables)

@@ -1,1 +1,1 @@
-"""Calculator `plan`: the inverse question - the GPUs, count, layout and offer that meet a goal."""
+"""The plan tool: the GPUs, count, layout and offer that meet a goal."""

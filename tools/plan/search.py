@@ -1,158 +1,297 @@
-"""The training search: for each GPU kind, whole-node counts through the parallelism solver,
-then every offer that can host the cluster, priced for the run."""
+"""The plan search: GPU kinds x whole-node counts, each run through the parallelism tool and
+priced with the cheapest offer that can host it."""
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusterplan.db.active import active_store, catalog
-from clusterplan.db.offers import find_offers
-from clusterplan.tools.parallelism.cluster import (
-    EFFICIENCY,
-    JobContext,
-    resolve_cluster,
-    resolve_job,
-)
-from clusterplan.tools.parallelism.input import ParallelismInput
-from clusterplan.tools.parallelism.training_plans import DEFAULT_BATCH_TOKENS, run_search
-from clusterplan.tools.plan.hosting import EXCLUDED, host_problem, run_cost
+from clusterplan.tools.contract import ToolError
+from clusterplan.tools.parallelism.result import ServingPlan, TrainingPlan
+from clusterplan.tools.parallelism.tool import ParallelismInput
+from clusterplan.tools.parallelism.tool import run as run_parallelism
 from clusterplan.tools.plan.input import PlanInput
-from clusterplan.tools.pricing.offers import Offer, offer_view
+from clusterplan.tools.pricing.costs import HOURS_PER_MONTH
+from clusterplan.tools.pricing.offers import Offer
+from clusterplan.tools.pricing.tool import PricingInput
+from clusterplan.tools.pricing.tool import run as run_pricing
 
-NO_OFFER = "no rental offer for this GPU in the catalog"
-NO_FIT = "the parallelism solver finds no layout that fits at this GPU count"
-NO_PEAK = "no usable peak for the precision"
+# Node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, ... (each power of two and 1.5 x it), so a
+# 3-node or 12-node cluster is a candidate, not only powers of two.
+SECONDS_PER_DAY = 86_400
+REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
+           "no offer", "too slow per user", "above max_gpus")
+
+
+def node_ladder(max_nodes: int) -> list[int]:
+    """1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to max_nodes."""
+    out, power = [1], 2
+    while power <= max_nodes:
+        out.append(power)
+        if power * 3 // 2 <= max_nodes and power >= 2:
+            out.append(power * 3 // 2)
+        power *= 2
+    return sorted(set(n for n in out if n <= max_nodes))
 
 
 @dataclass
 class Option:
-    """One priced way to meet the goal."""
+    """One candidate cluster that works, with its time or throughput and its price."""
 
     gpu: str
     gpus: int
     nodes: int
+    gpus_per_node: int
     layout: dict[str, Any]
-    tokens_per_s: float
-    mfu: float
-    time_s: float
     offer: Offer
-    units: int
-    billed_hours: float
+    billed_gpus: int
+    hourly_usd: float
     cost_usd: float
+    days: float | None = None
+    mfu: float | None = None
+    tokens_per_s: float | None = None
+    replicas: int | None = None
+    gpus_per_replica: int | None = None
+    concurrency_per_replica: int | None = None
+    time_per_output_token_ms: float | None = None
 
 
 @dataclass
-class Found:
+class Search:
+    """Everything the search found: the working options and the failures by reason."""
+
     options: list[Option] = field(default_factory=list)
-    rejected: dict[str, int] = field(default_factory=dict)
+    failed: dict[str, int] = field(default_factory=dict)
     evaluated: int = 0
-    assumed: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)
+    closest: Option | None = None  # the fastest training option that missed the deadline
 
-    def reject(self, reason: str, n: int = 1) -> None:
-        self.rejected[reason] = self.rejected.get(reason, 0) + n
+    def fail(self, reason: str) -> None:
+        self.failed[reason] = self.failed.get(reason, 0) + 1
 
 
-def search(inp: PlanInput, tokens: float, as_of: dt.date) -> Found:
-    """Every GPU kind, node counts from the throughput bound upward, every hosting offer."""
-    found = Found()
-    base = ParallelismInput(**inp.ident, workload=inp.workload, gpu="h100-sxm", gpus=8)
-    ctx = resolve_job(base)
-    found.assumed += list(ctx.assumed)
-    kinds = [catalog().gpus.find(g).id for g in inp.gpus] or list(catalog().gpus.rows)
-    for gpu in kinds:
-        offers = _offers(inp, gpu, as_of, found)
+def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: bool,
+               ) -> tuple[Offer, int] | None:
+    """The cheapest offer that can host `gpus` and the GPUs it bills. A job spanning nodes
+    (training beyond one node) needs the offer's node to be the cluster's multi-GPU node;
+    independent serving replicas may sit on any node that holds one replica."""
+    best: tuple[float, Offer, int] | None = None
+    for o in offers:
+        if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2):
+            continue
+        if not multi_node and o.gpus_per_node < gpus:
+            continue
+        billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
+        hourly = billed * o.effective_usd_per_gpu_hour
+        if best is None or hourly < best[0]:
+            best = (hourly, o, billed)
+    return None if best is None else (best[1], best[2])
+
+
+def kind_offers(gpu: str, providers: list[str] | None) -> list[Offer]:
+    """Available, non-spot offers of one GPU kind (from the pricing tool), by provider."""
+    found: list[Offer] = []
+    for provider in providers or [None]:  # type: ignore[list-item]
+        found += run_pricing(PricingInput(gpu=gpu, provider=provider)).offers
+    return [o for o in found if o.status == "available" and o.kind != "spot"]
+
+
+def _model_args(inp: PlanInput) -> dict[str, Any]:
+    return {"model": inp.model} if inp.model else {"params_b": inp.params_b}
+
+
+def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPlan, Any] | str:
+    """The parallelism tool's best layout for `gpus` GPUs of `gpu`, or why there is none.
+    A count such as 3 or 12 nodes often fails only because its data-parallel degree does not
+    divide the default global batch; it is retried once with the batch rounded up to a
+    multiple of the GPU count (at most `gpus` - 1 sequences more a step)."""
+    batch: dict[str, Any] = {}
+    if inp.global_batch_tokens:
+        batch["global_batch_tokens"] = inp.global_batch_tokens
+    res = _train(inp, gpu, gpus, gpn, batch)
+    if not res.plans and not res.verdict.startswith("does not fit") and res.global_batch \
+            and res.global_batch % gpus and not inp.global_batch_tokens:
+        res = _train(inp, gpu, gpus, gpn,
+                     {"global_batch": math.ceil(res.global_batch / gpus) * gpus})
+    if not res.fits or not res.plans:
+        if res.smallest_cluster is not None:  # the memory floor: skip the counts below it
+            return f"does not fit:{res.smallest_cluster.gpus}"
+        return "does not fit" if res.verdict.startswith("does not fit") else \
+            "no layout satisfies the rules"
+    plan = res.plans[0]
+    assert isinstance(plan, TrainingPlan)
+    return plan, res
+
+
+def _train(inp: PlanInput, gpu: str, gpus: int, gpn: int, batch: dict[str, Any]) -> Any:
+    return run_parallelism(ParallelismInput(
+        **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
+        tokens=inp.tokens, top_k=1, **batch))
+
+
+def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
+    """Per GPU kind: grow the node count along the ladder until the deadline is met (or, for a
+    budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
+    for gpu, gpn in kinds:
+        offers = kind_offers(gpu, inp.providers)
+        if inp.max_gpus < gpn:  # not one whole node of this kind within max_gpus
+            out.fail("above max_gpus")
+            continue
+        ladder = node_ladder(inp.max_gpus // gpn)
+        fitted, floor_gpus, pace_gpus = 0, 0, 0.0
+        for nodes in ladder:
+            gpus = nodes * gpn
+            if gpus < floor_gpus:
+                out.fail("does not fit")
+                continue
+            if gpus < pace_gpus:  # even perfect scaling from a measured count misses it
+                out.fail("misses deadline")
+                continue
+            if not offers:
+                out.fail("no offer")
+                break
+            hosted = host_offer(offers, gpus, gpn, multi_node=nodes > 1)
+            if hosted is None:  # no offer hosts this many nodes; more nodes fare no better
+                out.fail("no offer")
+                if nodes > 1:
+                    break
+                continue
+            out.evaluated += 1
+            found = train_at(inp, gpu, gpus, gpn)
+            if isinstance(found, str):
+                reason, _, smallest = found.partition(":")
+                floor_gpus = int(smallest) if smallest else floor_gpus
+                out.fail(reason)
+                continue
+            plan, res = found
+            fitted += 1
+            offer, billed = hosted
+            days = res.training_days
+            hourly = billed * offer.effective_usd_per_gpu_hour
+            opt = Option(gpu=gpu, gpus=gpus, nodes=nodes, gpus_per_node=gpn,
+                         layout={"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
+                                 "zero_stage": plan.zero_stage,
+                                 "micro_batch": plan.micro_batch,
+                                 "recompute": plan.recompute},
+                         offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4),
+                         cost_usd=round(hourly * days * 24, 2), days=days, mfu=plan.mfu,
+                         tokens_per_s=plan.tokens_per_s)
+            if inp.deadline_days is not None and days > inp.deadline_days:
+                out.fail("misses deadline")
+                pace_gpus = gpus * days / inp.deadline_days
+                if out.closest is None or days < (out.closest.days or 0.0):
+                    out.closest = opt
+                continue
+            if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
+                out.fail("over budget")
+                if inp.deadline_days is not None:
+                    break  # more GPUs to meet the deadline only cost more
+                continue
+            out.options.append(opt)
+            if inp.deadline_days is not None or fitted >= 4:
+                break  # deadline met: more nodes are only faster and dearer
+
+
+def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
+    """Per GPU kind: the parallelism tool's serving answer on one node gives a replica's shape
+    and tokens/s; replicas = ceil(goal / per-replica tokens/s)."""
+    target = inp.target_tokens_per_s or 0.0
+    for gpu, gpn in kinds:
+        offers = kind_offers(gpu, inp.providers)
         if not offers:
+            out.fail("no offer")
             continue
-        for gpus, plan in _counts(inp, ctx, gpu, tokens, found):
-            for offer in offers:
-                found.evaluated += 1
-                problem = host_problem(offer, gpus, plan["node_gpus"])
-                if problem:
-                    found.reject(problem)
-                    continue
-                units, billed, cost = run_cost(offer, gpus, plan["time_s"] / 3600)
-                found.options.append(Option(
-                    gpu=gpu, gpus=gpus, nodes=plan["nodes"], layout=plan["layout"],
-                    tokens_per_s=plan["tokens_per_s"], mfu=plan["mfu"], time_s=plan["time_s"],
-                    offer=offer, units=units, billed_hours=billed, cost_usd=cost))
-    return found
-
-
-def _offers(inp: PlanInput, gpu: str, as_of: dt.date, found: Found) -> list[Offer]:
-    rows = find_offers(active_store(), gpu)
-    if not rows:
-        found.reject(NO_OFFER)
-        return []
-    keep = []
-    for row in rows:
-        if (row.kind not in inp.offer_kinds or (inp.providers and row.provider not in inp.providers)
-                or (inp.regions and row.region not in inp.regions)):
-            found.reject(EXCLUDED)
+        found = serving_replica(inp, gpu, gpn, out)
+        if found is None:
             continue
-        keep.append(offer_view(row, as_of))
-    return keep
-
-
-def _counts(inp: PlanInput, ctx: JobContext, gpu: str, tokens: float,
-            found: Found) -> list[tuple[int, dict[str, Any]]]:
-    """Solved cluster sizes for one GPU kind: the smallest that fits (and meets the deadline
-    when one is set), then twice and four times it for the cost-time trade-off."""
-    probe = ParallelismInput(**inp.ident, workload=inp.workload, gpu=gpu, gpus=1)
-    try:
-        cluster = resolve_cluster(probe, ctx.job.precision, [])
-    except ValueError:
-        found.reject(NO_PEAK)
-        return []
-    node = cluster.gpu.gpus_per_node
-    # Upper bound of one GPU's speed: peak x efficiency / (6 N) tokens/s (megatron-lm-2021).
-    ideal = cluster.peak_flops * EFFICIENCY / (6 * ctx.shape.active_params_b * 1e9)
-    need = 1
-    if inp.deadline_days:
-        need = math.ceil(tokens / (inp.deadline_days * 86400) / ideal)
-    gpus = need if need < node else math.ceil(need / node) * node
-    gpus = 1 << (gpus - 1).bit_length() if gpus < node else gpus
-    out: list[tuple[int, dict[str, Any]]] = []
-    while gpus <= inp.max_gpus and len(out) < 3:
-        plan = _solve(inp, ctx, gpu, gpus, tokens)
-        if plan is None:
-            found.reject(NO_FIT)
-            gpus = gpus * 2
+        best, conc = found
+        per_replica = best.decode_tokens_per_s_per_replica
+        if not per_replica > 0:  # guards the division below against a degenerate answer
+            out.fail("does not fit")
             continue
-        deadline_s = (inp.deadline_days or 0) * 86400
-        if not out and deadline_s and plan["time_s"] > deadline_s and gpus < inp.max_gpus:
-            grown = math.ceil(gpus * plan["time_s"] / deadline_s / node) * node
-            gpus = min(max(grown, gpus + node), inp.max_gpus)
-            out.append((plan["gpus"], plan))
+        replicas = math.ceil(target / per_replica)
+        gpus = replicas * best.gpus_per_replica
+        if gpus > inp.max_gpus:
+            out.fail("above max_gpus")
             continue
-        out.append((plan["gpus"], plan))
-        gpus *= 2
-    return out
+        hosted = host_offer(offers, best.gpus_per_replica, gpn, multi_node=False)
+        if hosted is None:
+            out.fail("no offer")
+            continue
+        offer = hosted[0]
+        per_node = offer.gpus_per_node // best.gpus_per_replica  # replicas a node holds
+        billed = math.ceil(replicas / per_node) * offer.gpus_per_node
+        hourly = billed * offer.effective_usd_per_gpu_hour
+        monthly = round(hourly * HOURS_PER_MONTH, 2)
+        if inp.budget_usd is not None and monthly > inp.budget_usd:
+            out.fail("over budget")
+            continue
+        out.options.append(Option(
+            gpu=gpu, gpus=gpus, nodes=math.ceil(billed / offer.gpus_per_node),
+            gpus_per_node=offer.gpus_per_node, layout={"tp": best.tp, "pp": best.pp},
+            offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4), cost_usd=monthly,
+            tokens_per_s=per_replica * replicas, replicas=replicas,
+            gpus_per_replica=best.gpus_per_replica, concurrency_per_replica=conc,
+            time_per_output_token_ms=best.time_per_output_token_ms))
 
 
-def _solve(inp: PlanInput, ctx: JobContext, gpu: str, gpus: int,
-           tokens: float) -> dict[str, Any] | None:
-    """The parallelism solver's fastest layout on `gpus` GPUs, or None when nothing fits."""
-    seq = ctx.job.seq_len
-    # About 4M tokens a step (mfu-calibration#llama3-batch), rounded to a multiple of the GPU
-    # count so that every count, not only powers of two, splits the batch evenly.
-    batch = max(1, round(DEFAULT_BATCH_TOKENS / seq / gpus)) * gpus
-    p = ParallelismInput(**inp.ident, workload=inp.workload, gpu=gpu, gpus=gpus,
-                         tokens=tokens, zero_stages=[1, 3], micro_batches=[1, 2, 4],
-                         global_batch=batch)
-    cluster = resolve_cluster(p, ctx.job.precision, [])
-    job = dataclasses.replace(ctx.job)
-    res = run_search(p, cluster, JobContext(job, ctx.assumed), batch, seq)
-    if not res.ranked:
-        return None
-    best = res.ranked[0]
-    steps = math.ceil(tokens / (batch * seq))
-    x = best.layout
-    return {"gpus": gpus, "nodes": cluster.nodes, "node_gpus": cluster.gpus_per_node,
-            "layout": {"tp": x.tp, "pp": x.pp, "dp": x.dp, "zero": x.zero_stage,
-                       "micro_batch": x.micro_batch, "recompute": x.recompute},
-            "tokens_per_s": best.score.tokens_per_s, "mfu": best.score.mfu,
-            "time_s": steps * best.score.step_s}
+# Sequences one replica serves at once, tried in turn; the KV-cache room and the per-user
+# speed (time per output token) decide which fit (note inference-roofline).
+CONCURRENCY = (1, 4, 8, 16, 32, 64, 128, 256)
+
+
+def serving_replica(inp: PlanInput, gpu: str, gpn: int,
+                    out: Search) -> tuple[ServingPlan, int] | None:
+    """The replica (parallelism tool's serving answer on one node) with the most output
+    tokens/s per GPU over the concurrencies tried, within the per-user speed if one is set."""
+    args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
+    users = inp.concurrent_users or CONCURRENCY[-1]
+    best: tuple[ServingPlan, int] | None = None
+    reason = "does not fit"
+    for conc in [c for c in CONCURRENCY if c <= users] or [1]:
+        out.evaluated += 1
+        res = run_parallelism(ParallelismInput(**_model_args(inp), workload="inference",
+                                               gpu=gpu, gpus=gpn, gpus_per_node=gpn,
+                                               concurrency=conc, **args))
+        plans = [p for p in res.plans if isinstance(p, ServingPlan)]
+        if not res.fits or not plans:
+            break  # more sequences need more KV cache: larger concurrencies fit no better
+        plan = plans[0]
+        if inp.tokens_per_s_per_user and \
+                plan.time_per_output_token_ms > 1000 / inp.tokens_per_s_per_user:
+            reason = "too slow per user"
+            break  # more sequences only slow each one further
+        rate = plan.decode_tokens_per_s_per_replica / plan.gpus_per_replica
+        if best is None or rate > best[0].decode_tokens_per_s_per_replica / \
+                best[0].gpus_per_replica:
+            best = (plan, conc)
+    if best is None:
+        out.fail(reason)
+    return best
+
+
+def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:
+    """(catalog id, usual GPUs per node) of every GPU kind, or of the ones asked for."""
+    from clusterplan.tools.catalog_lookup import active_catalog
+
+    cat = active_catalog()
+    if not inp.gpus:
+        return [(g.id, g.gpus_per_node) for g in cat.gpus.rows.values()]
+    kinds = []
+    for name in inp.gpus:
+        try:
+            g = cat.gpus.find(name)
+        except Exception as exc:  # UnknownName: one line with the nearest names
+            raise ToolError(f"gpus: {exc}") from None
+        kinds.append((g.id, g.gpus_per_node))
+    return list(dict.fromkeys(kinds))
+
+
+def pareto(options: list[Option], time_key: Any) -> list[Option]:
+    """Options no other beats on both cost and time, cheapest first."""
+    front: list[Option] = []
+    for o in sorted(options, key=lambda o: (o.cost_usd, time_key(o))):
+        if not front or time_key(o) < time_key(front[-1]):
+            front.append(o)
+    return front

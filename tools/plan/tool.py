@@ -1,13 +1,11 @@
-"""Tool `plan`: for a training goal (a deadline, a budget, the cheapest, the fastest), search
-every GPU kind, whole-node count, layout and hosting offer; the recommendation, the Pareto
-options (cost vs time) and why the rest fail.
+"""Tool `plan`: the GPU kind, count, layout and offer that meet a goal (a deadline for a
+number of training tokens, a serving throughput, a budget, or cheapest/fastest).
 
 Contract: `PlanInput`, `PlanResult`, `run`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -15,169 +13,242 @@ from pydantic import BaseModel, Field
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
 from clusterplan.tools.plan.input import PlanInput
-from clusterplan.tools.plan.search import Option, search
+from clusterplan.tools.plan.search import (
+    SECONDS_PER_DAY,
+    Option,
+    Search,
+    gpu_kinds,
+    pareto,
+    search_serving,
+    search_training,
+)
+from clusterplan.tools.pricing.costs import HOURS_NOTE, HOURS_PER_MONTH
 from clusterplan.tools.registry import Tool
 
-DEFAULT_FINETUNE_TOKENS = 1e9
-MAX_OPTIONS = 8
+__all__ = ["PlanInput", "PlanResult", "run"]
+
+CHEAP_TIE = 0.01  # costs within 1% count as equal when picking the cheapest
 
 
 class PlanOption(BaseModel):
+    """One cluster that meets the goal: what to rent, its layout, its time or speed, its cost."""
+
     gpu: str
     gpus: int
     nodes: int
+    gpus_per_node: int
     layout: dict[str, Any]
     provider: str
+    offer: str
     offer_kind: str
-    product: str
-    region: str
     usd_per_gpu_hour: float
-    offer_note: str
-    tokens_per_s: float
-    mfu: float
-    time_days: float
-    billed_hours: float
-    cost_usd: float
-    meets_goal: bool
+    billed_gpus: int
+    hourly_usd: float
+    cost_usd: float = Field(description="training: the run; serving: a month")
+    gpu_peak_tflops: float | None = Field(default=None, description="dense BF16, datasheet")
+    training_days: float | None = None
+    mfu: float | None = None
+    tokens_per_s: float | None = None
+    replicas: int | None = None
+    gpus_per_replica: int | None = None
+    concurrency_per_replica: int | None = None
+    time_per_output_token_ms: float | None = None
+    usd_per_million_output_tokens: float | None = Field(
+        default=None, description="serving: hourly cost / (tokens/s x 3600) x 1e6")
 
 
 class PlanResult(ToolResult):
+    """The recommendation, the cost/time Pareto front, and why the rest failed."""
+
     goal: str
-    tokens: float
+    recommendation: PlanOption | None = None
+    summary: str
+    pareto: list[PlanOption] = Field(default_factory=list)
+    target_tokens_per_s: float | None = None
     needed_tokens_per_s: float | None = None
-    recommendation: str
-    best: PlanOption | None = None
-    options: list[PlanOption] = Field(default_factory=list, description="Pareto: cost vs time")
-    rejected: dict[str, int] = Field(default_factory=dict)
+    failed: dict[str, int] = Field(default_factory=dict)
     evaluated: int = 0
-    gap: str | None = None
+    closest: PlanOption | None = Field(default=None, description="an unmet deadline: the "
+                                       "fastest cluster found, and its days")
+
+
+def _goal(inp: PlanInput) -> str:
+    parts = []
+    if inp.training:
+        parts.append(f"{inp.workload} on {inp.tokens:,.0f} tokens")
+        if inp.deadline_days is not None:
+            parts.append(f"within {inp.deadline_days:g} days")
+    elif inp.concurrent_users is not None:
+        parts.append(f"serve {inp.concurrent_users} users x {inp.tokens_per_s_per_user:g} "
+                     "tokens/s")
+    else:
+        parts.append(f"serve {inp.tokens_per_s:g} tokens/s")
+    if inp.budget_usd is not None:
+        parts.append(f"budget ${inp.budget_usd:,.0f}" + ("" if inp.training else " a month"))
+    if inp.objective:
+        parts.append(inp.objective)
+    return ", ".join(parts)
+
+
+def _view(o: Option, peaks: dict[str, float | None]) -> PlanOption:
+    return PlanOption(
+        gpu=o.gpu, gpus=o.gpus, nodes=o.nodes, gpus_per_node=o.gpus_per_node, layout=o.layout,
+        provider=o.offer.provider, offer=o.offer.label(), offer_kind=o.offer.kind,
+        usd_per_gpu_hour=o.offer.effective_usd_per_gpu_hour, billed_gpus=o.billed_gpus,
+        hourly_usd=o.hourly_usd, cost_usd=o.cost_usd, gpu_peak_tflops=peaks.get(o.gpu),
+        training_days=o.days, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
+        gpus_per_replica=o.gpus_per_replica, concurrency_per_replica=o.concurrency_per_replica,
+        time_per_output_token_ms=o.time_per_output_token_ms,
+        usd_per_million_output_tokens=None if o.days is not None or not o.tokens_per_s else
+        round(o.hourly_usd / (o.tokens_per_s * 3600) * 1e6, 4))
+
+
+def _pick(inp: PlanInput, options: list[Option]) -> Option | None:
+    if not options:
+        return None
+    if inp.objective == "fastest" or (inp.budget_usd is not None and inp.objective is None
+                                      and inp.training and inp.deadline_days is None):
+        key = (lambda o: (o.days or 0.0, o.cost_usd)) if inp.training else \
+            (lambda o: (-(o.tokens_per_s or 0.0), o.cost_usd))
+        return min(options, key=key)
+    # cheapest: within 1% of the lowest cost (a rounding of the step time, not a real
+    # saving) the fewest GPUs, which are also the easiest to rent
+    low = min(o.cost_usd for o in options)
+    near = [o for o in options if o.cost_usd <= low * (1 + CHEAP_TIE)]
+    return min(near, key=lambda o: (o.gpus, o.cost_usd))
 
 
 def run(inp: PlanInput) -> PlanResult:
-    said: list[str] = []
-    tokens = inp.tokens
-    if tokens is None:
-        if inp.workload == "pretrain":
-            from clusterplan.tools.contract import ToolError
-            raise ToolError("tokens: a pretraining plan needs the token budget, e.g. '2T'")
-        tokens = DEFAULT_FINETUNE_TOKENS
-        said.append(f"fine-tuning data: {tokens:,.0f} tokens (not given)")
-    as_of = dt.date.today()
-    found = search(inp, tokens, as_of)
-    said += found.assumed
-    said += ["layouts searched with ZeRO 1 and 3, micro-batch 1, 2, 4 (the solver's full space "
-             "per count is narrowed for speed)",
-             "one run billed for its whole duration; a commitment for its whole term",
-             "multi-node clusters only on 8-GPU offers of providers with an inter-node fabric "
-             "on record (CoreWeave's HGX H100/H200/B200 taken to have the InfiniBand its page "
-             "describes for A100 HGX)"]
-    opts = [_option(o, _meets(inp, o)) for o in found.options]
-    for o in opts:
-        if not o.meets_goal:
-            key = "misses the deadline" if inp.goal == "deadline" else "over budget"
-            found.reject(key)
-    meeting = [o for o in opts if o.meets_goal]
-    best = _pick(inp.goal, meeting)
-    front = _pareto(meeting or opts)
-    result = PlanResult(goal=inp.goal, tokens=tokens, best=best, options=front[:MAX_OPTIONS],
-                        rejected=found.rejected, evaluated=found.evaluated, assumptions=said,
-                        recommendation="")
-    if inp.deadline_days:
-        result.needed_tokens_per_s = tokens / (inp.deadline_days * 86400)
-    result.steps = _steps(inp, result)
-    result.recommendation = _sentence(inp, best) if best else "no option meets the goal"
+    """Search GPU kinds x node counts, keep the ones meeting the goal, recommend one."""
+    kinds = gpu_kinds(inp)
+    from clusterplan.tools.catalog_lookup import active_catalog
+
+    rows = active_catalog().gpus.rows
+    peaks = {g.id: g.bf16_tflops for g in rows.values()}
+    notes = {g.id: g.source_note for g in rows.values()}
+    found = Search(kinds=[k for k, _ in kinds])
+    result = PlanResult(goal=_goal(inp), summary="")
+    if inp.training:
+        search_training(inp, kinds, found)
+        if inp.deadline_days is not None and inp.tokens:
+            need = inp.tokens / (inp.deadline_days * SECONDS_PER_DAY)
+            result.needed_tokens_per_s = round(need, 3)
+            result.steps.append(Step(
+                label="tokens/s needed", formula="tokens / (deadline days x 86,400 s)",
+                inputs={"tokens": q(inp.tokens, "tokens"),
+                        "deadline": q(inp.deadline_days, "days")},
+                result=q(round(need, 3), "tokens/s"),
+                notes=["megatron-lm-2021#training-time-estimate"]))
+    else:
+        target = inp.target_tokens_per_s or 0.0
+        result.target_tokens_per_s = target
+        inputs = {"tokens/s": q(inp.tokens_per_s, "tokens/s")} if inp.tokens_per_s else {
+            "users": q(inp.concurrent_users), "per user": q(inp.tokens_per_s_per_user,
+                                                             "tokens/s")}
+        result.steps.append(Step(label="aggregate output tokens/s", formula="users x tokens/s "
+                                 "per user" if inp.concurrent_users else "as given",
+                                 inputs=inputs, result=q(target, "tokens/s"),
+                                 notes=["inference-roofline"]))
+        search_serving(inp, kinds, found)
+    result.failed, result.evaluated = found.failed, found.evaluated
+    result.steps.append(Step(
+        label="search", formula="every GPU kind x node counts 1, 2, 3, 4, 6, 8, 12, 16, ... "
+        "(parallelism tool per count; cheapest hosting offer from the pricing tool)",
+        inputs={"GPU kinds": q(len(kinds)), "max GPUs": q(inp.max_gpus, "GPUs")},
+        result=q(len(found.options), "options meeting the goal"),
+        notes=["multi-node-clusters", "node-form-factors"]))
+    time_key = (lambda o: o.days or 0.0) if inp.training else \
+        (lambda o: -(o.tokens_per_s or 0.0))
+    result.pareto = [_view(o, peaks) for o in pareto(found.options, time_key)[:6]]
+    best = _pick(inp, found.options)
+    _assumptions(inp, result)
     if best is None:
-        result.gap = _gap(inp, opts)
+        result.summary = ("no cluster meets the goal (" + _goal(inp) + "); ruled out: "
+                          + (", ".join(f"{k} {v}" for k, v in found.failed.items()) or "none"))
+        if found.closest is not None and inp.deadline_days:
+            c = result.closest = _view(found.closest, peaks)
+            ratio = (c.training_days or 0.0) / inp.deadline_days
+            result.summary += (f"; the fastest found, {c.gpus} x {c.gpu}, takes "
+                               f"{c.training_days:.1f} days, {ratio:,.1f} x the deadline "
+                               "(more GPUs than max_gpus, a larger global batch or a later "
+                               "deadline would meet it)")
+        return cite(result)
+    rec = result.recommendation = _view(best, peaks)
+    result.steps += _best_steps(inp, rec, notes.get(best.gpu, ""), best.offer.source_note)
+    result.summary = _sentence(inp, rec)
     return cite(result)
 
 
-def _meets(inp: PlanInput, o: Option) -> bool:
-    if inp.goal == "deadline":
-        return o.time_s <= (inp.deadline_days or 0) * 86400
-    if inp.goal == "budget":
-        return o.cost_usd <= (inp.budget_usd or 0)
-    return True
-
-
-def _option(o: Option, meets: bool) -> PlanOption:
-    f = o.offer
-    return PlanOption(gpu=o.gpu, gpus=o.gpus, nodes=o.nodes, layout=o.layout, provider=f.provider,
-                      offer_kind=f.kind, product=f.product, region=f.region,
-                      usd_per_gpu_hour=f.effective_usd_per_gpu_hour, offer_note=f.source_note,
-                      tokens_per_s=round(o.tokens_per_s, 1), mfu=round(o.mfu, 4),
-                      time_days=o.time_s / 86400, billed_hours=o.billed_hours,
-                      cost_usd=round(o.cost_usd, 2), meets_goal=meets)
-
-
-def _pick(goal: str, opts: list[PlanOption]) -> PlanOption | None:
-    if not opts:
-        return None
-    if goal in ("fastest", "budget"):
-        return min(opts, key=lambda o: (o.time_days, o.cost_usd))
-    return min(opts, key=lambda o: (o.cost_usd, o.time_days))
-
-
-def _pareto(opts: list[PlanOption]) -> list[PlanOption]:
-    """Options no other beats on both cost and time, cheapest first."""
-    front: list[PlanOption] = []
-    for o in sorted(opts, key=lambda o: (o.cost_usd, o.time_days)):
-        if not front or o.time_days < front[-1].time_days:
-            front.append(o)
-    return front
-
-
-def _sentence(inp: PlanInput, b: PlanOption) -> str:
-    where = f"{b.provider} {b.offer_kind}" + (f" ({b.product})" if b.product else "")
-    return (f"Rent {b.gpus} x {b.gpu} ({b.nodes} node(s)) from {where} at "
-            f"${b.usd_per_gpu_hour:g}/GPU-h; layout tp={b.layout['tp']} pp={b.layout['pp']} "
-            f"dp={b.layout['dp']}: {b.time_days:.1f} days, ${b.cost_usd:,.0f}")
-
-
-def _gap(inp: PlanInput, opts: list[PlanOption]) -> str:
-    if not opts:
-        return "no GPU kind with an offer that can host the job was found"
-    if inp.goal == "deadline":
-        fast = min(opts, key=lambda o: o.time_days)
-        return (f"the fastest option ({fast.gpus} x {fast.gpu}) takes {fast.time_days:.1f} days, "
-                f"{fast.time_days / (inp.deadline_days or 1):.2f}x the {inp.deadline_days:g}-day "
-                f"deadline; a deadline of {fast.time_days:.1f} days or more GPUs "
-                f"(max_gpus={inp.max_gpus}) would meet it")
-    cheap = min(opts, key=lambda o: o.cost_usd)
-    return (f"the cheapest option ({cheap.gpus} x {cheap.gpu}, {cheap.provider}) costs "
-            f"${cheap.cost_usd:,.0f}, ${cheap.cost_usd - (inp.budget_usd or 0):,.0f} over the "
-            f"budget; a budget of ${cheap.cost_usd:,.0f} would meet it")
-
-
-def _steps(inp: PlanInput, r: PlanResult) -> list[Step]:
+def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str) -> list[Step]:
     steps = []
-    if r.needed_tokens_per_s is not None:
-        steps.append(Step(label="throughput needed", formula="tokens / (deadline days x 86,400 s)",
-                          inputs={"tokens": q(r.tokens, "tokens"),
-                                  "deadline": q(inp.deadline_days, "days")},
-                          result=q(r.needed_tokens_per_s, "tokens/s"),
-                          notes=["megatron-lm-2021#training-time-estimate"]))
-    steps.append(Step(label="search", formula="every GPU kind with offers x whole-node counts "
-                      "from peak x efficiency / (6 N) per GPU upward x the parallelism solver's "
-                      "fastest layout x every offer that can host it",
-                      result=q(r.evaluated, "priced candidates"),
-                      notes=["mfu-calibration#efficiency-assumption", "multi-node-clusters",
-                             "plan-cluster-fabrics"]))
-    for reason, n in r.rejected.items():
-        steps.append(Step(label="ruled out", formula=reason, result=q(n, "candidates")))
-    if r.best:
-        b = r.best
-        steps.append(Step(label="run cost",
-                          formula="units x GPUs per unit x $/GPU-h x billed hours",
-                          inputs={"GPUs": q(b.gpus), "price": q(b.usd_per_gpu_hour, "USD/GPU-h"),
-                                  "billed": q(b.billed_hours, "h")},
-                          result=q(b.cost_usd, "USD"),
-                          notes=[b.offer_note, "pricing-models#hours-per-month"]))
+    if inp.training and rec.training_days is not None:
+        steps.append(Step(
+            label="training time of the recommendation",
+            formula="parallelism tool: steps x step time (about 6 N D / (GPUs x peak x MFU))",
+            inputs={"GPUs": q(rec.gpus), "peak": q(rec.gpu_peak_tflops, "TFLOP/s"),
+                    "MFU": q(rec.mfu)},
+            result=q(rec.training_days, "days"),
+            notes=[gpu_note, "mfu-calibration"]))
+        steps.append(Step(label="cost of the run", formula="billed GPUs x $/GPU-h x days x 24",
+                          inputs={"billed GPUs": q(rec.billed_gpus),
+                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD")},
+                          result=q(rec.cost_usd, "USD"), notes=[offer_note]))
+    else:
+        steps.append(Step(label="replicas", formula="ceil(target tokens/s / tokens/s per replica)",
+                          inputs={"GPUs per replica": q(rec.gpus_per_replica)},
+                          result=q(rec.replicas, "replicas"), notes=["inference-roofline"]))
+        steps.append(Step(label="monthly cost", formula=f"billed GPUs x $/GPU-h x "
+                          f"{HOURS_PER_MONTH} h",
+                          inputs={"billed GPUs": q(rec.billed_gpus),
+                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD")},
+                          result=q(rec.cost_usd, "USD"), notes=[offer_note, HOURS_NOTE]))
     return steps
+
+
+def _assumptions(inp: PlanInput, result: PlanResult) -> None:
+    result.assumptions += [
+        "node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... whole nodes of the GPU's usual "
+        "node size; a GPU kind stops growing once the deadline is met, and skips the counts that "
+        "would miss it even if time fell in proportion to GPUs from a count measured",
+        "a count whose GPUs do not divide the default global batch is retried with the batch "
+        "rounded up to a multiple of the GPU count",
+        "offers: available, not spot; a multi-node training job only on an offer whose node "
+        "is the cluster's multi-GPU node",
+    ]
+    if not inp.training:
+        result.assumptions.append("a replica's shape and tokens/s are the parallelism tool's "
+                                  "serving answer on one node, at the concurrency (1 to 256 "
+                                  "sequences) giving the most tokens/s a GPU within the "
+                                  "per-user speed; "
+                                  f"serving cost is per month of {HOURS_PER_MONTH} h")
+
+
+def _duration(days: float) -> str:
+    return f"{days:.1f} days" if days >= 1 else f"{days * 24:.1f} hours"
+
+
+def _sentence(inp: PlanInput, rec: PlanOption) -> str:
+    layout = ", ".join(f"{k}={v}" for k, v in rec.layout.items())
+    if inp.training:
+        return (f"rent {rec.gpus} x {rec.gpu} ({rec.nodes} node(s) of {rec.gpus_per_node}) from "
+                f"{rec.offer} at ${rec.usd_per_gpu_hour:g}/GPU-h; layout {layout}; "
+                f"{_duration(rec.training_days or 0.0)} at MFU {rec.mfu:.0%}; about "
+                f"${rec.cost_usd:,.0f}")
+    return (f"rent {rec.gpus} x {rec.gpu} as {rec.replicas} replica(s) of "
+            f"{rec.gpus_per_replica} ({layout}) from {rec.offer} at "
+            f"${rec.usd_per_gpu_hour:g}/GPU-h: {rec.tokens_per_s:,.0f} tokens/s, "
+            f"{rec.time_per_output_token_ms:.1f} ms per output token, "
+            f"${rec.cost_usd:,.0f} a month (${rec.usd_per_million_output_tokens:.2f} per million "
+            "output tokens)")
 
 
 TOOL = Tool(
     name="plan",
-    description="The inverse question for training: for a goal (tokens by a deadline, a budget, "
-                "the cheapest, the fastest) search every GPU kind, whole-node count, layout and "
-                "hosting offer; the recommendation, the Pareto options and why the rest fail.",
-    input_model=PlanInput, output_model=PlanResult, run=run)
+    description="Plan to a goal: search every GPU kind and whole-node count with the "
+    "parallelism tool and the cheapest hosting offer; recommend the GPUs, count, layout and "
+    "offer that meet a training deadline, a serving throughput, a budget, or cheapest/fastest, "
+    "with the cost/time Pareto front and why the rest failed.",
+    input_model=PlanInput,
+    output_model=PlanResult,
+    run=run,
+)
