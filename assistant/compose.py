@@ -24,7 +24,7 @@ def parse_step(intent: Intent) -> Step:
     inputs.update({f"{k} (assumed)": q(_plain(v)) for k, v in intent.assumed.items()})
     label = f"read the question as a {intent.kind.replace('_', ' ')} question"
     return Step(label=label, formula="; ".join(intent.readings), inputs=inputs,
-                result=q(", ".join(intent.missing) or "nothing missing", "missing"))
+                result=q(", ".join(intent.missing) or "nothing", "missing"))
 
 
 def _plain(value: Any) -> float | int | str | bool | None:

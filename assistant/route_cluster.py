@@ -58,7 +58,7 @@ def layout_sentence(result: dict[str, Any]) -> str:
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
-                f"{best['replicas']} replicas on {where}: about "
+                f"{plural(best['replicas'], 'replica')} on {where}: about "
                 f"**{num(best['decode_tokens_per_s'])} output tokens/s** in all, "
                 f"{num(best['time_per_output_token_ms'])} ms per token per sequence, room for "
                 f"{num(best['kv_capacity_tokens'])} tokens of KV cache per replica.")
@@ -148,3 +148,8 @@ def _whole_nodes(gpus: int, gpu_id: str) -> int:
 
     per_node = catalog().gpus.rows[gpu_id].gpus_per_node
     return max(per_node, -(-gpus // per_node) * per_node)
+
+
+def plural(count: int, noun: str) -> str:
+    """'1 replica', '3 replicas'."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
