@@ -98,6 +98,8 @@ def test_node_layouts_multiply_out(read):
     ("在8卡A800上微调llama 3 8b", 8),
     ("4090双卡比单卡慢", 2),
     ("llama 3 70b on 8 * 4090, CPU: 80", 8),
+    ("serve llama 3 70b on a pair of H100s", 2),
+    ("serve llama 3 8b on dual 4090", 2),
 ])
 def test_counts_as_people_type_them(read, text, gpus):
     intent = read(text)
