@@ -158,6 +158,18 @@ def test_a_memory_size_beside_a_gpu_picks_that_variant(read, text, gpu):
     assert read(text).slots["gpu"] == gpu
 
 
+@pytest.mark.parametrize("text, model", [
+    ("run TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ on 2 x A10", "mixtral-8x7b"),
+    ("kv cache of Qwen2.5-7B-Instruct-GPTQ-Int8 per token", "qwen2.5-7b"),
+])
+def test_a_repository_name_starting_with_a_model_name_is_that_model(read, text, model):
+    assert read(text).slots["model"] == model
+
+
+def test_a_variant_not_in_the_catalog_is_not_read_as_its_base(read):
+    assert read("fine-tune Qwen2-VL-72B-Instruct on 8 A100").slots.get("model") != "qwen2-72b"
+
+
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
     intent = read("price of an H10O")
     assert intent.slots["gpu"] == "h100-sxm"
