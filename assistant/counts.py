@@ -24,6 +24,7 @@ NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
 ZH_DIGITS = {"一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6,
              "七": 7, "八": 8, "九": 9, "十": 10, "千": 1000, "万": 10000}
 ZN = r"(\d+|[一单两二双三四五六七八九十])"
+PAIRS = {"pair": 2, "couple": 2, "dual": 2, "quad": 4}
 MEM = r"\d+\s*g(?:i?b)?\b"  # a memory size beside a GPU name: "40G", "80GB"
 B = r"(?<![0-9A-Za-z_.])"  # a word start that Chinese text around a number does not hide
 
@@ -61,6 +62,8 @@ COUNTS = (
     lazy(rf"{B}{COUNT}\s+{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
     lazy(rf"(?<!:)(?<!:\s){B}{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I),
+    # "a pair of H100s", "dual 4090", "a couple of GPUs"
+    lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
     # "两张4090", "2块V100", "3个A100", "8卡A800", "3090双卡", "千卡"
     lazy(rf"{ZN}\s*[张块](?!量)"),
     lazy(rf"{ZN}\s*个\s*(?:{G}|gpu|显卡|卡)", _I),
@@ -82,6 +85,8 @@ def number(text: str) -> int:
     """'8', 'three', '两' -> the count."""
     if text in ZH_DIGITS:
         return ZH_DIGITS[text]
+    if text.lower() in PAIRS:
+        return PAIRS[text.lower()]
     return count(text)
 
 

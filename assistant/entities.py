@@ -70,6 +70,7 @@ GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
 MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
 MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(\d+)\s*g(?:i?b)?(?![a-z])", _I)
+VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
 
@@ -85,7 +86,8 @@ class Entities:
 
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
-    spaced = re.sub(r"(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
+    # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
+    spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
@@ -158,6 +160,10 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     if size is None:
         return
     params_b, said = size
+    at = found.masked.find(said)
+    if at >= 0 and VARIANT.search(found.masked[max(0, at - 25):at]):
+        found.slots["params_b"] = params_b  # 'Qwen2-VL-72B' is not Qwen2 72B: a size only
+        return
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
     matches = []
     for row in catalog.models.rows.values():

@@ -146,7 +146,26 @@ def _longest_at(words: list[re.Match[str]], folded: list[str], i: int, index: Na
             best = Mention(found[0], found[1], run[0].start(), run[-1].end(), _text(run)), n
         if key not in index.prefixes and key[:-1] not in index.prefixes:
             break
-    return best
+    return best or _leading_name(words[i], index)
+
+
+PIECE = lazy(r"[.\-_+]")
+
+
+def _leading_name(word: re.Match[str], index: NameIndex) -> tuple[Mention, int] | None:
+    """A model name that a repository name starts with, up to its size:
+    'Mixtral-8x7B-Instruct-v0.1-AWQ' is mixtral-8x7b (the rest is a tag, and AWQ its format)."""
+    text = word[0]
+    cuts = [m.start() for m in PIECE.finditer(text)]
+    for cut in reversed(cuts):
+        head = text[:cut]
+        last = PIECE.split(head)[-1].lower()
+        if not SIZE_WORD.search(last):
+            continue
+        found = index.get(normalise(head))
+        if found and found[0] == "models":
+            return Mention(found[0], found[1], word.start(), word.start() + cut, head), 1
+    return None
 
 
 def _text(run: list[re.Match[str]]) -> str:

@@ -102,7 +102,9 @@ def training(intent: Intent, calls: Calls) -> Reply:
     result = calls.run("parallelism", parallel_payload(intent), "layouts and training time")
     if not result["plans"] or not result.get("gpu_hours"):
         return Reply(headline=layout_sentence(result), tables=plan_tables(result))
-    lead = (f"Training on {num(result['tokens'] / 1e12)}T tokens on {result['gpus']}× "
+    tokens = result["tokens"]
+    said = f"{num(tokens / 1e12)}T" if tokens >= 1e12 else f"{num(tokens / 1e9)}B"
+    lead = (f"Training on {said} tokens on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],

@@ -13,7 +13,8 @@ by `respond`, the function behind `clusterplan ask --json`, and graded on:
             (params_b) must be matched within 5 %;
 - gpu:      the GPU slot is the expected catalog GPU (through GPU_ALIASES); a GPU the catalog
             lacks must not be read as a catalog GPU (named as unknown, never swapped);
-- gpus:     the GPU count read from the question (none read counts as one);
+- gpus:     the GPU count read from the question (nodes x GPUs per node; none read counts
+            as one);
 - ask_back: a clarification is asked if and only if expected;
 - facts:    each figure appears in the answer's data (every number, converted by its unit) or
             in its Markdown, within the fact's tolerance.
@@ -172,7 +173,12 @@ def grade(row: dict[str, Any], answer: Any, models: dict[str, str], gpus: set[st
         g.detail.append(f"gpu {slots.get('gpu')!r}, expected {expect.get('gpu')!r}")
 
     if expect.get("gpus") is not None:
-        got = slots.get("gpus", assumed.get("gpus"))
+        got = slots.get("gpus")
+        if got is None and "nodes" in slots:  # the nodes read, times the GPUs per node
+            per_node = slots.get("gpus_per_node", assumed.get("gpus_per_node"))
+            got = slots["nodes"] * per_node if per_node else None
+        if got is None:
+            got = assumed.get("gpus")
         if got is None and int(expect["gpus"]) == 1:
             got = 1  # no count read: one GPU is what the answer assumes
         if got is None or int(got) != int(expect["gpus"]):

@@ -98,6 +98,8 @@ def test_node_layouts_multiply_out(read):
     ("在8卡A800上微调llama 3 8b", 8),
     ("4090双卡比单卡慢", 2),
     ("llama 3 70b on 8 * 4090, CPU: 80", 8),
+    ("serve llama 3 70b on a pair of H100s", 2),
+    ("serve llama 3 8b on dual 4090", 2),
 ])
 def test_counts_as_people_type_them(read, text, gpus):
     intent = read(text)
@@ -154,6 +156,18 @@ def test_saved_weights_and_symptoms_are_read_as_such(read, text, kind):
 ])
 def test_a_memory_size_beside_a_gpu_picks_that_variant(read, text, gpu):
     assert read(text).slots["gpu"] == gpu
+
+
+@pytest.mark.parametrize("text, model", [
+    ("run TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ on 2 x A10", "mixtral-8x7b"),
+    ("kv cache of Qwen2.5-7B-Instruct-GPTQ-Int8 per token", "qwen2.5-7b"),
+])
+def test_a_repository_name_starting_with_a_model_name_is_that_model(read, text, model):
+    assert read(text).slots["model"] == model
+
+
+def test_a_variant_not_in_the_catalog_is_not_read_as_its_base(read):
+    assert read("fine-tune Qwen2-VL-72B-Instruct on 8 A100").slots.get("model") != "qwen2-72b"
 
 
 def test_a_typo_in_a_gpu_name_is_read_and_reported(read):
