@@ -96,7 +96,7 @@ Slots = dict[str, Any]
 
 
 def _has_model(s: Slots) -> bool:
-    return "model" in s or "params_b" in s
+    return "model" in s or "params_b" in s or "config" in s
 
 
 def _measured(t: str) -> bool:

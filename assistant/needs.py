@@ -68,7 +68,7 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
 
 def _present(name: str, slots: Slots) -> bool:
     if name == "model":
-        return "model" in slots or "params_b" in slots
+        return "model" in slots or "params_b" in slots or "config" in slots
     if name == "gpus":
         return "gpus" in slots or "nodes" in slots
     if name == "gpu_list":

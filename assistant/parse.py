@@ -11,6 +11,7 @@ egress, break_even, cost, gpu_plural.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from typing import Any
@@ -52,6 +53,8 @@ RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len
 # Slots that describe the cluster size together: a new one replaces the old set.
 COUNT_SLOTS = ("gpus", "nodes")
 MODEL_SLOTS = ("model", "params_b")
+# Keys that make a pasted JSON object a model's config.json.
+CONFIG_KEYS = {"num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads"}
 # A short question naming none of these is about the previous question's subject.
 SUBJECTS = ("gpu", "size", "bandwidth", "links", "provider", "tokens")
 
@@ -65,9 +68,14 @@ def clean(question: str) -> str:
 
 def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> Intent:
     """Read `question` (continuing `previous` when it is a follow-up or an answer to it)."""
-    text = clean(question)
+    config, text = pasted_config(clean(question))
     found = extract(text, catalog)
     slots = dict(found.slots)
+    if config is not None:
+        slots["config"] = config
+        for name in MODEL_SLOTS:  # the config is the model; sizes in it are not a guess
+            slots.pop(name, None)
+        found.readings.append("read the pasted config.json as the model's shape")
     _flags(text, slots)
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
@@ -79,8 +87,9 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         before = _carried(previous, slots)
         kept = {k: v for k, v in before.items() if k not in slots and k not in FLAGS}
         if kept:
-            found.readings.append("kept from the previous question: "
-                                  + ", ".join(f"{k}={v}" for k, v in kept.items()))
+            found.readings.append("kept from the previous question: " + ", ".join(
+                "the pasted config.json" if k == "config" else f"{k}={v}"
+                for k, v in kept.items()))
         slots = merge(before, slots)
     if kind == "unknown" and DOMAIN.search(found.masked):
         kind = "concept"
@@ -93,6 +102,20 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
+    """A Hugging Face config.json pasted into the question, and the words around it."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None, text
+    try:
+        found = json.loads(text[start:end + 1])
+    except ValueError:
+        return None, text
+    if not isinstance(found, dict) or not CONFIG_KEYS & set(found):
+        return None, text
+    return found, (text[:start] + " " + text[end + 1:]).strip()
 
 
 def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:

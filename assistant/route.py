@@ -170,4 +170,6 @@ def model_fields(intent: Intent) -> dict[str, Any]:
     """The model as a tool takes it: a catalog id, or a size in billions of parameters."""
     if "model" in intent.slots:
         return {"model": intent.slots["model"]}
+    if "config" in intent.slots:  # a config.json pasted into the question
+        return {"config": intent.slots["config"]}
     return {"params_b": intent.slots.get("params_b")}

@@ -45,3 +45,23 @@ def test_an_unreadable_config_is_one_line_from_the_command_line(tmp_path):
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     assert "config" in (done.stderr + done.stdout)
+
+
+def test_a_config_pasted_into_a_question_is_the_model(memory_store):
+    """Pasted whole into the chat, the same file gives the same MHA KV cache: at the default
+    4,096-token context, 819,200 B x 4,096 = 3.355 GB."""
+    from clusterplan.assistant.respond import respond
+
+    pasted = json.dumps(config("meta-llama--Llama-2-13b-hf.json"))
+    answer = respond(f"How much VRAM to serve this model? {pasted}")
+    assert answer.clarification is None
+    memory = answer.data["memory"]
+    assert memory["kv_cache_bytes_per_token"] == 819_200
+    assert memory["breakdown_gb"]["kv_cache"] == pytest.approx(819_200 * 4096 / 1e9, abs=0.001)
+    assert "read the pasted config.json as the model's shape" in answer.intent.readings
+
+
+def test_json_that_is_not_a_config_is_left_as_words(memory_store):
+    from clusterplan.assistant.parse import pasted_config
+
+    assert pasted_config('what is {"a": 1}?') == (None, 'what is {"a": 1}?')
