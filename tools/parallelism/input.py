@@ -33,6 +33,17 @@ TRAINING_ONLY = ("seq_len", "global_batch", "global_batch_tokens", "optimizer", 
                  "recompute", "micro_batches", "sequence_parallel", "tokens", "dp_overlap")
 
 
+def token_budget(value: float | str | None) -> float | None:
+    """A token count as given ('2T', 1.5e12), refused outside (0, 1e18] in one line."""
+    if value is None:
+        return None
+    count = parse_count(value)
+    if not 0 < count <= MAX_TOKENS:
+        raise ValueError(f"{count:,.0f} tokens is outside the valid range: above 0 and at "
+                         "most 1e18")
+    return count
+
+
 def parse_count(text: str | float) -> float:
     """'15T', '300B', '2.5e12' or a number as a count of tokens."""
     if isinstance(text, int | float):
@@ -122,13 +133,7 @@ class ParallelismInput(ToolInput):
     @field_validator("tokens", mode="after")
     @classmethod
     def _tokens(cls, value: float | str | None) -> float | None:
-        if value is None:
-            return None
-        count = parse_count(value)
-        if not 0 < count <= MAX_TOKENS:
-            raise ValueError(f"{count:,.0f} tokens is outside the valid range: above 0 and at "
-                             "most 1e18")
-        return count
+        return token_budget(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> ParallelismInput:

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from clusterplan.tools.contract import ToolInput
 from clusterplan.tools.input_checks import plausible_params_b
-from clusterplan.tools.parallelism.input import MAX_TOKENS, parse_count
+from clusterplan.tools.parallelism.input import token_budget
 
 PlanWorkload = Literal["pretrain", "full_finetune", "lora", "qlora", "inference"]
 TRAINING = ("pretrain", "full_finetune", "lora", "qlora")
@@ -58,12 +58,7 @@ class PlanInput(ToolInput):
     @field_validator("tokens", mode="after")
     @classmethod
     def _tokens(cls, value: float | str | None) -> float | None:
-        if value is None:
-            return None
-        count = parse_count(value)
-        if not 0 < count <= MAX_TOKENS:
-            raise ValueError(f"{count:,.0f} tokens is outside the valid range (0, 1e18]")
-        return count
+        return token_budget(value)
 
     @model_validator(mode="after")
     def _consistent(self) -> PlanInput:
