@@ -112,24 +112,104 @@ def test_mfu_is_model_flops_over_peak():
     assert 0.2 < best["mfu"] < 0.6  # Llama 3 reports 38-43%; PaLM 46%
 
 
-def test_step_time_reproduces_narayanan_table_1_within_15_percent():
-    # Table 1 of Narayanan et al. 2021 (A100, s = 2,048, V = 51,200), achieved teraFLOP/s per
-    # GPU counting recomputation, on the paper's own (tp, pp). The planner's 1F1B estimate for
-    # the same layout, turned into the same figure with the paper's formula, lands within 15%.
-    rows = [  # params_b, heads, hidden, layers, tp, pp, gpus, batch, teraFLOP/s
-        (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138),
-        (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148),
-        (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163),
-    ]
-    for params, heads, h, layers, tp, pp, gpus, batch, achieved in rows:
-        result = _train(params_b=params, layers=layers, hidden=h, heads=heads, kv_heads=heads,
-                        vocab=51200, gpu="a100", gpus=gpus, seq_len=2048, global_batch=batch,
-                        zero_stages=[0], recompute=["full"], micro_batches=[1], top_k=1000)
-        plan = next(p for p in result["plans"] if p["tp"] == tp and p["pp"] == pp)
-        flops = 96 * batch * 2048 * layers * h**2 * (1 + 2048 / (6 * h)
-                                                     + 51200 / (16 * layers * h))
-        predicted = flops / plan["step_time_s"] / gpus / 1e12
-        assert predicted == pytest.approx(achieved, rel=0.15), params
+TABLE_1 = [  # megatron-lm-2021#table1-rows: params_b, heads, hidden, layers, tp, pp, GPUs,
+    # batch, achieved teraFLOP/s per GPU (A100, s = 2,048, V = 51,200)
+    (1.7, 24, 2304, 24, 1, 1, 32, 512, 137), (3.6, 32, 3072, 30, 2, 1, 64, 512, 138),
+    (7.5, 32, 4096, 36, 4, 1, 128, 512, 142), (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135),
+    (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138), (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140),
+    (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148), (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155),
+    (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163),
+    (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163),
+]
+
+
+@pytest.mark.parametrize("row", TABLE_1, ids=[f"{r[0]}B" for r in TABLE_1])
+def test_step_time_reproduces_every_row_of_narayanan_table_1_within_10_percent(row):
+    # The paper's conditions: Selene (A100 80GB, HDR InfiniBand), GPT shape (FFN 4h, MHA),
+    # full recompute, micro-batch 1, no sequence parallelism (it came a year later), the
+    # paper's (tp, pp). The planner's step time for that layout, turned into the paper's own
+    # figure (96·B·s·l·h²·(1 + s/6h + V/16lh) FLOPs per iteration), lands within 10%: the
+    # efficiency curve was fitted on these rows with residuals of 7.2% at most
+    # (mfu-calibration#efficiency-curve), and held back half at a time it predicts the other
+    # half within 7.2% (mfu-calibration#efficiency-held-back).
+    params, heads, h, layers, tp, pp, gpus, batch, achieved = row
+    result = _train(params_b=params, layers=layers, hidden=h, heads=heads, kv_heads=heads,
+                    ffn_hidden=4 * h, vocab=51200, gpu="a100", gpus=gpus, seq_len=2048,
+                    global_batch=batch, zero_stages=[1], recompute=["full"], micro_batches=[1],
+                    sequence_parallel=False, inter_link="ib-hdr", top_k=1000)
+    plan = next(p for p in result["plans"] if p["tp"] == tp and p["pp"] == pp)
+    flops = 96 * batch * 2048 * layers * h**2 * (1 + 2048 / (6 * h) + 51200 / (16 * layers * h))
+    predicted = flops / plan["step_time_s"] / gpus / 1e12
+    assert predicted == pytest.approx(achieved, rel=0.10)
+
+
+TABLE_5 = [  # activation-memory#table5-iterations: params (GPT shape), heads, hidden, layers,
+    # pp, GPUs (= batch), seconds per iteration with selective recompute + sequence parallelism
+    (22, 64, 6144, 48, 1, 8, 4, 1.10), (175, 96, 12288, 96, 8, 64, 64, 13.75),
+    (530, 128, 20480, 105, 35, 280, 280, 37.83), (1000, 160, 25600, 128, 64, 512, 512, 71.49),
+]
+
+
+@pytest.mark.parametrize("row", TABLE_5, ids=[f"{r[0]}B" for r in TABLE_5])
+def test_step_time_reproduces_korthikanti_table_5_within_10_percent(row):
+    # Korthikanti et al. 2022 Table 5, "present work" column: tensor parallel 8, selective
+    # recompute with sequence parallelism, micro-batch 1, s = 2,048, V = 51,200, on Selene. The
+    # parameter count is the GPT one, 12·l·h² + V·h. Not fitted: the curve saw only Table 1.
+    _, heads, h, layers, pp, gpus, batch, seconds = row
+    params = 12 * layers * h**2 + 51200 * h
+    result = _train(params_b=params / 1e9, layers=layers, hidden=h, heads=heads, kv_heads=heads,
+                    ffn_hidden=4 * h, vocab=51200, gpu="a100", gpus=gpus, seq_len=2048,
+                    global_batch=batch, zero_stages=[1], recompute=["selective"],
+                    micro_batches=[1], inter_link="ib-hdr", top_k=1000)
+    plan = next(p for p in result["plans"] if p["tp"] == 8 and p["pp"] == pp)
+    assert plan["step_time_s"] == pytest.approx(seconds, rel=0.10)
+
+
+@pytest.mark.parametrize("gpus, published", [(8192, 0.43), (16384, 0.41)])
+def test_llama3_405b_at_tp8_pp16_lands_in_the_published_mfu(gpus, published):
+    # Llama 3 Table 4 (mfu-calibration#llama3-mfu): 405B at TP 8, PP 16, 16M-token batches of
+    # 8,192-token sequences: 43% BF16 MFU on 8,192 H100 and 41% on 16,384. The plain 1F1B
+    # bubble (15/16 or 15/32 of the step) put it at 20-26%; the interleaved schedule the search
+    # now picks, and a curve fitted on A100 alone, land within 2 points (the issue asked 5).
+    result = _train(model="llama-3.1-405b", gpu="h100-sxm", gpus=gpus, seq_len=8192,
+                    global_batch_tokens=16 * 1024 * 1024, uneven_stages=True, top_k=1000)
+    plan = next(p for p in result["plans"] if p["tp"] == 8 and p["pp"] == 16)
+    assert plan["mfu"] == pytest.approx(published, abs=0.02)
+    assert plan["virtual_stages"] > 1
+    assert plan["bubble_fraction"] == pytest.approx(
+        15 / (plan["virtual_stages"] * plan["num_microbatches"]))
+    interleaved = [s for s in result["steps"] if s["label"] == "pipeline bubble"]
+    assert interleaved and "v" in interleaved[0]["inputs"]
+
+
+def test_training_time_of_405b_on_15t_tokens_matches_the_published_gpu_hours():
+    # mfu-calibration#llama3-405b-days-arithmetic: at 38-43% MFU, 15T tokens take 65-74 days on
+    # 16,384 H100; the model card's 30.84M GPU-hours (llama3-405b-gpu-hours) are 78 days with
+    # every interruption in them. The plan lands in the MFU band, so its days follow.
+    result = _train(model="llama-3.1-405b", gpu="h100-sxm", gpus=16384, seq_len=8192,
+                    tokens="15T", uneven_stages=True)
+    assert result["global_batch"] * 8192 == 16 * 1024 * 1024  # the cluster-scaled default
+    assert 0.38 <= result["plans"][0]["mfu"] <= 0.45
+    assert 60 <= result["training_days"] <= 78
+
+
+def test_the_default_batch_grows_with_the_cluster_and_says_so():
+    # mfu-calibration#batch-scaling-rule: 2,048 tokens a GPU between 4M and 16M tokens.
+    # 256 GPUs: 524,288 -> 4,194,304 (the floor) = 1,024 sequences of 4,096;
+    # 4,096 GPUs: 8,388,608 = 2,048 sequences; 16,384 GPUs: 33.5M -> 16,777,216 = 4,096.
+    for gpus, sequences in ((256, 1024), (4096, 2048), (16384, 4096)):
+        result = _train(model="llama-3-8b", gpu="h100", gpus=gpus, zero_stages=[1],
+                        recompute=["none"], micro_batches=[1])
+        assert result["global_batch"] == sequences, gpus
+        said = [a for a in result["assumptions"] if a.startswith("global batch")]
+        assert said and f"{sequences * 4096:,} tokens" in said[0]
+
+
+def test_8b_on_256_h100_no_longer_claims_60_percent_mfu():
+    # The flat 60%-of-peak efficiency put 8B at ~60% MFU, above every published H100 run.
+    # Its GEMMs (h = 4,096 at tp 1) sit lower on the fitted curve: below 56%.
+    result = _train(model="llama-3-8b", gpu="h100", gpus=256, tokens="15T")
+    assert result["plans"][0]["mfu"] < 0.56
 
 
 def test_objective_headroom_ranks_the_roomiest_plan_first():
@@ -196,7 +276,9 @@ def test_fields_the_workload_does_not_use_are_warned_about():
 
 def test_fp8_compute_runs_at_the_fp8_peak():
     # H100 SXM datasheet: 1,978.9 dense FP8 TFLOP/s against 989.4 BF16, a ratio of 2.0001, so
-    # the same layout's compute time halves.
+    # the same layout's compute time halves. The matmul efficiency sees 1-byte operands (twice
+    # the FLOPs per byte) against a ridge 2.0001 times higher, the same point of its curve to
+    # within 1e-4, hence the tolerance.
     common = dict(model="llama-3-8b", gpu="h100", gpus=8, zero_stages=[1], recompute=["none"],
                   micro_batches=[1], top_k=50)
     bf16 = {(p["tp"], p["pp"]): p for p in _train(precision="bf16", **common)["plans"]}
@@ -204,7 +286,8 @@ def test_fp8_compute_runs_at_the_fp8_peak():
     shared = set(bf16) & set(fp8)
     assert shared
     for key in shared:
-        assert bf16[key]["compute_s"] / fp8[key]["compute_s"] == pytest.approx(1978.9 / 989.4)
+        assert bf16[key]["compute_s"] / fp8[key]["compute_s"] == pytest.approx(1978.9 / 989.4,
+                                                                               rel=1e-4)
 
 
 def test_a_slower_network_never_speeds_a_multi_node_plan():

@@ -6,9 +6,13 @@ import dataclasses
 
 import pytest
 
+from clusterplan.tools.parallelism.matmul_efficiency import gemm_intensity, layer_efficiency
 from clusterplan.tools.parallelism.step_time import (
     StepShape,
     bubble_fraction,
+    chunk_choices,
+    compute_time_factor,
+    fastest_schedule,
     hardware_flops_per_token,
     model_flops_per_token,
     narayanan_flops_per_iteration,
@@ -163,3 +167,55 @@ def test_interleaving_cuts_the_bubble_and_multiplies_the_pipeline_sends():
     assert interleaved.pp_s == pytest.approx(0.064)
     assert interleaved.bubble_s == pytest.approx(plain.bubble_s / 4)
     assert interleaved.compute_s == plain.compute_s
+
+
+def test_the_search_picks_the_chunk_count_that_balances_bubble_and_sends():
+    # 80 layers on 2 stages: 40 a stage, so v may be any divisor of 40. Free compute-side
+    # communication, every pipeline send 1 ms. Bubble at v = 1: 0.75227 / 8 = 0.09403 s; sends
+    # 2 x 8 x 1 ms = 0.016 s. Step beyond compute: v = 1 0.1100, v = 2 0.0470 + 0.032 = 0.0790,
+    # v = 4 0.0235 + 0.064 = 0.0875, v = 5 0.0188 + 0.080 = 0.0988: v = 2 is the best.
+    def comm(op, size, ranks, per_node):
+        return 1e-3 if op == "send_recv" else 0.0
+
+    best = fastest_schedule(_shape(), comm)
+    assert best.virtual_stages == 2
+    assert best.step_s == pytest.approx(0.75227 + 0.09403 / 2 + 0.032, rel=1e-4)
+    assert best.step_s == pytest.approx(step_time(_shape(virtual_stages=2), comm).step_s)
+    assert chunk_choices(80, 2) == [1, 2, 4, 5, 8, 10, 20, 40]
+    assert chunk_choices(126, 16) == [1, 2, 4, 8]  # uneven: the busiest stage's 8 layers
+    assert chunk_choices(80, 1) == [1]
+
+
+def test_gemm_intensity_by_hand():
+    # 2048 x 4096 by 4096 x 4096 in 16-bit: 2·M·K·N / 2(MK + KN + MN) = 1 / (1/2048 + 2/4096)
+    # = 1,024 FLOPs a byte; 8-bit operands move half the bytes: 2,048.
+    assert gemm_intensity(2048, 4096, 4096) == pytest.approx(1024)
+    assert gemm_intensity(2048, 4096, 4096, operand_bytes=1) == pytest.approx(2048)
+
+
+def test_efficiency_grows_with_the_gemms_and_falls_with_tensor_parallelism():
+    # Narayanan et al.'s reading of their Table 1: larger GEMMs run closer to peak. On an A100
+    # (ridge 312 / 2.039 = 153 FLOPs a byte) the 1T model's layer at tp 8 beats the 1.7B's at
+    # tp 1, and splitting a layer 8 ways lowers its efficiency.
+    ridge = 312e12 / 2.039e12
+    small = layer_efficiency(2048, 2304, 2304, 2304, 4 * 2304, 1, ridge)
+    large = layer_efficiency(2048, 25600, 25600, 25600, 4 * 25600, 8, ridge)
+    split = layer_efficiency(2048, 2304, 2304, 2304, 4 * 2304, 8, ridge)
+    assert split < small < large < 0.84
+
+
+def test_selective_recompute_and_sequence_parallelism_cost_what_table_4_measured():
+    # Korthikanti et al. Table 4, one 22B layer (h = 6,144, s = 2,048, tp 8): selective
+    # recompute 20.9 ms against 19.6 (+6.6%), sequence parallelism 19.0 against 19.6.
+    # Figure 8: selective recompute about 2% at 530B (h = 20,480).
+    selective = compute_time_factor("selective", False, 8, 2048, 6144)
+    assert selective == pytest.approx(20.9 / 19.6, rel=0.01)
+    with_sp = compute_time_factor("selective", True, 8, 2048, 6144)
+    assert with_sp == pytest.approx(20.3 / 19.6, rel=0.01)
+    assert compute_time_factor("selective", True, 8, 2048, 20480) == pytest.approx(
+        1.02 * 19.0 / 19.6, rel=0.005)
+    assert compute_time_factor("none", True, 1, 2048, 6144) == 1  # no TP: nothing to split
+    # Through the step: sequence parallelism at tp 8 cuts the compute to 19.0/19.6 of it.
+    plain = step_time(_shape(), _free).compute_s
+    assert step_time(_shape(sequence_parallel=True), _free).compute_s == pytest.approx(
+        plain * 19.0 / 19.6)

@@ -26,6 +26,7 @@ from clusterplan.validation import describe
 
 DEFAULT_INTER_LINK = "ib-ndr"  # multi-node-clusters#quantum2-ndr
 EFFICIENCY = 0.6  # mfu-calibration#efficiency-assumption
+SEQUENCE_PARALLEL = True  # activation-memory#sequence-parallel-default
 PEAK_COLUMN = {"fp32": "fp32_tflops", "bf16": "bf16_tflops", "fp16": "fp16_tflops",
                "fp8": "fp8_tflops"}
 
@@ -45,6 +46,8 @@ class Cluster:
     peak_column: str
     efficiency: float
     comm: Collective
+    efficiency_given: bool = False  # the user's figure replaces the training curve
+    ridge_flop_per_byte: float = 0.0  # peak FLOP/s over HBM bytes/s: where GEMMs stop starving
 
 
 def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> Cluster:
@@ -62,12 +65,16 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
     nics = inp.nics_per_node or gpn
     column = _peak_column(gpu, precision, said)
     efficiency = inp.efficiency or EFFICIENCY
+    peak = float(getattr(gpu, column)) * 1e12
     if inp.efficiency is None:
-        said.append(f"efficiency: the matmuls reach {EFFICIENCY:.0%} of the dense peak "
+        said.append("efficiency: the matmuls reach a share of the dense peak that grows with "
+                    "their size (fitted on Megatron-LM's Table 1)" if inp.workload != "inference"
+                    else f"efficiency: the matmuls reach {EFFICIENCY:.0%} of the dense peak "
                     "(calibrated on published MFUs)")
     comm = _group_comm(intra, inter, nics, gpn)
     return Cluster(gpu, gpus, min(gpn, gpus), math.ceil(gpus / gpn), intra, inter, nics,
-                   float(getattr(gpu, column)) * 1e12, column, efficiency, comm)
+                   peak, column, efficiency, comm, inp.efficiency is not None,
+                   peak / (gpu.memory_bandwidth_tb_s * 1e12))
 
 
 def _per_node_given(inp: ParallelismInput) -> int | None:
@@ -152,7 +159,8 @@ def resolve_job(inp: ParallelismInput, concurrency: int | None = None) -> JobCon
                                           "experts_per_token", "active_params_b")}
     training = inp.workload != "inference"
     extra = dict(zero_stage=inp.zero_stages[0], micro_batch=1, recompute=inp.recompute[0],
-                 sequence_parallel=inp.sequence_parallel) if training else \
+                 sequence_parallel=SEQUENCE_PARALLEL if inp.sequence_parallel is None
+                 else inp.sequence_parallel) if training else \
         dict(batch=concurrency, context_len=inp.context_len, kv_precision=inp.kv_precision)
     try:
         mem_in = MemoryInput(model=inp.model, workload=inp.workload, precision=inp.precision,
@@ -162,6 +170,9 @@ def resolve_job(inp: ParallelismInput, concurrency: int | None = None) -> JobCon
         raise ToolError(describe(exc)) from None
     job, _, said, _ = prepare(mem_in)
     keep = [s for s in said if not s.startswith(("zero_stage", "micro_batch", "recompute"))]
+    if training and inp.sequence_parallel is None:
+        keep.append("sequence_parallel: on wherever tp > 1, as Megatron-LM and Llama 3 train "
+                    "(no effect at tp = 1); sequence_parallel=false turns it off")
     return JobContext(job, tuple(keep))
 
 

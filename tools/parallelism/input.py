@@ -88,7 +88,7 @@ class ParallelismInput(ToolInput):
     recompute: list[Recompute] = Field(default=["none", "selective", "full"], min_length=1)
     micro_batches: list[int] = Field(default=[1, 2, 4, 8, 16], min_length=1,
                                      description="micro-batch sizes (sequences) to try")
-    sequence_parallel: bool | None = Field(default=None, description="Megatron SP; default off")
+    sequence_parallel: bool | None = Field(default=None, description="Megatron SP; default on")
     uneven_stages: bool = Field(default=False, description="allow pp not dividing the layers")
     tokens: float | str | None = Field(default=None, description="training budget, e.g. '15T'")
     objective: Objective = Field(default="time", description="time | cost | headroom")

@@ -34,6 +34,8 @@ class TrainingPlan(BaseModel):
     ep_comm_s: float
     bubble_s: float
     bubble_fraction: float
+    virtual_stages: int = Field(default=1, description="model chunks per GPU: 1 = plain 1F1B, "
+                                "more = the interleaved schedule")
     mfu: float
     tflops_per_gpu: float = Field(description="model TFLOP/s achieved per GPU")
     tokens_per_s: float

@@ -8,6 +8,7 @@ matmuls cost 2 FLOPs per parameter forward and twice that backward, and attentio
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,11 @@ Collective = Callable[[str, float, int, int], float]
 
 MEGATRON = "megatron-lm-2021"
 RECOMPUTE_MODES = ("none", "selective", "full")
+# activation-memory#selective-recompute-time: selective recompute costs 0.2·s/h of the layer's
+# time (Korthikanti et al. Table 4: +6.6-6.8% at s/h = 1/3; Figure 8: about 2% at s/h = 0.1).
+SELECTIVE_TIME_PER_S_OVER_H = 0.2
+# activation-memory#sequence-parallel-time: the layer runs 19.0 ms instead of 19.6 (Table 4).
+SEQUENCE_PARALLEL_SPEEDUP = 19.0 / 19.6
 
 
 def narayanan_flops_per_iteration(batch: int, seq_len: int, layers: int, hidden: int,
@@ -94,6 +100,7 @@ class StepShape:
     ranks_per_node: int
     dp_overlap: bool = True
     virtual_stages: int = 1  # model chunks per GPU: 1 = plain 1F1B, v > 1 = interleaved
+    sequence_parallel: bool = False  # Megatron SP with tp > 1
 
 
 
@@ -110,10 +117,29 @@ class StepTime:
     bubble_s: float
     mfu: float
     tokens_per_s: float
+    virtual_stages: int = 1
+    efficiency: float = 0.0  # the share of peak the compute term assumed
 
     @property
     def comm_s(self) -> float:
         return self.tp_s + self.pp_s + self.dp_s + self.ep_s
+
+
+def compute_time_factor(recompute: str, sequence_parallel: bool, tp: int, seq_len: int,
+                        hidden: int) -> float:
+    """What selective recompute and sequence parallelism do to the layers' time, as measured.
+
+    Selective recompute repeats the attention core, memory-bound softmax and dropout more than
+    FLOPs: its measured cost is 0.2·s/h of the layer's time (the FLOP count, 4·s·h a layer,
+    says a third of that), counted here in place of the FLOPs. Sequence parallelism runs layer
+    norms and dropouts on 1/t of the tokens: a layer 3% faster when tp > 1.
+    """
+    factor = 1.0
+    if recompute == "selective":
+        factor *= 1 + SELECTIVE_TIME_PER_S_OVER_H * seq_len / hidden
+    if sequence_parallel and tp > 1:
+        factor *= SEQUENCE_PARALLEL_SPEEDUP
+    return factor
 
 
 def stage_imbalance(layers: int, pp: int) -> float:
@@ -124,9 +150,12 @@ def stage_imbalance(layers: int, pp: int) -> float:
 def step_time(x: StepShape, comm: Collective) -> StepTime:
     """Step = compute + exposed TP, PP, EP and DP communication + bubble, for one layout."""
     tokens = x.dp * x.micro_batch * x.microbatches * x.seq_len
-    hw = hardware_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim, x.recompute)
+    # Selective recompute is timed by its measured share (compute_time_factor), not its FLOPs.
+    counted = "none" if x.recompute == "selective" else x.recompute
+    hw = hardware_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim, counted)
     imbalance = stage_imbalance(x.layers, x.pp)
-    compute = hw * tokens / (x.gpus * x.peak_flops * x.efficiency) * imbalance
+    factor = compute_time_factor(x.recompute, x.sequence_parallel, x.tp, x.seq_len, x.hidden)
+    compute = hw * tokens / (x.gpus * x.peak_flops * x.efficiency) * imbalance * factor
     stage_layers = math.ceil(x.layers / x.pp)
     activation = x.micro_batch * x.seq_len * x.hidden * x.act_bytes
     tp = _tensor_parallel_s(x, comm, activation, stage_layers)
@@ -137,7 +166,41 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     step = compute + tp + pp + dp + ep + bubble
     model = model_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim) * tokens
     mfu = model / (step * x.gpus * x.peak_flops)
-    return StepTime(step, compute, tp, pp, dp, ep, bubble, mfu, tokens / step)
+    return StepTime(step, compute, tp, pp, dp, ep, bubble, mfu, tokens / step, x.virtual_stages,
+                    x.efficiency)
+
+
+def chunk_choices(layers: int, pp: int) -> list[int]:
+    """Model chunks per GPU the interleaved schedule can use: the divisors of the busiest
+    stage's layers (every chunk whole layers); 1 alone without a pipeline."""
+    if pp == 1:
+        return [1]
+    per_stage = math.ceil(layers / pp)
+    return [v for v in range(1, per_stage + 1) if per_stage % v == 0]
+
+
+def fastest_schedule(x: StepShape, comm: Collective) -> StepTime:
+    """The step time under the best pipeline schedule: plain 1F1B or interleaved with v chunks.
+
+    More chunks shrink the bubble v-fold and multiply the pipeline sends v-fold, so the best v
+    balances the two; Megatron-LM and Llama 3 both run the interleaved schedule. Nothing else
+    depends on v, so each v is priced from the plain 1F1B parts: step(v) = rest + v·sends +
+    bubble / v (the same sums `step_time` makes with virtual_stages = v).
+    """
+    plain = step_time(dataclasses.replace(x, virtual_stages=1) if x.virtual_stages != 1 else x,
+                      comm)
+    rest = plain.step_s - plain.pp_s - plain.bubble_s
+    best_v, best_s = 1, plain.step_s
+    for v in chunk_choices(x.layers, x.pp)[1:]:
+        seconds = rest + plain.pp_s * v + plain.bubble_s / v
+        if seconds < best_s:
+            best_v, best_s = v, seconds
+    if best_v == 1:
+        return plain
+    speedup = plain.step_s / best_s
+    return dataclasses.replace(plain, step_s=best_s, pp_s=plain.pp_s * best_v,
+                               bubble_s=plain.bubble_s / best_v, mfu=plain.mfu * speedup,
+                               tokens_per_s=plain.tokens_per_s * speedup, virtual_stages=best_v)
 
 
 def _tensor_parallel_s(x: StepShape, comm: Collective, activation: float, layers: int) -> float:
@@ -198,5 +261,30 @@ def _data_parallel_s(x: StepShape, comm: Collective, compute: float) -> float:
     if x.zero_stage == 2:
         hidden = max(0.0, both("reduce_scatter") - window)
         return x.microbatches * hidden + both("all_gather")
-    per_mb_comm = 2 * both("all_gather") + both("reduce_scatter")
-    return x.microbatches * max(0.0, per_mb_comm - (per_mb if x.dp_overlap else 0.0))
+    return x.microbatches * _zero3_exposed_s(x, comm, shard, experts, ep_dp, per_node, ep_node,
+                                              per_mb)
+
+
+def _zero3_exposed_s(x: StepShape, comm: Collective, shard: float, experts: float, ep_dp: int,
+                     per_node: int, ep_node: int, per_mb: float) -> float:
+    """One micro-batch's ZeRO-3 traffic left over after what its compute hides.
+
+    ZeRO-3 (and FSDP) gather each layer's parameters just before the layer runs, forward and
+    again backward, and reduce-scatter its gradients after the backward: collectives of one
+    layer's shard, each paying the ring's per-step latency over the whole DP group, so at large
+    DP latency rather than bytes sets the pace (Rajbhandari et al. 2021). Prefetch overlaps the
+    next layer's gather with this layer's compute, so per layer only what exceeds the layer's
+    forward (or backward) time is exposed.
+    """
+    layers = math.ceil(x.layers / x.pp)
+    layer, layer_experts = shard / layers, experts / layers
+
+    def one(op: str) -> float:
+        return comm(op, layer, x.dp, per_node) + (comm(op, layer_experts, ep_dp, ep_node)
+                                                  if layer_experts else 0.0)
+
+    forward_share = 0.25 if x.recompute == "full" else 1 / 3  # recompute repeats the forward
+    forward = per_mb * forward_share / layers if x.dp_overlap else 0.0
+    backward = per_mb * (1 - forward_share) / layers if x.dp_overlap else 0.0
+    gather, scatter = one("all_gather"), one("reduce_scatter")
+    return layers * (max(0.0, gather - forward) + max(0.0, gather + scatter - backward))

@@ -90,11 +90,13 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
               "micro-batches": q(x.num_microbatches), "recompute": q(x.recompute)}
     return [
         Step(label="compute", formula="FLOPs per token (6·N + 12·l·s·d, + recompute's forward) x "
-             "tokens / (GPUs x peak x efficiency)",
-             inputs={**layout, "seq_len": q(seq_len), "efficiency": q(cluster.efficiency)},
+             "tokens / (GPUs x peak x efficiency)" + ("" if cluster.efficiency_given else
+                                                      "; efficiency from the GEMM shapes"),
+             inputs={**layout, "seq_len": q(seq_len), "efficiency": q(round(t.efficiency, 4))},
              result=q(t.compute_s, "s"),
              notes=["megatron-lm-2021#flops-derivation", "mfu-calibration#model-flops-per-token",
-                    "mfu-calibration#efficiency-assumption"]
+                    "mfu-calibration#efficiency-assumption" if cluster.efficiency_given
+                    else "mfu-calibration#efficiency-curve"]
              + (["activation-memory"] if x.recompute == "selective" else [])),
         Step(label="tensor-parallel all-reduces", formula="layers per stage x micro-batches x "
              "(4, or 6 with full recompute) x all-reduce(b·s·h·2 B) on the intra link",
@@ -108,13 +110,16 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
              notes=["megatron-lm-2021#pp-scatter-gather", cluster.inter.source_note]),
         Step(label="data-parallel gradients (exposed)", formula="hierarchical all-reduce of the "
              "stage's gradients, less the last micro-batch's backward it overlaps; ZeRO-3 adds "
-             "parameter gathers per micro-batch", inputs={"dp": q(x.dp),
+             "per-layer parameter gathers (forward and backward) and gradient reduce-scatters, "
+             "each less that layer's compute", inputs={"dp": q(x.dp),
                                                           "zero_stage": q(x.zero_stage)},
              result=q(t.dp_s, "s"),
              notes=["parallelism-strategies#dp-scales-across-nodes", "zero-paper"]),
-        Step(label="pipeline bubble", formula="(p - 1) / m x (compute + TP communication), "
-             "non-interleaved 1F1B", inputs={"p": q(x.pp), "m": q(x.num_microbatches)},
-             result=q(t.bubble_s, "s"), notes=["megatron-lm-2021#bubble-1f1b"]),
+        Step(label="pipeline bubble", formula="(p - 1) / (v x m) x (compute + TP communication); "
+             "v model chunks per GPU, the interleaved 1F1B schedule (v = 1: plain 1F1B)",
+             inputs={"p": q(x.pp), "m": q(x.num_microbatches), "v": q(t.virtual_stages)},
+             result=q(t.bubble_s, "s"),
+             notes=["megatron-lm-2021#bubble-1f1b", "megatron-lm-2021#interleaved-bubble"]),
         Step(label="step time", formula="compute + TP + PP + EP + exposed DP + bubble",
              result=q(t.step_s, "s")),
         Step(label="MFU", formula="model FLOPs per step / (step time x GPUs x dense peak)",
@@ -174,13 +179,15 @@ def _why_variants_fail(space: SearchSpace, tp: int, pp: int, dp: int, fits: Fits
 
 def training_assumptions(inp: ParallelismInput) -> list[str]:
     """What the step-time model takes for granted, in words."""
-    said = ["bubble: non-interleaved 1F1B, (p - 1)/m of the ideal time per step "
-            "(Narayanan et al. 2021)",
+    said = ["pipeline: the interleaved 1F1B schedule with the number of model chunks per GPU "
+            "(v, dividing the stage's layers) that gives the shortest step; bubble (p - 1)/(v·m) "
+            "of the ideal time, v times the pipeline sends (Narayanan et al. 2021)",
             "TP all-reduces and pipeline sends are not overlapped with compute",
             "activations travel in 16-bit; pipeline sends split over the TP ranks",
             "data-parallel collectives are hierarchical (NVLink inside nodes, network between)"]
     said.append("DP gradient reduction overlaps the last micro-batch's backward; ZeRO-3 "
-                "gathers overlap each micro-batch's compute" if inp.dp_overlap else
+                "prefetches each layer's gather under the previous layer's compute, only what "
+                "exceeds it is exposed" if inp.dp_overlap else
                 "DP communication is not overlapped (dp_overlap off)")
     if inp.objective == "cost":
         said.append("objective cost: on a fixed cluster GPU-hours are proportional to step "

@@ -70,7 +70,7 @@ def run(inp: ParallelismInput) -> ParallelismResult:
 def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
            result: ParallelismResult) -> None:
     seq_len = ctx.job.seq_len
-    batch = global_batch(inp, seq_len, result.assumptions, result.warnings)
+    batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
     found = run_search(inp, cluster, ctx, batch, seq_len)
     out = found.outcome
     result.global_batch, result.seq_len, result.tokens = batch, seq_len, inp.tokens

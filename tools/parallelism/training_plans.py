@@ -18,10 +18,19 @@ from clusterplan.tools.parallelism.layout_search import (
     SearchSpace,
     search,
 )
+from clusterplan.tools.parallelism.matmul_efficiency import layer_efficiency
 from clusterplan.tools.parallelism.result import SmallestCluster, TrainingPlan
-from clusterplan.tools.parallelism.step_time import StepShape, StepTime, bubble_fraction, step_time
+from clusterplan.tools.parallelism.step_time import (
+    StepShape,
+    StepTime,
+    bubble_fraction,
+    fastest_schedule,
+)
 
 DEFAULT_BATCH_TOKENS = 4 * 1024 * 1024  # mfu-calibration#llama3-batch: 4M tokens per step
+BATCH_TOKENS_PER_GPU = 2048  # mfu-calibration#batch-scaling-rule
+MAX_DEFAULT_BATCH_TOKENS = 16 * 1024 * 1024  # mfu-calibration#llama3-table4-batch: 16M tokens
+OPERAND_BYTES = {"fp8_tflops": 1.0, "fp32_tflops": 4.0}  # GEMM operands; 16-bit otherwise
 MOST_FRUGAL = ("full", "selective", "none")  # recompute modes, least memory first
 MAX_SEARCH_GPUS = 1 << 20
 
@@ -36,15 +45,27 @@ class TrainingSearch:
     seq_len: int
 
 
-def global_batch(inp: ParallelismInput, seq_len: int, said: list[str], warn: list[str]) -> int:
-    """Sequences per optimizer step: given, from tokens, or 4M tokens (stated)."""
+def default_batch_tokens(gpus: int) -> int:
+    """Tokens per step when none is given: 2,048 per GPU, at least 4M and at most 16M.
+
+    Published runs grow the batch with the cluster so that every data-parallel replica keeps
+    enough micro-batches to fill its pipeline: Llama 3 405B started at 4M tokens and trained
+    at 16M on 8,192 and 16,384 GPUs (2,048 tokens a GPU on 8,192).
+    """
+    return min(MAX_DEFAULT_BATCH_TOKENS, max(DEFAULT_BATCH_TOKENS, BATCH_TOKENS_PER_GPU * gpus))
+
+
+def global_batch(inp: ParallelismInput, seq_len: int, said: list[str], warn: list[str],
+                 gpus: int = 1) -> int:
+    """Sequences per optimizer step: given, from tokens, or scaled with the cluster (stated)."""
     if inp.global_batch:
         return inp.global_batch
-    tokens = inp.global_batch_tokens or DEFAULT_BATCH_TOKENS
+    default = default_batch_tokens(gpus)
+    tokens = inp.global_batch_tokens or default
     batch = max(1, round(tokens / seq_len))
     if inp.global_batch_tokens is None:
-        said.append(f"global batch: {DEFAULT_BATCH_TOKENS:,} tokens = {batch:,} sequences of "
-                    f"{seq_len:,} (Llama 3's starting batch)")
+        said.append(f"global batch: {default:,} tokens = {batch:,} sequences of {seq_len:,} "
+                    f"(2,048 tokens a GPU between Llama 3's 4M-token start and its 16M)")
     elif batch * seq_len != tokens:
         warn.append(f"global_batch_tokens {tokens:,} is not a multiple of seq_len {seq_len:,}; "
                     f"using {batch:,} sequences ({batch * seq_len:,} tokens)")
@@ -86,6 +107,14 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     trainable = adapter_params(job) if job.adapters else s.dense_params
     experts = 0.0 if job.adapters else s.expert_params
     act_bytes = 4.0 if job.precision == "fp32" else 2.0
+    attn_dim, kv_dim = s.heads * s.head_dim, s.kv_heads * s.head_dim
+    operand_bytes = OPERAND_BYTES.get(cluster.peak_column, 2.0)
+
+    def efficiency(x: Layout) -> float:
+        if cluster.efficiency_given:
+            return cluster.efficiency
+        return layer_efficiency(x.micro_batch * seq_len, s.hidden, attn_dim, kv_dim,
+                                s.ffn_hidden, x.tp, cluster.ridge_flop_per_byte, operand_bytes)
 
     def score(x: Layout, gb: float) -> StepTime:
         shape = StepShape(
@@ -95,9 +124,9 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
             dense_params=trainable, expert_params=experts, attn_dim=s.heads * s.head_dim,
             experts_per_token=s.experts_per_token, moe=s.is_moe, act_bytes=act_bytes,
             grad_bytes=job.grad_bytes, peak_flops=cluster.peak_flops,
-            efficiency=cluster.efficiency, ranks_per_node=cluster.gpus_per_node,
-            dp_overlap=inp.dp_overlap)
-        return step_time(shape, cluster.comm)
+            efficiency=efficiency(x), ranks_per_node=cluster.gpus_per_node,
+            dp_overlap=inp.dp_overlap, sequence_parallel=job.sequence_parallel)
+        return fastest_schedule(shape, cluster.comm)
 
     return score
 
@@ -159,6 +188,7 @@ def to_plan(rank: int, a: Accepted, cluster: Cluster, steps_needed: int | None) 
                                                             - a.per_gpu_gb, 3),
         step_time_s=t.step_s, compute_s=t.compute_s, comm_s=t.comm_s, tp_comm_s=t.tp_s,
         pp_comm_s=t.pp_s, dp_comm_s=t.dp_s, ep_comm_s=t.ep_s, bubble_s=t.bubble_s,
-        bubble_fraction=bubble_fraction(x.pp, x.num_microbatches), mfu=t.mfu,
+        bubble_fraction=bubble_fraction(x.pp, x.num_microbatches, t.virtual_stages),
+        virtual_stages=t.virtual_stages, mfu=t.mfu,
         tflops_per_gpu=t.mfu * cluster.peak_flops / 1e12, tokens_per_s=t.tokens_per_s,
         training_days=days, gpu_hours=hours)
