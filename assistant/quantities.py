@@ -41,6 +41,15 @@ CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)
 BARE_K = lazy(r"(?<![\w.])(\d+)k\b", _I)
 SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
+# A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
+# tokens", "4M tokens per step". Read before the other quantities, which then do not see it
+# (its tokens are not the training budget, its sequences not concurrent requests).
+GLOBAL_BATCH = lazy(r"\bglobal[\s_-]*batch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" + NUM
+                    + r"\s*(k|m|thousand|million)?\s*(sequences|seqs|samples|tokens)?\b|"
+                    r"\bbatch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" + NUM
+                    + r"\s*(k|m|thousand|million)?\s*(tokens)\b|"
+                    + NUM + r"\s*(k|m|thousand|million)?\s*(tokens)\s+(?:per|a|an|each)\s+"
+                    r"(?:step|batch|iteration|optimi[sz]er\s+step)\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
 CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
                          r"users|sequences|streams|sessions|queries)\b", _I)
@@ -85,9 +94,27 @@ def count(text: str, what: str = "the count") -> int:
 def read_quantities(text: str) -> dict[str, Any]:
     """Every numeric slot found in the (masked) question."""
     slots: dict[str, Any] = {}
+    text = _global_batch(text, slots)
     for reader in _READERS:
         reader(text, slots)
     return slots
+
+
+def _global_batch(text: str, slots: dict[str, Any]) -> str:
+    """The training batch as sequences or tokens per step; the text without it."""
+    m = GLOBAL_BATCH.search(text)
+    if not m:
+        return text
+    groups = [g for g in m.groups()]
+    value, scale, unit = next((groups[i], groups[i + 1], groups[i + 2])
+                              for i in (0, 3, 6) if groups[i] is not None)
+    amount = number(value, "the global batch") * {"k": 1e3, "t": 1e3, "m": 1e6}.get(
+        (scale or "").lower()[:1], 1)
+    if unit and unit.lower() == "tokens":
+        slots["global_batch_tokens"] = int(amount)
+    else:
+        slots["global_batch"] = int(amount)
+    return text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
 
 
 def _sizes(text: str, slots: dict[str, Any]) -> None:

@@ -30,6 +30,9 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
     else:
         payload.update(seq_len=slot(intent, "seq_len"), optimizer=slot(intent, "optimizer"),
                        tokens=slot(intent, "tokens"))
+        for given in ("global_batch", "global_batch_tokens"):
+            if given in intent.slots:
+                payload[given] = intent.slots[given]
         if "micro_batch" in intent.slots:
             payload["micro_batches"] = [intent.slots["micro_batch"]]
         if "zero_stage" in intent.slots:

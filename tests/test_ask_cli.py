@@ -119,3 +119,31 @@ def test_control_characters_never_reach_the_terminal():
     assert "\x1b" not in result.stdout and "\x9b" not in result.stdout
     failed = run_cli("ask", "/\x1b[2Jnope")
     assert failed.exit_code == 1 and "\x1b" not in failed.stderr
+
+
+def test_405b_on_16k_h100_trains_in_the_published_time_at_the_published_mfu():
+    # Llama 3 405B on 16,384 H100: 38-43% BF16 MFU (mfu-calibration#llama3-mfu); 15T tokens at
+    # that MFU are 65-74 days of uninterrupted training (llama3-405b-days-arithmetic) and the
+    # model card's 30.84M GPU-hours are 78 days. The question names no architecture, so the
+    # answer takes a Llama-3-like 405B shape and the default batch scaled to the cluster (16M
+    # tokens, Llama 3's own). Before: 185 days at 14.7% MFU (a 4M-token batch, plain 1F1B).
+    result = run_cli("ask", "--json", "405B on 15T tokens on 16,384 H100")
+    assert result.exit_code == 0, result.output
+    found = json.loads(result.output)["data"]["parallelism"]
+    assert found["global_batch"] * found["seq_len"] == 16 * 1024 * 1024
+    best = found["plans"][0]
+    assert 0.38 <= best["mfu"] <= 0.45
+    assert 54 * 0.75 <= found["training_days"] <= 78  # at most Meta's wall time with restarts
+
+
+def test_a_batch_no_layout_splits_becomes_a_nearby_workable_one_and_says_so():
+    # 16,000,000 tokens at 8,192 are 1,953 sequences, an odd number: no data parallelism above
+    # 1 divides it, so no layout of 16,384 GPUs does. 2,048 sequences (4.9% more) split every
+    # power of two; 1,952 = 32 x 61 would cap data parallelism at 32.
+    result = run_cli("ask", "--json", "405B on 15T tokens on 16,384 H100, global batch of "
+                     "16,000,000 tokens at sequence length 8192")
+    answer = json.loads(result.output)
+    found = answer["data"]["parallelism"]
+    assert found["plans"] and found["global_batch"] == 2048
+    said = [w for w in answer["warnings"] if w.startswith("global batch: 1,953 sequences")]
+    assert said and "using 2,048" in said[0]

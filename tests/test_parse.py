@@ -307,3 +307,19 @@ def test_a_new_question_is_not_merged_into_the_last(read):
     first = read("How much memory to serve llama 3 70b on 8 H100s at 32k context?")
     second = read("How much would egress cost for 10 TB of checkpoints on AWS?", first)
     assert second.kind == "pricing" and "model" not in second.slots
+
+
+@pytest.mark.parametrize("text, slot, value", [
+    ("train 405B on 15T tokens on 16384 H100 with a global batch of 4096 sequences",
+     "global_batch", 4096),
+    ("70B on 15T tokens on 1024 H100, global batch size 2048", "global_batch", 2048),
+    ("405B, global batch of 16M tokens, 15T tokens on 16384 H100", "global_batch_tokens",
+     16_000_000),
+    ("train llama 3 70B on 15T tokens on 1024 H100 with 4M tokens per step",
+     "global_batch_tokens", 4_000_000),
+])
+def test_a_stated_training_batch_is_read_and_not_taken_for_the_budget(read, text, slot, value):
+    slots = read(text).slots
+    assert slots[slot] == value
+    assert slots["tokens"] == 15e12  # the batch's tokens are not the training budget
+    assert "batch" not in slots  # nor its sequences concurrent requests

@@ -37,7 +37,7 @@ from clusterplan.tools.parallelism.steps import (
 from clusterplan.tools.parallelism.training_plans import (
     fits_for,
     global_batch,
-    run_search,
+    search_workable,
     smallest_cluster,
     to_plan,
 )
@@ -71,7 +71,7 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
            result: ParallelismResult) -> None:
     seq_len = ctx.job.seq_len
     batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
-    found = run_search(inp, cluster, ctx, batch, seq_len)
+    found, batch = search_workable(inp, cluster, ctx, batch, seq_len, result.warnings)
     out = found.outcome
     result.global_batch, result.seq_len, result.tokens = batch, seq_len, inp.tokens
     result.rejected, result.rejected_examples = out.rejected.counts, out.rejected.examples

@@ -10,13 +10,16 @@ from clusterplan.tools.memory.terms import adapter_params
 from clusterplan.tools.parallelism.cluster import Cluster, JobContext, memory_of
 from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.layout_search import (
+    BATCH_SPLIT,
     Accepted,
     Fits,
     Layout,
+    Rejections,
     Score,
     SearchOutcome,
     SearchSpace,
     search,
+    shapes,
 )
 from clusterplan.tools.parallelism.matmul_efficiency import layer_efficiency
 from clusterplan.tools.parallelism.result import SmallestCluster, TrainingPlan
@@ -146,6 +149,48 @@ def run_search(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, batch: 
                      score_for(inp, cluster, ctx, seq_len))
     ranked = sorted(outcome.accepted, key=rank_key(inp.objective, cluster.gpu.memory_gb))
     return TrainingSearch(space, outcome, ranked, seq_len)
+
+
+def nearest_batches(space: SearchSpace) -> list[int]:
+    """Global batches near the space's own that some (dp, micro-batch) of its shapes divides,
+    nearest first (ties: the smaller), the space's own batch excluded."""
+    batch = space.global_batch
+    units = {dp * mb for _, _, dp, _ in shapes(space, Rejections()) for mb in space.micro_batches}
+    near = {m for u in units for m in (batch // u * u, -(-batch // u) * u) if m > 0}
+    near.discard(batch)
+    return sorted(near, key=lambda m: (abs(m - batch), m))
+
+
+BATCH_LEEWAY = 0.05  # a replacement batch within 5% of the one asked (stated in the warning)
+
+
+def search_workable(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, batch: int,
+                    seq_len: int, warn: list[str], tries: int = 8) -> tuple[TrainingSearch, int]:
+    """The search at the given batch; when no layout can split it, at a nearby batch that one
+    can (said in a warning), so the answer is a plan rather than "no layout".
+
+    Of the workable batches within 5% of the one asked, the one that trains fastest (tokens per
+    second of its best plan) is taken: 1,953 sequences become 2,048 (4.9% more, every power
+    of two of data parallelism) rather than 1,952 (= 32 x 61, data parallelism 32 at most).
+    Without one that close, the nearest workable batch.
+    """
+    found = run_search(inp, cluster, ctx, batch, seq_len)
+    if found.ranked or BATCH_SPLIT not in found.outcome.rejected.counts:
+        return found, batch
+    tried: list[tuple[int, TrainingSearch]] = []
+    for other in nearest_batches(found.space)[:tries]:
+        if tried and abs(other - batch) > BATCH_LEEWAY * batch:
+            break
+        retry = run_search(inp, cluster, ctx, other, seq_len)
+        if retry.ranked:
+            tried.append((other, retry))
+    if not tried:
+        return found, batch
+    other, best = max(tried, key=lambda t: t[1].ranked[0].score.tokens_per_s)
+    warn.append(f"global batch: {batch:,} sequences does not split over any layout (dp x "
+                f"micro-batch must divide it); using {other:,} ({other * seq_len:,} tokens), "
+                f"the workable batch within {BATCH_LEEWAY:.0%} that trains fastest")
+    return best, other
 
 
 def smallest_cluster(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
