@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from clusterplan.assistant.answer import Answer, Intent
-from clusterplan.assistant.clarify import clarification
-from clusterplan.assistant.compose import answer, clarifying, failure
-from clusterplan.assistant.parse import MAX_CHARS, parse
-from clusterplan.assistant.route import Calls, route
+from clusterplan.assistant.composing.compose import answer, clarifying, failure
+from clusterplan.assistant.parsing.clarify import clarification
+from clusterplan.assistant.parsing.parse import MAX_CHARS, parse
+from clusterplan.assistant.routing.dispatch import Calls, route
 from clusterplan.tools.contract import ToolError
 
 

@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
 
 
 def main() -> None:
@@ -35,7 +35,7 @@ def run_app(db_path: str | None, session: str | None) -> None:
     from clusterplan.tui.app import ClusterplanApp  # Textual loads only for the app
 
     def assistant() -> Assistant:
-        from clusterplan.assistant.session import Assistant
+        from clusterplan.assistant.sessions.session import Assistant
         from clusterplan.db.active import open_store, use_store
 
         opened = open_store(db_path)

@@ -93,7 +93,7 @@ def test_the_check_sees_every_layer():
 @pytest.mark.parametrize("module, expected", [
     ("clusterplan.db.store", "clusterplan.db"),
     ("clusterplan.tools.memory.tool", "clusterplan.tools"),
-    ("clusterplan.assistant.notes_check", "clusterplan.assistant"),
+    ("clusterplan.assistant.notes.check", "clusterplan.assistant"),
     ("clusterplan.tui.app", "front"),
     ("clusterplan.commands.tool", "front"),
     ("clusterplan.validation", "base"),

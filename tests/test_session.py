@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clusterplan.assistant.answer import Answer, Intent
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.session import Assistant
 
 NOTES_CALL = "/notes query=nvlink infiniband limit=2"
 

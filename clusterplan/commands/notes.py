@@ -77,7 +77,7 @@ def check(ctx: click.Context, note_ids: tuple[str, ...], as_json: bool) -> None:
     when a check could not run (tool missing, input refused, output absent), since that is a
     defect in a note or a tool.
     """
-    from clusterplan.assistant.notes_check import check_all
+    from clusterplan.assistant.notes.check import check_all
     from clusterplan.commands.common import echo_json, store
     from clusterplan.knowledge.notes import NoteSet, shipped_notes
 

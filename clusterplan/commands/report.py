@@ -10,7 +10,7 @@ import click
 from clusterplan.commands.common import UsageFailure, emit, store
 
 if TYPE_CHECKING:
-    from clusterplan.assistant.history_store import HistoryStore, SessionInfo
+    from clusterplan.assistant.sessions.history_store import HistoryStore, SessionInfo
 
 
 @click.command("report")
@@ -34,8 +34,8 @@ def report(ctx: click.Context, session: str | None, out: Path | None, force: boo
 
     A question asked again (the same words, or a typo fixed after no answer) appears once.
     """
-    from clusterplan.assistant.history_store import HistoryStore
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.history_store import HistoryStore
+    from clusterplan.assistant.sessions.session import Assistant
 
     dropped = _numbers(drop)
     if out is not None and out.exists() and not force:
@@ -57,8 +57,8 @@ def report(ctx: click.Context, session: str | None, out: Path | None, force: boo
                    f"(--session NAME for another)", err=True)
     text = Assistant(opened, session=found.id).report(title=title, drop=dropped, author=author)
     if (fmt or ("html" if out and out.suffix.lower() in (".html", ".htm") else "")) == "html":
-        from clusterplan.assistant.report import DEFAULT_TITLE
-        from clusterplan.assistant.report_html import render_html
+        from clusterplan.assistant.report.document import DEFAULT_TITLE
+        from clusterplan.assistant.report.html import render_html
 
         text = render_html(text, title or DEFAULT_TITLE)
     if emit(text, out):
