@@ -10,6 +10,7 @@ import math
 
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, q
+from clusterplan.tools.parallelism.batch import global_batch, search_workable
 from clusterplan.tools.parallelism.cluster import (
     Cluster,
     JobContext,
@@ -36,8 +37,6 @@ from clusterplan.tools.parallelism.steps import (
 )
 from clusterplan.tools.parallelism.training_plans import (
     fits_for,
-    global_batch,
-    search_workable,
     smallest_cluster,
     to_plan,
 )
