@@ -219,3 +219,40 @@ def test_selective_recompute_and_sequence_parallelism_cost_what_table_4_measured
     plain = step_time(_shape(), _free).compute_s
     assert step_time(_shape(sequence_parallel=True), _free).compute_s == pytest.approx(
         plain * 19.0 / 19.6)
+
+
+def test_zero3_gathers_per_layer_and_exposes_only_what_a_layer_cannot_hide():
+    # 80 layers on one stage (pp 1), tp 8, dp 2, 8 micro-batches: twice the tokens of the
+    # hand-checked case above on the same 16 GPUs, compute 2 x 0.75227 = 1.50454 s, so
+    # 0.188068 s a micro-batch, forward a third: 0.78362 ms a layer, backward 1.56723 ms.
+    # Every all-gather and reduce-scatter of one layer's shard costs 1 ms: exposed a layer
+    # (1 - 0.78362) + (2 - 1.56723) = 0.64915 ms; x 80 layers x 8 micro-batches = 0.41546 s.
+    def comm(op, size, ranks, per_node):
+        return 1e-3 if op in ("all_gather", "reduce_scatter") else 0.0
+
+    shape = _shape(pp=1, dp=2, gpus=16, zero_stage=3)
+    per_mb = step_time(shape, _free).compute_s / 8
+    layer_fwd, layer_bwd = per_mb / 3 / 80, per_mb * 2 / 3 / 80
+    assert layer_fwd == pytest.approx(0.78362e-3, rel=1e-4)
+    assert layer_bwd == pytest.approx(1.56723e-3, rel=1e-4)
+    assert step_time(shape, comm).dp_s == pytest.approx(0.41546, rel=1e-4)
+    # Each collective is one layer's shard: 70e9 / 8 (tp) x 2 bytes / 80 layers = 218.75 MB.
+    seen = []
+    step_time(shape, lambda op, size, ranks, per_node: seen.append((op, size)) or 0.0)
+    assert ("all_gather", 70e9 / 8 * 2 / 80) in seen
+
+
+def test_zero3_at_fixed_batch_loses_throughput_per_gpu_as_the_ring_grows():
+    # A fixed global batch of 64 sequences on ever more ZeRO-3 ranks: each rank's compute per
+    # layer halves with every doubling while a ring collective's latency grows with its ranks
+    # (here 20 us a step, (n - 1) steps). Tokens per second per GPU must fall once the gathers
+    # no longer fit under a layer's compute.
+    def comm(op, size, ranks, per_node):
+        return 20e-6 * (ranks - 1) if op in ("all_gather", "reduce_scatter") else 0.0
+
+    per_gpu = []
+    for dp in (8, 16, 32, 64):
+        shape = _shape(pp=1, tp=8, dp=dp, gpus=8 * dp, zero_stage=3, microbatches=64 // dp)
+        t = step_time(shape, comm)
+        per_gpu.append(t.tokens_per_s / shape.gpus)
+    assert per_gpu == sorted(per_gpu, reverse=True) and per_gpu[-1] < 0.8 * per_gpu[0]
