@@ -270,11 +270,11 @@ def _zero3_exposed_s(x: StepShape, comm: Collective, shard: float, experts: floa
     """One micro-batch's ZeRO-3 traffic left over after what its compute hides.
 
     ZeRO-3 (and FSDP) gather each layer's parameters just before the layer runs, forward and
-    again backward, and reduce-scatter its gradients after the backward: collectives of one
-    layer's shard, each paying the ring's per-step latency over the whole DP group, so at large
-    DP latency rather than bytes sets the pace (Rajbhandari et al. 2021). Prefetch overlaps the
-    next layer's gather with this layer's compute, so per layer only what exceeds the layer's
-    forward (or backward) time is exposed.
+    again backward, and reduce-scatter its gradients after the backward (zero-paper#stage-3):
+    collectives of one layer's shard, each paying its own latency, which grows with the DP
+    group, while a layer's compute shrinks as a fixed batch spreads over more ranks. Prefetch
+    overlaps the next layer's gather with this layer's compute, so per layer only what exceeds
+    the layer's forward (or backward) time is exposed.
     """
     layers = math.ceil(x.layers / x.pp)
     layer, layer_experts = shard / layers, experts / layers
