@@ -129,11 +129,15 @@ def test_405b_on_16k_h100_trains_in_the_published_time_at_the_published_mfu():
     # tokens, Llama 3's own). Before: 185 days at 14.7% MFU (a 4M-token batch, plain 1F1B).
     result = run_cli("ask", "--json", "405B on 15T tokens on 16,384 H100")
     assert result.exit_code == 0, result.output
-    found = json.loads(result.output)["data"]["parallelism"]
+    answer = json.loads(result.output)
+    found = answer["data"]["parallelism"]
     assert found["global_batch"] * found["seq_len"] == 16 * 1024 * 1024
     best = found["plans"][0]
     assert 0.38 <= best["mfu"] <= 0.45
     assert 54 * 0.75 <= found["training_days"] <= 78  # at most Meta's wall time with restarts
+    chunks = best["virtual_stages"]
+    assert best["pp"] > 1 and chunks > 1  # the interleaved schedule, said in the answer
+    assert f"interleaved pipeline of {chunks} chunks per GPU" in answer["markdown"]
 
 
 def test_a_batch_no_layout_splits_becomes_a_nearby_workable_one_and_says_so():

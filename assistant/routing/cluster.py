@@ -65,9 +65,11 @@ def layout_sentence(result: dict[str, Any]) -> str:
                 f"**{num(best['decode_tokens_per_s'])} output tokens/s** in all, "
                 f"{num(best['time_per_output_token_ms'])} ms per token per sequence, room for "
                 f"{num(best['kv_capacity_tokens'])} tokens of KV cache per replica.")
+    chunks = best.get("virtual_stages", 1)
+    schedule = f", interleaved pipeline of {chunks} chunks per GPU" if chunks > 1 else ""
     return (f"Best layout on {where}: **TP {best['tp']} × PP {best['pp']} × DP {best['dp']}**"
             f" (ZeRO-{best['zero_stage']}, micro-batch {best['micro_batch']}, recompute "
-            f"{best['recompute']}): step {num(best['step_time_s'])} s, MFU "
+            f"{best['recompute']}{schedule}): step {num(best['step_time_s'])} s, MFU "
             f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU.")
 
 

@@ -92,7 +92,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.fits, best = True, plans[0]
     result.verdict = (f"fits: best layout tp={best.tp} pp={best.pp} dp={best.dp} "
                       f"ep={best.ep}, ZeRO-{best.zero_stage}, micro-batch {best.micro_batch}, "
-                      f"recompute {best.recompute}: {best.step_time_s:.3g} s per step, "
+                      f"recompute {best.recompute}"
+                      + (f", interleaved v={best.virtual_stages}" if best.virtual_stages > 1
+                         else "")
+                      + f": {best.step_time_s:.3g} s per step, "
                       f"MFU {best.mfu:.0%}")
     result.steps.append(memory_step(found.ranked[0], ctx))
     result.steps += winner_steps(found.ranked[0], cluster, seq_len)
