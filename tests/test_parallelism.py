@@ -338,3 +338,19 @@ def test_the_70b_recipe_claim_is_cited_only_for_its_own_case():
     assert recipe in _cited(own)
     assert recipe not in _cited(other)
     assert "parallelism-strategies#tp-inside-node" in _cited(other)
+
+
+def test_a_given_efficiency_replaces_the_fitted_curve_and_the_answer_says_which():
+    # With free communication and no pipeline, MFU = efficiency x model FLOPs / executed FLOPs;
+    # at recompute none the two FLOP counts are equal, so a given 0.5 reads back as 0.5 on a
+    # one-GPU layout (nothing to communicate). The curve's figure is shown when none is given.
+    common = dict(params_b=1.0, layers=16, hidden=2048, heads=16, kv_heads=16, gpu="h100",
+                  gpus=1, zero_stages=[0], recompute=["none"], micro_batches=[1], seq_len=1024)
+    given = _train(efficiency=0.5, **common)
+    assert given["plans"][0]["mfu"] == pytest.approx(0.5, rel=1e-9)
+    compute = next(s for s in given["steps"] if s["label"] == "compute")
+    assert "GEMM shapes" not in compute["formula"]
+    fitted = _train(**common)
+    compute = next(s for s in fitted["steps"] if s["label"] == "compute")
+    assert "efficiency from the GEMM shapes" in compute["formula"]
+    assert any("grows with their size" in a for a in fitted["assumptions"])
