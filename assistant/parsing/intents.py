@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.measurements import any_in, find
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
@@ -100,14 +101,11 @@ def _has_model(s: Slots) -> bool:
 
 
 def _measured(t: str) -> bool:
-    from clusterplan.assistant.parsing.measurements import any_in
-
     return any_in(t)
 
 
 def _measured_twice(t: str) -> bool:
     """Two measured rates or times of one kind: a run set against another ("60 vs 13 tokens/s")."""
-    from clusterplan.assistant.parsing.measurements import find
 
     kinds = [m.kind for m in find(t) if m.kind in ("tokens_per_s", "step_time", "samples_per_s",
                                                    "tflops")]

@@ -8,6 +8,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.db.active import catalog
 
 MAX_PLANS = 5
 
@@ -146,8 +147,6 @@ def plan(intent: Intent, calls: Calls) -> Reply:
 
 
 def _whole_nodes(gpus: int, gpu_id: str) -> int:
-    from clusterplan.db.active import catalog
-
     per_node = catalog().gpus.rows[gpu_id].gpus_per_node
     return max(per_node, -(-gpus // per_node) * per_node)
 

@@ -8,6 +8,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
 from clusterplan.tools.contract import Step, q
 
@@ -155,8 +156,6 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
                                       ["full checkpoint", size_gb]])]
     rate = slot(intent, "bandwidth")
     if rate:
-        from clusterplan.assistant.routing.network import write_time
-
         seconds, extra = write_time(calls, size_gb, rate)
         lead += f" Writing it at {rate} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
         tables += extra
