@@ -272,3 +272,15 @@ def test_a_gpu_outside_the_catalog_is_named_as_unknown_never_swapped(question, n
 
 def test_a_typo_in_a_gpu_name_is_still_read():
     assert respond("does llama 3 8b fit on a H10O?").intent.slots["gpu"] == "h100-sxm"
+
+
+def test_a_follow_up_without_a_model_keeps_the_model_and_counts_them():
+    # "with 64 of them" counts the H100s just sized; the model is kept, not asked again.
+    first = respond("I want to fine-tune Llama 3 70B with full parameters on H100s. "
+                    "How many GPUs do I need?")
+    later = respond("How long would it take on 2T tokens with 64 of them?", previous=first.intent)
+    assert later.clarification is None, later.markdown
+    assert later.intent.kind == "training"
+    assert later.intent.slots["model"] == "llama-3-70b"
+    assert later.intent.slots["gpus"] == 64
+    assert later.data["parallelism"]["gpus"] == 64

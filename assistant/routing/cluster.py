@@ -109,6 +109,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
+                                  "gpus": result["gpus"],
                                   "kind": slot(intent, "kind", "on_demand")},
                       "cost of the GPU-hours at the cheapest offer")
     cheapest = price.get("cheapest")
