@@ -284,3 +284,15 @@ def test_a_follow_up_without_a_model_keeps_the_model_and_counts_them():
     assert later.intent.slots["model"] == "llama-3-70b"
     assert later.intent.slots["gpus"] == 64
     assert later.data["parallelism"]["gpus"] == 64
+
+
+def test_how_fast_a_quantised_model_decodes_is_answered_in_tokens_per_second():
+    # r/LocalLLaMA-style: "how fast will it decode?" wants tokens/s, not a fit check. Decoding
+    # one sequence reads the weights and its KV cache each token: Meta-Llama-3-8B Q4_K_M.gguf is
+    # 4.92 GB, the KV cache at 4,096 tokens 4,096 x 32 layers x 2 x 8 heads x 128 x 2 B =
+    # 0.537 GB, over the RTX 4090's 1,008 GB/s: (4.92 + 0.537) / 1008 = 5.41 ms a token.
+    answer = respond("Q4_K_M Llama 3 8B on an RTX 4090, how fast will it decode?")
+    assert answer.intent.kind == "serving"
+    best = answer.data["parallelism"]["plans"][0]
+    assert best["time_per_output_token_ms"] == pytest.approx(5.41, rel=0.01)
+    assert "tokens/s" in answer.markdown
