@@ -296,3 +296,12 @@ def test_how_fast_a_quantised_model_decodes_is_answered_in_tokens_per_second():
     best = answer.data["parallelism"]["plans"][0]
     assert best["time_per_output_token_ms"] == pytest.approx(5.41, rel=0.01)
     assert "tokens/s" in answer.markdown
+
+
+def test_a_kv_cache_question_leads_with_the_bytes_per_token():
+    # Llama 3 70B: 80 layers, 8 KV heads of 128 dims, BF16: 2 (K and V) x 80 x 8 x 128 x 2 B
+    # = 327,680 bytes per token; at the default 4,096 tokens, 1.342 GB.
+    answer = respond("How much KV cache does Llama 3 70B need per token?")
+    first = answer.markdown.split(". ")[0]
+    assert "**327,680 bytes per token**" in first
+    assert "1 sequence." in answer.markdown and "1 sequences" not in answer.markdown

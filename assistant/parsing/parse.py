@@ -31,6 +31,7 @@ REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
 BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+KV_CACHE = lazy(r"\bkv[\s-]*cache\b|\bkv\b|键值缓存", re.IGNORECASE)
 BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
 # Words of the field: a question using them that no rule placed is answered from the notes
@@ -135,6 +136,8 @@ def _flags(text: str, slots: dict[str, Any]) -> None:
         slots["break_even"] = True
     if COST.search(text):
         slots["cost"] = True
+    if KV_CACHE.search(text):
+        slots["kv_focus"] = True
 
 
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
