@@ -17,6 +17,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Answer
 from clusterplan.assistant.composing.markdown import num, pct, usd
+from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.report.sections import layout_name, sections
 from clusterplan.assistant.report.tables import escape
 from clusterplan.tools.contract import NoteRef, Step
@@ -107,7 +108,6 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     fits; where and the cost come from its own pricing, else from the latest price answer for
     the same GPU. Each figure is the answer's own and names its question.
     """
-    from clusterplan.assistant.parsing.jobs import gpu_name
 
     pairs = list(zip(numbers, answers, strict=True))
     plan = _latest(pairs, "parallelism", lambda r: bool(r.get("plans"))) \
@@ -318,8 +318,6 @@ class SourceList:
 
 
 def _answer_section(number: int, answer: Answer, sources: SourceList) -> list[str]:
-    from clusterplan.assistant.parsing.jobs import gpu_name
-
     reply = direct_answer(answer) if answer.error or answer.clarification else None
     parts = [f"## {number}. {escape(answer.question) or '(empty question)'}",
              reply or lead(answer.markdown) or "(no answer text)"]

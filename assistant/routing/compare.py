@@ -9,12 +9,12 @@ from clusterplan.assistant.composing.markdown import num, table, usd
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.cluster import _whole_nodes, parallel_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.db.active import catalog
+from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
 
 
 def _spec(gpu_id: str) -> Any:
-    from clusterplan.db.active import catalog
-
     return catalog().gpus.rows[gpu_id]
 
 
@@ -27,7 +27,6 @@ def spec_table(rows: list[Any]) -> str:
 
 def gpu_specs(intent: Intent, calls: Calls) -> Reply:
     """One GPU's datasheet figures, from its catalog row and the note behind it."""
-    from clusterplan.tools.citing import note_ref
 
     r = _spec(str(slot(intent, "gpu")))
     lead = (f"{r.name} has **{num(r.memory_gb)} GB** of memory at "
