@@ -2,9 +2,11 @@
 
 For every GPU kind of the catalog, the answer must be the fewest GPUs of any layout the contract
 allows (tp a power of two within a node that splits the heads, pp a power of two up to the layer
-count, dp = ep·2^k) whose busiest GPU, counted term by term, fits the GPU's memory. The brute
-force tries each layout with growing dp (serving: dp = ep, as nothing shrinks with more
-replicas); it shares no code with the search but the per-GPU sum.
+count, dp = ep·2^k) whose busiest GPU, counted term by term, fits the GPU's memory; for training
+beyond one node, then the fewest whole nodes between the power of two below that answer and it,
+with any pp that divides the GPUs left by tp. The brute force tries each layout with growing dp
+(serving: dp = ep, as nothing shrinks with more replicas); it shares no code with the search but
+the per-GPU sum.
 """
 
 from __future__ import annotations
@@ -42,6 +44,18 @@ def brute_force(job, ep: int, node: int, memory_bytes: float) -> tuple[int | Non
                     best = tp * pp * dp
                     break
                 dp *= 2
+    if job.training and best is not None and best > node:
+        for nodes in range(best // 2 // node + 1, -(-best // node)):
+            gpus, fits = nodes * node, False
+            for tp in (t for t in _powers(node) if tp_problem(job.shape, t) is None):
+                for pp in range(1, job.shape.layers + 1):
+                    if gpus % (tp * pp) or (gpus // (tp * pp)) % ep:
+                        continue
+                    total = per_gpu(job, Layout(dp=gpus // (tp * pp), tp=tp, pp=pp, ep=ep)).total
+                    closest = min(closest, abs(total - memory_bytes) / memory_bytes)
+                    fits = fits or total <= memory_bytes
+            if fits:
+                return gpus, closest
     return best, closest
 
 
@@ -129,3 +143,19 @@ def test_a_job_that_fits_one_gpu_needs_one():
     _active_store()
     answer = invoke("memory", {"model": "llama-3-8b", "workload": "lora"}).model_dump()
     assert answer["min_gpus"]["h100-sxm"] == 1
+
+
+def test_fewest_gpus_of_a_multi_node_job_are_whole_nodes():
+    # BLOOM-176B full fine-tuning (70 layers, hidden 14,336), memory-tool defaults: at tp 8 and
+    # pp 7 over 56 H100 (7 nodes) the busiest GPU holds 81.4 GB of the 85.52 GB an H100 has;
+    # pp 6 (48 GPUs) needs 92.8 GB. A power-of-two count jumped from 32 to 64; whole nodes
+    # stop at 7. The answer's own per-GPU figure for that layout agrees.
+    _active_store()
+    answer = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune"}).model_dump()
+    assert answer["min_gpus"]["h100-sxm"] == 56
+    at_56 = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune", "gpu": "h100",
+                              "tp": 8, "pp": 7, "dp": 1}).model_dump()
+    assert at_56["fits"] is True
+    at_48 = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune", "gpu": "h100",
+                              "tp": 8, "pp": 6, "dp": 1}).model_dump()
+    assert at_48["fits"] is False

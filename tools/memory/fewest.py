@@ -12,6 +12,7 @@ from typing import Any
 
 from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.memory import activations, kv_cache
+from clusterplan.tools.memory.fewest_nodes import lower_to_whole_nodes
 from clusterplan.tools.memory.fewest_tables import (
     MAX_GPUS,
     Groups,
@@ -46,6 +47,7 @@ def _min_gpus(job: Job, ep: int, table: KindTable, whole: ModelStates | None = N
     if job.training:
         fixed, spread = training_whole(job, ep, whole)
         search_training(job, ep, groups, best, fixed, spread)
+        lower_to_whole_nodes(job, ep, groups, best, fixed, spread)
     else:
         weights, kv_cache = _serving_whole(job, ep, per_token)
         _search_serving(job, ep, groups, best, weights, kv_cache)

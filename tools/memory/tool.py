@@ -66,7 +66,8 @@ class MemoryResult(ToolResult):
         "deepspeed_estimate_per_node_gb, pcie_s_per_step); null without offload")
     min_gpus: dict[str, int | None] = Field(
         default_factory=dict, description="per catalog GPU: fewest GPUs that hold the job "
-        "(powers of two of tp within a node, pp and dp; null when none fits)")
+        "(powers of two of tp within a node, pp and dp; beyond one node, whole nodes; null "
+        "when none fits)")
 
 
 class GpuFacts(NamedTuple):
@@ -166,7 +167,8 @@ def _trace(job: Job, layout: Layout, parts: Breakdown, per_token: float, gpu_row
                           "gpu_memory": q(memory, "GB")}, q(per_gpu_gb <= memory),
                           [gpu_row.source_note]))
     steps.append(step("fewest GPUs of each kind", "smallest tp·pp·dp (powers of two, tp "
-                      "within a node) whose busiest GPU holds the job", {},
+                      "within a node; training beyond one node: whole nodes, pp any divisor) "
+                      "whose busiest GPU holds the job", {},
                       q(kinds, "kinds"), ["zero-paper#model-parallel-split"]))
     keys = tuple(dict.fromkeys(n for s in steps for n in s.notes))
     return {"steps": steps, "citations": list(_citations(keys))}
