@@ -29,6 +29,17 @@ class PlanInput(ToolInput):
                                          description="serving: users decoding at once")
     tokens_per_s_per_user: float | None = Field(default=None, gt=0, le=100_000,
                                                 description="serving: output tokens/s per user")
+    requests_per_s: float | None = Field(default=None, gt=0, le=1e9,
+                                         description="serving: requests a second (with "
+                                         "input_tokens and output_tokens)")
+    input_tokens: int | None = Field(default=None, ge=1, le=10_000_000,
+                                     description="serving: prompt tokens a request")
+    output_tokens: int | None = Field(default=None, ge=1, le=10_000_000,
+                                      description="serving: output tokens a request")
+    ttft_ms: float | None = Field(default=None, gt=0, le=3_600_000,
+                                  description="serving: time to first token, at most (ms)")
+    tpot_ms: float | None = Field(default=None, gt=0, le=3_600_000,
+                                  description="serving: time per output token, at most (ms)")
     context_len: int | None = Field(default=None, ge=1, le=10_000_000,
                                     description="serving: prompt + output tokens")
     budget_usd: float | None = Field(default=None, gt=0, le=1e12,
@@ -69,7 +80,22 @@ class PlanInput(ToolInput):
         if self.tokens_per_s is not None and self.concurrent_users is not None:
             raise ValueError("give `tokens_per_s` or `concurrent_users` x "
                              "`tokens_per_s_per_user`, not both")
-        serving_goal = self.tokens_per_s is not None or self.concurrent_users is not None
+        if self.requests_per_s is not None and (self.tokens_per_s is not None
+                                                or self.concurrent_users is not None):
+            raise ValueError("give one throughput: `tokens_per_s`, `requests_per_s` or "
+                             "`concurrent_users`")
+        if self.requests_per_s is not None and self.output_tokens is None:
+            raise ValueError("`requests_per_s` needs `output_tokens` (and `input_tokens`) a "
+                             "request")
+        if self.ttft_ms is not None and self.input_tokens is None:
+            raise ValueError("`ttft_ms` needs `input_tokens` (the prompt whose prefill it "
+                             "times)")
+        if (self.input_tokens is None) != (self.output_tokens is None):
+            raise ValueError("`input_tokens` and `output_tokens` go together")
+        if self.context_len is not None and self.input_tokens is not None:
+            raise ValueError("give `context_len` or `input_tokens` + `output_tokens`, not both")
+        serving_goal = self.tokens_per_s is not None or self.concurrent_users is not None \
+            or self.requests_per_s is not None
         if self.workload in TRAINING:
             if serving_goal:
                 raise ValueError(f"a throughput goal is for workload 'inference', not "
@@ -85,8 +111,8 @@ class PlanInput(ToolInput):
                 raise ValueError("`tokens` and `deadline_days` are training goals; serving "
                                  "takes `tokens_per_s` or `concurrent_users`")
             if not serving_goal:
-                raise ValueError("workload 'inference' needs `tokens_per_s`, or "
-                                 "`concurrent_users` with `tokens_per_s_per_user`")
+                raise ValueError("workload 'inference' needs `tokens_per_s`, `requests_per_s`, "
+                                 "or `concurrent_users` with `tokens_per_s_per_user`")
         return self
 
     @property
@@ -100,4 +126,21 @@ class PlanInput(ToolInput):
             return self.tokens_per_s
         if self.concurrent_users is not None and self.tokens_per_s_per_user is not None:
             return self.concurrent_users * self.tokens_per_s_per_user
+        if self.requests_per_s is not None and self.output_tokens is not None:
+            return self.requests_per_s * self.output_tokens
         return None
+
+    @property
+    def serving_context(self) -> int | None:
+        """KV-cache tokens a sequence holds at its end: prompt + output, or context_len."""
+        if self.input_tokens is not None and self.output_tokens is not None:
+            return self.input_tokens + self.output_tokens
+        return self.context_len
+
+    @property
+    def tpot_target_s(self) -> float | None:
+        """The tightest time per output token asked: tpot_ms, or 1 / tokens/s per user."""
+        limits = [t / 1e3 for t in (self.tpot_ms,) if t is not None]
+        if self.tokens_per_s_per_user is not None:
+            limits.append(1 / self.tokens_per_s_per_user)
+        return min(limits) if limits else None

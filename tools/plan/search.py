@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusterplan.tools.contract import ToolError
-from clusterplan.tools.parallelism.result import ServingPlan, TrainingPlan
+from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
 from clusterplan.tools.plan.input import PlanInput
-from clusterplan.tools.pricing.costs import HOURS_PER_MONTH
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
 from clusterplan.tools.pricing.tool import run as run_pricing
@@ -21,7 +20,8 @@ from clusterplan.tools.pricing.tool import run as run_pricing
 # 3-node or 12-node cluster is a candidate, not only powers of two.
 SECONDS_PER_DAY = 86_400
 REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
-           "no offer", "too slow per user", "above max_gpus")
+           "no offer", "misses time per output token", "misses time to first token",
+           "above max_gpus")
 
 
 def node_ladder(max_nodes: int) -> list[int]:
@@ -55,6 +55,10 @@ class Option:
     gpus_per_replica: int | None = None
     concurrency_per_replica: int | None = None
     time_per_output_token_ms: float | None = None
+    requests_per_s: float | None = None
+    decode_ms: dict[str, float] | None = None
+    prefill_ms: dict[str, float] | None = None
+    decode_bound: str | None = None
 
 
 @dataclass
@@ -66,6 +70,15 @@ class Search:
     evaluated: int = 0
     kinds: list[str] = field(default_factory=list)
     closest: Option | None = None  # the fastest training option that missed the deadline
+    # serving: per latency target ("ttft", "tpot"), the closest miss (achieved / target, gpu,
+    # tp, pp)
+    latency_miss: dict[str, tuple[float, str, int, int]] = field(default_factory=dict)
+    cheapest_over: Option | None = None  # the cheapest option a budget ruled out
+
+    def over_budget(self, opt: Option) -> None:
+        self.fail("over budget")
+        if self.cheapest_over is None or opt.cost_usd < self.cheapest_over.cost_usd:
+            self.cheapest_over = opt
 
     def fail(self, reason: str) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + 1
@@ -97,7 +110,7 @@ def kind_offers(gpu: str, providers: list[str] | None) -> list[Offer]:
     return [o for o in found if o.status == "available" and o.kind != "spot"]
 
 
-def _model_args(inp: PlanInput) -> dict[str, Any]:
+def model_args(inp: PlanInput) -> dict[str, Any]:
     return {"model": inp.model} if inp.model else {"params_b": inp.params_b}
 
 
@@ -126,7 +139,7 @@ def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPla
 
 def _train(inp: PlanInput, gpu: str, gpus: int, gpn: int, batch: dict[str, Any]) -> Any:
     return run_parallelism(ParallelismInput(
-        **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
+        **model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
         tokens=inp.tokens, top_k=1, **batch))
 
 
@@ -184,91 +197,13 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                     out.closest = opt
                 continue
             if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
-                out.fail("over budget")
+                out.over_budget(opt)
                 if inp.deadline_days is not None:
                     break  # more GPUs to meet the deadline only cost more
                 continue
             out.options.append(opt)
             if inp.deadline_days is not None or fitted >= 4:
                 break  # deadline met: more nodes are only faster and dearer
-
-
-def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
-    """Per GPU kind: the parallelism tool's serving answer on one node gives a replica's shape
-    and tokens/s; replicas = ceil(goal / per-replica tokens/s)."""
-    target = inp.target_tokens_per_s or 0.0
-    for gpu, gpn in kinds:
-        offers = kind_offers(gpu, inp.providers)
-        if not offers:
-            out.fail("no offer")
-            continue
-        found = serving_replica(inp, gpu, gpn, out)
-        if found is None:
-            continue
-        best, conc = found
-        per_replica = best.decode_tokens_per_s_per_replica
-        if not per_replica > 0:  # guards the division below against a degenerate answer
-            out.fail("does not fit")
-            continue
-        replicas = math.ceil(target / per_replica)
-        gpus = replicas * best.gpus_per_replica
-        if gpus > inp.max_gpus:
-            out.fail("above max_gpus")
-            continue
-        hosted = host_offer(offers, best.gpus_per_replica, gpn, multi_node=False)
-        if hosted is None:
-            out.fail("no offer")
-            continue
-        offer = hosted[0]
-        per_node = offer.gpus_per_node // best.gpus_per_replica  # replicas a node holds
-        billed = math.ceil(replicas / per_node) * offer.gpus_per_node
-        hourly = billed * offer.effective_usd_per_gpu_hour
-        monthly = round(hourly * HOURS_PER_MONTH, 2)
-        if inp.budget_usd is not None and monthly > inp.budget_usd:
-            out.fail("over budget")
-            continue
-        out.options.append(Option(
-            gpu=gpu, gpus=gpus, nodes=math.ceil(billed / offer.gpus_per_node),
-            gpus_per_node=offer.gpus_per_node, layout={"tp": best.tp, "pp": best.pp},
-            offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4), cost_usd=monthly,
-            tokens_per_s=per_replica * replicas, replicas=replicas,
-            gpus_per_replica=best.gpus_per_replica, concurrency_per_replica=conc,
-            time_per_output_token_ms=best.time_per_output_token_ms))
-
-
-# Sequences one replica serves at once, tried in turn; the KV-cache room and the per-user
-# speed (time per output token) decide which fit (note inference-roofline).
-CONCURRENCY = (1, 4, 8, 16, 32, 64, 128, 256)
-
-
-def serving_replica(inp: PlanInput, gpu: str, gpn: int,
-                    out: Search) -> tuple[ServingPlan, int] | None:
-    """The replica (parallelism tool's serving answer on one node) with the most output
-    tokens/s per GPU over the concurrencies tried, within the per-user speed if one is set."""
-    args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
-    users = inp.concurrent_users or CONCURRENCY[-1]
-    best: tuple[ServingPlan, int] | None = None
-    reason = "does not fit"
-    for conc in [c for c in CONCURRENCY if c <= users] or [1]:
-        out.evaluated += 1
-        res = run_parallelism(ParallelismInput(**_model_args(inp), workload="inference",
-                                               gpu=gpu, gpus=gpn, gpus_per_node=gpn,
-                                               concurrency=conc, **args))
-        plans = [p for p in res.plans if isinstance(p, ServingPlan)]
-        if not res.fits or not plans:
-            break  # more sequences need more KV cache: larger concurrencies fit no better
-        plan = plans[0]
-        if inp.tokens_per_s_per_user and \
-                plan.time_per_output_token_ms > 1000 / inp.tokens_per_s_per_user:
-            reason = "too slow per user"
-            break  # more sequences only slow each one further
-        rate = plan.decode_tokens_per_s_per_replica / plan.gpus_per_replica
-        if best is None or rate > best[0].decode_tokens_per_s_per_replica / \
-                best[0].gpus_per_replica:
-            best = (plan, conc)
-    if best is None:
-        out.fail(reason)
-    return best
 
 
 def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:
