@@ -47,11 +47,23 @@ def test_multi_node_training_is_never_priced_on_a_single_gpu_pod():
         min(o.effective_usd_per_gpu_hour for o in nodes8)
     offer, billed = host_offer(offers, 32, 8, multi_node=True)
     assert offer.gpus_per_node == 8 and billed == 32
-    assert offer.effective_usd_per_gpu_hour == min(o.effective_usd_per_gpu_hour for o in nodes8)
+    # ... and only a provider whose inter-node fabric note plan-cluster-fabrics states
+    # (CoreWeave InfiniBand, AWS EFA, Azure InfiniBand): Lambda's 8-GPU instance at $3.99 is
+    # cheaper, but the note states no fabric between its instances
+    fabric = [o for o in nodes8 if o.provider in ("coreweave", "aws", "azure")]
+    assert any(o.provider == "lambda" and o.effective_usd_per_gpu_hour
+               < min(f.effective_usd_per_gpu_hour for f in fabric) for o in nodes8)
+    assert offer.effective_usd_per_gpu_hour == min(o.effective_usd_per_gpu_hour for o in fabric)
+    # one node (no fabric needed) may use any offer that holds it, Lambda's included
+    one, _ = host_offer(offers, 8, 8, multi_node=False)
+    assert one.effective_usd_per_gpu_hour < offer.effective_usd_per_gpu_hour
     result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 30})
     for option in result.pareto:
         if option.nodes > 1:
             assert option.gpus_per_node > 1 and option.billed_gpus == option.gpus
+            assert option.provider in ("coreweave", "aws", "azure")
+    fabric = next(s for s in result.steps if s.label == "cluster hosts (multi-node jobs)")
+    assert "plan-cluster-fabrics#coreweave-ib" in fabric.notes
 
 
 def test_node_counts_are_not_only_powers_of_two():

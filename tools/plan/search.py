@@ -11,6 +11,7 @@ from clusterplan.tools.contract import ToolError
 from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
+from clusterplan.tools.plan.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
@@ -20,7 +21,7 @@ from clusterplan.tools.pricing.tool import run as run_pricing
 # 3-node or 12-node cluster is a candidate, not only powers of two.
 SECONDS_PER_DAY = 86_400
 REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
-           "no offer", "misses time per output token", "misses time to first token",
+           "no offer", "no offer with an inter-node fabric", "misses time per output token", "misses time to first token",
            "above max_gpus")
 
 
@@ -87,11 +88,14 @@ class Search:
 def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: bool,
                ) -> tuple[Offer, int] | None:
     """The cheapest offer that can host `gpus` and the GPUs it bills. A job spanning nodes
-    (training beyond one node) needs the offer's node to be the cluster's multi-GPU node;
-    independent serving replicas may sit on any node that holds one replica."""
+    (training beyond one node) needs the offer's node to be the cluster's multi-GPU node and
+    its provider to have an inter-node fabric (note plan-cluster-fabrics); independent serving
+    replicas may sit on any node that holds one replica."""
     best: tuple[float, Offer, int] | None = None
+    fabric = fabric_providers()
     for o in offers:
-        if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2):
+        if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2
+                           or o.provider not in fabric):
             continue
         if not multi_node and o.gpus_per_node < gpus:
             continue
@@ -166,7 +170,8 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 break
             hosted = host_offer(offers, gpus, gpn, multi_node=nodes > 1)
             if hosted is None:  # no offer hosts this many nodes; more nodes fare no better
-                out.fail("no offer")
+                out.fail("no offer with an inter-node fabric" if nodes > 1 and any(
+                    o.gpus_per_node == gpn for o in offers) else "no offer")
                 if nodes > 1:
                     break
                 continue

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
+from clusterplan.tools.plan.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.plan.search import (
     SECONDS_PER_DAY,
@@ -182,6 +183,16 @@ def run(inp: PlanInput) -> PlanResult:
         inputs={"GPU kinds": q(len(kinds)), "max GPUs": q(inp.max_gpus, "GPUs")},
         result=q(len(found.options), "options meeting the goal"),
         notes=["multi-node-clusters", "node-form-factors"]))
+    if inp.training:
+        fabric = fabric_providers()
+        result.steps.append(Step(
+            label="cluster hosts (multi-node jobs)",
+            formula="8-GPU offers of providers whose inter-node fabric a note states; "
+            "single-GPU pods and providers stating none host one node at most",
+            inputs={"providers with a fabric": q(", ".join(sorted(fabric)))},
+            result=q(found.failed.get("no offer with an inter-node fabric", 0),
+                     "node counts ruled out for want of a fabric"),
+            notes=["plan-cluster-fabrics#single-gpu-pods", *fabric.values()]))
     time_key = (lambda o: o.days or 0.0) if inp.training else \
         (lambda o: -(o.tokens_per_s or 0.0))
     result.pareto = [_view(o, peaks) for o in pareto(found.options, time_key)[:6]]
