@@ -51,9 +51,14 @@ class PlanInput(ToolInput):
         default=None, ge=1, le=1_000_000_000_000,
         description="training: tokens per optimizer step, passed to the parallelism tool "
         "(its default batch limits how far data parallelism scales)")
+    offer_kinds: list[Literal["on_demand", "spot", "reserved_1m", "reserved_1y", "reserved_3y",
+                              "capacity_block"]] = Field(
+        default=["on_demand"], min_length=1,
+        description="pricing kinds allowed (default on-demand); a commitment bills its whole "
+        "term")
     max_gpus: int = Field(default=16_384, ge=1, le=1_000_000, description="largest cluster")
 
-    @field_validator("gpus", "providers", mode="before")
+    @field_validator("gpus", "providers", "offer_kinds", mode="before")
     @classmethod
     def _names(cls, value: object) -> object:
         """'h100,h200' (as a slash command types it) is the list ['h100', 'h200']."""

@@ -11,8 +11,9 @@ from clusterplan.tools.contract import ToolError
 from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
-from clusterplan.tools.plan.fabrics import fabric_providers
+from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
+from clusterplan.tools.pricing.costs import term_billed_hours
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
 from clusterplan.tools.pricing.tool import run as run_pricing
@@ -86,7 +87,7 @@ class Search:
 
 
 def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: bool,
-               ) -> tuple[Offer, int] | None:
+               hours: float | None = None) -> tuple[Offer, int] | None:
     """The cheapest offer that can host `gpus` and the GPUs it bills. A job spanning nodes
     (training beyond one node) needs the offer's node to be the cluster's multi-GPU node and
     its provider to have an inter-node fabric (note plan-cluster-fabrics); independent serving
@@ -101,17 +102,23 @@ def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: b
             continue
         billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
         hourly = billed * o.effective_usd_per_gpu_hour
+        if hours is not None:  # a job's length: a commitment bills its whole term
+            term = term_billed_hours(o.kind, hours)
+            if term is None:
+                continue
+            hourly *= term
         if best is None or hourly < best[0]:
             best = (hourly, o, billed)
     return None if best is None else (best[1], best[2])
 
 
-def kind_offers(gpu: str, providers: list[str] | None) -> list[Offer]:
-    """Available, non-spot offers of one GPU kind (from the pricing tool), by provider."""
+def kind_offers(gpu: str, providers: list[str] | None,
+                kinds: list[str] | tuple[str, ...] = ("on_demand",)) -> list[Offer]:
+    """Available offers of one GPU kind (from the pricing tool) of the pricing kinds allowed."""
     found: list[Offer] = []
     for provider in providers or [None]:  # type: ignore[list-item]
         found += run_pricing(PricingInput(gpu=gpu, provider=provider)).offers
-    return [o for o in found if o.status == "available" and o.kind != "spot"]
+    return [o for o in found if o.status == "available" and o.kind in kinds]
 
 
 def model_args(inp: PlanInput) -> dict[str, Any]:
@@ -151,7 +158,7 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
     """Per GPU kind: grow the node count along the ladder until the deadline is met (or, for a
     budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
     for gpu, gpn in kinds:
-        offers = kind_offers(gpu, inp.providers)
+        offers = kind_offers(gpu, inp.providers, inp.offer_kinds)
         if inp.max_gpus < gpn:  # not one whole node of this kind within max_gpus
             out.fail("above max_gpus")
             continue
@@ -184,16 +191,21 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 continue
             plan, res = found
             fitted += 1
-            offer, billed = hosted
             days = res.training_days
+            hosted = host_offer(offers, gpus, gpn, nodes > 1, hours=days * 24)
+            if hosted is None:  # only commitments whose longest term is shorter than the run
+                out.fail("no offer")
+                continue
+            offer, billed = hosted
             hourly = billed * offer.effective_usd_per_gpu_hour
+            billed_hours = term_billed_hours(offer.kind, days * 24) or days * 24
             opt = Option(gpu=gpu, gpus=gpus, nodes=nodes, gpus_per_node=gpn,
                          layout={"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
                                  "zero_stage": plan.zero_stage,
                                  "micro_batch": plan.micro_batch,
                                  "recompute": plan.recompute},
                          offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4),
-                         cost_usd=round(hourly * days * 24, 2), days=days, mfu=plan.mfu,
+                         cost_usd=round(hourly * billed_hours, 2), days=days, mfu=plan.mfu,
                          tokens_per_s=plan.tokens_per_s)
             if inp.deadline_days is not None and days > inp.deadline_days:
                 out.fail("misses deadline")

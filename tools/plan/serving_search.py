@@ -36,7 +36,7 @@ def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) ->
     offer holding a replica."""
     target = inp.target_tokens_per_s or 0.0
     for gpu, gpn in kinds:
-        offers = kind_offers(gpu, inp.providers)
+        offers = kind_offers(gpu, inp.providers, inp.offer_kinds)
         if not offers:
             out.fail("no offer")
             continue

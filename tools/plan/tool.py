@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
-from clusterplan.tools.plan.fabrics import fabric_providers
+from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.plan.search import (
     SECONDS_PER_DAY,

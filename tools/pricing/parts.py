@@ -109,6 +109,14 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     if ask.gpu is None or not result.offers:
         return
     pool = [o for o in result.offers if o.status == "available"]
+    if inp.kind == "any" and any(o.kind not in COMMITTED_KINDS for o in pool):
+        # a commitment bills its whole term whatever the hours used, so an hourly price
+        # question takes it only when asked for by kind
+        if any(o.kind in COMMITTED_KINDS for o in pool):
+            result.assumptions.append("committed prices (reserved, capacity blocks) are listed "
+                                      "but not taken as the cheapest unless `kind` names one: "
+                                      "they bill a whole term")
+        pool = [o for o in pool if o.kind not in COMMITTED_KINDS]
     if not pool:
         pool = result.offers
         result.warnings.append("only announced offers match: the cheapest shown cannot be "
