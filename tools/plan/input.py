@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from clusterplan.tools.contract import ToolInput
 from clusterplan.tools.input_checks import plausible_params_b
@@ -12,6 +12,9 @@ from clusterplan.tools.parallelism.input import token_budget
 
 PlanWorkload = Literal["pretrain", "full_finetune", "lora", "qlora", "inference"]
 TRAINING = ("pretrain", "full_finetune", "lora", "qlora")
+# A fine-tune with no data size: Alpaca's 52,000 examples x 512 tokens x 3 epochs
+# (finetune-dataset-default#default-tokens).
+DEFAULT_FINETUNE_TOKENS = 52_000 * 512 * 3.0
 
 
 class PlanInput(ToolInput):
@@ -56,7 +59,11 @@ class PlanInput(ToolInput):
         default=["on_demand"], min_length=1,
         description="pricing kinds allowed (default on-demand); a commitment bills its whole "
         "term")
+    largest_model: bool = Field(default=False, description="find the biggest catalog model the "
+                                "goal affords (no model given)")
     max_gpus: int = Field(default=16_384, ge=1, le=1_000_000, description="largest cluster")
+
+    _tokens_assumed: bool = PrivateAttr(default=False)
 
     @field_validator("gpus", "providers", "offer_kinds", mode="before")
     @classmethod
@@ -78,7 +85,15 @@ class PlanInput(ToolInput):
 
     @model_validator(mode="after")
     def _consistent(self) -> PlanInput:
-        if (self.model is None) == (self.params_b is None):
+        if self.largest_model:
+            if self.model is not None or self.params_b is not None:
+                raise ValueError("`largest_model` searches the catalog: give no `model` or "
+                                 "`params_b`")
+            if self.workload == "inference" or (self.budget_usd is None
+                                                and self.deadline_days is None):
+                raise ValueError("`largest_model` needs a training workload and a "
+                                 "`budget_usd` or `deadline_days`")
+        elif (self.model is None) == (self.params_b is None):
             raise ValueError("give either `model` (a catalog name) or `params_b`, exactly one")
         if (self.concurrent_users is None) != (self.tokens_per_s_per_user is None):
             raise ValueError("`concurrent_users` and `tokens_per_s_per_user` go together")
@@ -105,6 +120,9 @@ class PlanInput(ToolInput):
             if serving_goal:
                 raise ValueError(f"a throughput goal is for workload 'inference', not "
                                  f"{self.workload!r}")
+            if self.tokens is None and self.workload != "pretrain":
+                self.tokens = DEFAULT_FINETUNE_TOKENS
+                self._tokens_assumed = True
             if self.tokens is None:
                 raise ValueError(f"workload {self.workload!r} needs `tokens` (how many to "
                                  "train on), e.g. '2T'")
@@ -119,6 +137,11 @@ class PlanInput(ToolInput):
                 raise ValueError("workload 'inference' needs `tokens_per_s`, `requests_per_s`, "
                                  "or `concurrent_users` with `tokens_per_s_per_user`")
         return self
+
+    @property
+    def tokens_assumed(self) -> bool:
+        """True when a fine-tune named no data size and the default was taken."""
+        return self._tokens_assumed
 
     @property
     def training(self) -> bool:

@@ -215,9 +215,8 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 continue
             if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
                 out.over_budget(opt)
-                if inp.deadline_days is not None:
-                    break  # more GPUs to meet the deadline only cost more
-                continue
+                break  # more nodes of this kind cost at least as much: MFU only falls
+
             out.options.append(opt)
             if inp.deadline_days is not None or fitted >= 4:
                 break  # deadline met: more nodes are only faster and dearer

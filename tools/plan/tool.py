@@ -14,6 +14,7 @@ from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
 from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
+from clusterplan.tools.plan.largest import largest, models_by_size
 from clusterplan.tools.plan.search import (
     SECONDS_PER_DAY,
     Option,
@@ -77,6 +78,11 @@ class PlanResult(ToolResult):
     needed_tokens_per_s: float | None = None
     failed: dict[str, int] = Field(default_factory=dict)
     evaluated: int = 0
+    model: str | None = Field(default=None, description="the model planned for (largest_model: "
+                              "the biggest the goal affords)")
+    runner_up: PlanOption | None = Field(default=None, description="largest_model: the next "
+                                         "size down, and its plan")
+    runner_up_model: str | None = None
     closest: PlanOption | None = Field(default=None, description="an unmet deadline: the "
                                        "fastest cluster found, and its days")
     shortfall: str | None = Field(default=None, description="an unmet goal: by how much, and "
@@ -142,6 +148,8 @@ def _pick(inp: PlanInput, options: list[Option]) -> Option | None:
 
 def run(inp: PlanInput) -> PlanResult:
     """Search GPU kinds x node counts, keep the ones meeting the goal, recommend one."""
+    if inp.largest_model:
+        return _largest(inp)
     kinds = gpu_kinds(inp)
     from clusterplan.tools.catalog_lookup import active_catalog
 
@@ -149,7 +157,11 @@ def run(inp: PlanInput) -> PlanResult:
     peaks = {g.id: g.bf16_tflops for g in rows.values()}
     notes = {g.id: g.source_note for g in rows.values()}
     found = Search(kinds=[k for k, _ in kinds])
-    result = PlanResult(goal=_goal(inp), summary="")
+    result = PlanResult(goal=_goal(inp), summary="", model=inp.model)
+    if inp.tokens_assumed:
+        result.assumptions.append(
+            f"no data size given: an Alpaca-sized fine-tune, 52,000 examples x 512 tokens x 3 "
+            f"epochs = {inp.tokens:,.0f} tokens (note finetune-dataset-default)")
     if inp.training:
         search_training(inp, kinds, found)
         if inp.deadline_days is not None and inp.tokens:
@@ -213,6 +225,41 @@ def run(inp: PlanInput) -> PlanResult:
     return cite(result)
 
 
+def _largest(inp: PlanInput) -> PlanResult:
+    """The biggest catalog model whose plan meets the goal, and the next size down."""
+    base = inp.model_dump(exclude={"largest_model"}, exclude_none=True)
+    base.setdefault("objective", "cheapest")  # the plan that proves a size affordable
+
+    def meets(model_id: str) -> PlanResult | None:
+        res = run(PlanInput(**base, model=model_id))
+        return res if res.recommendation is not None else None
+
+    best, runner, searches = largest(meets)
+    goal = "largest model: " + _goal(inp)
+    if best is None:
+        smallest = models_by_size()[0]
+        return cite(PlanResult(goal=goal, summary=(
+            f"no catalog model meets the goal ({_goal(inp)}), not even the smallest, "
+            f"{smallest[1]} ({smallest[0]:g}B)"), shortfall="a larger budget or a later "
+            "deadline", evaluated=searches))
+    best.goal, best.runner_up_model = goal, None
+    best.summary = f"the biggest model the goal affords is {best.model}: " + best.summary
+    if runner is not None:
+        best.runner_up, best.runner_up_model = runner.recommendation, runner.model
+        r = runner.recommendation
+        best.summary += (f"; runner-up {runner.model}: {r.gpus} x {r.gpu}, about "
+                         f"${r.cost_usd:,.0f}")
+    best.steps.insert(0, Step(
+        label="largest model search", formula="bisect the catalog's model sizes, smallest to "
+        "largest, running the plan search for each size probed",
+        inputs={"sizes": q(len(models_by_size()))}, result=q(searches, "plan searches"),
+        notes=["megatron-lm-2021#training-time-estimate"]))
+    best.assumptions.append("a plan's existence is taken to fall as the model grows, so the "
+                            "sizes are bisected rather than all searched; each size stands "
+                            "for the catalog's models of that size")
+    return best
+
+
 def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str) -> list[Step]:
     steps = []
     if inp.training and rec.training_days is not None:
@@ -269,7 +316,8 @@ def _assumptions(inp: PlanInput, result: PlanResult) -> None:
     result.assumptions += [
         "node counts tried: 1, 2, 3, 4, 6, 8, 12, 16, 24, ... whole nodes of the GPU's usual "
         "node size; a GPU kind stops growing once the deadline is met, and skips the counts that "
-        "would miss it even if time fell in proportion to GPUs from a count measured",
+        "would miss it even if time fell in proportion to GPUs from a count measured, and "
+        "once a count is over the budget (more nodes of the kind cost at least as much)",
         "a count whose GPUs do not divide the default global batch is retried with the batch "
         "rounded up to a multiple of the GPU count",
         "offers: available, not spot; a multi-node training job only on an offer whose node "
@@ -285,7 +333,9 @@ def _assumptions(inp: PlanInput, result: PlanResult) -> None:
 
 
 def _duration(days: float) -> str:
-    return f"{days:.1f} days" if days >= 1 else f"{days * 24:.1f} hours"
+    if days >= 1:
+        return f"{days:.1f} days"
+    return f"{days * 24:.1f} hours" if days * 24 >= 1 else f"{days * 1440:.0f} minutes"
 
 
 def _sentence(inp: PlanInput, rec: PlanOption) -> str:
