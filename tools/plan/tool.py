@@ -320,8 +320,10 @@ def _assumptions(inp: PlanInput, result: PlanResult) -> None:
         "once a count is over the budget (more nodes of the kind cost at least as much)",
         "a count whose GPUs do not divide the default global batch is retried with the batch "
         "rounded up to a multiple of the GPU count",
-        "offers: available, not spot; a multi-node training job only on an offer whose node "
-        "is the cluster's multi-GPU node",
+        "offers: available, of the kinds allowed (" + ", ".join(inp.offer_kinds) + "); a "
+        "commitment bills its whole term; a multi-node training job only on an offer whose node "
+        "is the cluster's multi-GPU node, from a provider whose inter-node fabric note "
+        "plan-cluster-fabrics states",
     ]
     if not inp.training:
         result.assumptions.append(
