@@ -202,7 +202,7 @@ def test_the_tool_is_registered_with_its_schema():
 
 
 def test_pricing_claims_in_the_notes_are_checked_by_the_tool():
-    from clusterplan.assistant.notes_check import check_all
+    from clusterplan.assistant.notes.check import check_all
 
     verdicts = {o.key: o.verdict for o in check_all()}
     assert verdicts["pricing-models#break-even"] == "agrees"

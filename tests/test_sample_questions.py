@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from clusterplan.assistant.answer import Answer
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.session import Assistant
 from clusterplan.db.active import use_store
 from clusterplan.db.store import Store
 

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
@@ -224,7 +225,6 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
 
 def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:
     """(catalog id, usual GPUs per node) of every GPU kind, or of the ones asked for."""
-    from clusterplan.tools.catalog_lookup import active_catalog
 
     cat = active_catalog()
     if not inp.gpus:

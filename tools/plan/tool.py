@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
 from clusterplan.tools.pricing.fabrics import fabric_providers
@@ -151,7 +152,6 @@ def run(inp: PlanInput) -> PlanResult:
     if inp.largest_model:
         return _largest(inp)
     kinds = gpu_kinds(inp)
-    from clusterplan.tools.catalog_lookup import active_catalog
 
     rows = active_catalog().gpus.rows
     peaks = {g.id: g.bf16_tflops for g in rows.values()}

@@ -1,0 +1,88 @@
+"""Plan questions that carry a goal (a deadline, a throughput, users at a speed, a budget,
+cheapest or fastest) go to the plan tool; the rest keep the fixed-cluster plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, table, usd
+from clusterplan.assistant.parsing.jobs import gpu_name
+from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+
+HOURS_PER_DAY = 24
+
+
+def plan_payload(intent: Intent) -> dict[str, Any] | None:
+    """The plan tool's input when the question states a goal, else None."""
+    s = intent.slots
+    workload = slot(intent, "workload", "pretrain")
+    if s.get("largest_model"):  # the catalog is searched: no model of the question's own
+        payload: dict[str, Any] = {"largest_model": True, "workload": workload}
+    else:
+        payload = {**model_fields(intent), "workload": workload}
+    goal = False
+    if workload == "inference":
+        if "users" in s and ("user_tokens_per_s" in s or "tokens_per_s" in s):
+            payload.update(concurrent_users=s["users"], tokens_per_s_per_user=s.get(
+                "user_tokens_per_s", s.get("tokens_per_s")))
+            goal = True
+        elif "tokens_per_s" in s:
+            payload["tokens_per_s"], goal = s["tokens_per_s"], True
+    elif "tokens" in s:
+        payload["tokens"] = s["tokens"]
+        if "hours" in s:
+            payload["deadline_days"], goal = s["hours"] / HOURS_PER_DAY, True
+    if "usd" in s:
+        payload["budget_usd"], goal = s["usd"], True
+    if "objective" in s:
+        payload["objective"], goal = s["objective"], True
+    if "gpu" in s:
+        payload["gpus"] = [s["gpu"]]
+    if workload == "pretrain" and "tokens" not in payload:
+        return None  # a fine-tune with no data size takes the tool's stated default
+    return payload if goal else None
+
+
+def plan(intent: Intent, calls: Calls) -> Reply:
+    """The plan tool's recommendation, its Pareto front and why the rest failed."""
+    payload = plan_payload(intent)
+    if payload is None:
+        return fixed_cluster_plan(intent, calls)
+    intent.assumed.pop("gpu", None)  # the search chooses the GPU kind; none is assumed
+    result = calls.run("plan", payload, "search GPU kinds, node counts and offers for the goal")
+    rec = result.get("recommendation")
+    training = payload["workload"] != "inference"
+    head = f"Goal: {result['goal']}. "
+    if rec is None:
+        head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
+    else:
+        head += f"Recommendation: **{result['summary']}**."
+        if rec.get("decode_ms"):
+            d = rec["decode_ms"]
+            head += (f" Time per output token {num(d['total_ms'])} ms: weights read "
+                     f"{num(d['weights_read_ms'])}, KV read {num(d['kv_read_ms'])}, compute "
+                     f"{num(d['compute_ms'])}, TP communication {num(d['tp_comm_ms'])} ms.")
+        if rec.get("prefill_ms"):
+            p = rec["prefill_ms"]
+            head += (f" Time to first token {num(p['total_ms'])} ms: compute "
+                     f"{num(p['compute_ms'])}, TP communication {num(p['tp_comm_ms'])} ms.")
+    tables = []
+    if result.get("pareto"):
+        if training:
+            rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["nodes"], o["provider"],
+                     o["training_days"], usd(o["cost_usd"])] for o in result["pareto"]]
+            tables.append(table(["cluster", "nodes", "provider", "days", "cost"], rows))
+        else:
+            rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["replicas"],
+                     f"tp={o['layout']['tp']}", o["concurrency_per_replica"], o["provider"],
+                     o["tokens_per_s"], o["time_per_output_token_ms"], usd(o["cost_usd"]),
+                     usd(o["usd_per_million_output_tokens"])] for o in result["pareto"]]
+            tables.append(table(["cluster", "replicas", "layout", "batch", "provider",
+                                 "tokens/s", "ms/token", "cost a month", "$/M output tokens"],
+                                rows))
+    if result.get("failed"):
+        tables.append(table(["ruled out because", "candidates"],
+                            [[k, num(v)] for k, v in result["failed"].items()]))
+    return Reply(headline=head, tables=tables)
