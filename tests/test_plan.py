@@ -115,6 +115,11 @@ def test_a_goal_no_cluster_meets_says_why():
     assert closest is not None and closest.gpu == "h100-sxm" and closest.gpus <= 64
     assert closest.training_days > 1
     assert f"{closest.training_days:.1f} days" in result.summary
+    # by how much (the ratio and the days short) and what would meet it (a later deadline)
+    ratio = closest.training_days / 1
+    assert f"{ratio:,.1f} x the deadline" in result.shortfall
+    assert f"short by {closest.training_days - 1:,.1f} days" in result.shortfall
+    assert f"a deadline of {closest.training_days:.1f} days would be met" in result.shortfall
 
 
 def test_bad_input_is_one_line():

@@ -39,7 +39,7 @@ def commitments(intent: Intent, calls: Calls) -> Reply:
     if od is None or cm is None:
         side = "on-demand" if od is None else "committed"
         return Reply(headline=f"No {side} offer on record can host {gpus}× {payload['gpu']} "
-                     f"for {num(hours)} hours" + (f" (ruled out: " + ", ".join(
+                     f"for {num(hours)} hours" + (" (ruled out: " + ", ".join(
                          f"{k} {v}" for k, v in c["ruled_out"].items()) + ")"
                          if c["ruled_out"] else "") + ".")
     winner = cm if c["cheaper"] == "committed" else od

@@ -111,6 +111,10 @@ class PlanInput(CheckedInput):
         serving_goal = self.tokens_per_s is not None or self.concurrent_users is not None \
             or self.requests_per_s is not None
         if self.workload in TRAINING:
+            given = [f for f in ("input_tokens", "ttft_ms", "tpot_ms", "context_len")
+                     if getattr(self, f) is not None]
+            if given:
+                raise ValueError(f"`{given[0]}` is a serving goal, for workload 'inference'")
             if serving_goal:
                 raise ValueError(f"a throughput goal is for workload 'inference', not "
                                  f"{self.workload!r}")

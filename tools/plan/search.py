@@ -12,9 +12,9 @@ from clusterplan.tools.contract import ToolError
 from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
-from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.pricing.costs import term_billed_hours
+from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
 from clusterplan.tools.pricing.tool import run as run_pricing
@@ -23,8 +23,8 @@ from clusterplan.tools.pricing.tool import run as run_pricing
 # 3-node or 12-node cluster is a candidate, not only powers of two.
 SECONDS_PER_DAY = 86_400
 REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
-           "no offer", "no offer with an inter-node fabric", "misses time per output token", "misses time to first token",
-           "above max_gpus")
+           "no offer", "no offer with an inter-node fabric", "misses time per output token",
+           "misses time to first token", "above max_gpus")
 
 
 def node_ladder(max_nodes: int) -> list[int]:

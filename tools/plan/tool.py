@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
-from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.plan.largest import largest, models_by_size
 from clusterplan.tools.plan.search import (
@@ -27,6 +26,7 @@ from clusterplan.tools.plan.search import (
 from clusterplan.tools.plan.serving_search import search_serving
 from clusterplan.tools.plan.shortfall import shortfall
 from clusterplan.tools.pricing.costs import HOURS_NOTE, HOURS_PER_MONTH
+from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.registry import Tool
 
 __all__ = ["PlanInput", "PlanResult", "run"]

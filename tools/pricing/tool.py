@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from clusterplan.db.rows import OfferKind
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import ToolInput, ToolResult
+from clusterplan.tools.pricing.commitment import CommitmentComparison, compare
 from clusterplan.tools.pricing.costs import (
     HOURS_PER_MONTH,
     BreakEven,
@@ -30,7 +31,6 @@ from clusterplan.tools.pricing.parts import (
     pick_cheapest,
     resolve,
 )
-from clusterplan.tools.pricing.commitment import CommitmentComparison, compare
 from clusterplan.tools.registry import Tool
 
 
