@@ -162,6 +162,10 @@ def run(inp: PlanInput) -> PlanResult:
         result.assumptions.append(
             f"no data size given: an Alpaca-sized fine-tune, 52,000 examples x 512 tokens x 3 "
             f"epochs = {inp.tokens:,.0f} tokens (note finetune-dataset-default)")
+        result.steps.append(Step(
+            label="fine-tuning tokens (assumed)", formula="examples x max length x epochs",
+            inputs={"examples": q(52_000), "max length": q(512, "tokens"), "epochs": q(3)},
+            result=q(inp.tokens, "tokens"), notes=["finetune-dataset-default#default-tokens"]))
     if inp.training:
         search_training(inp, kinds, found)
         if inp.deadline_days is not None and inp.tokens:
