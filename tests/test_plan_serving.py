@@ -7,6 +7,7 @@ import math
 
 from clusterplan.tools.plan.serving_model import ServingModel
 from clusterplan.tools.registry import invoke
+from tests.conftest import run_cli
 
 # Llama 3 70B (note model-llama-3): 70.55e9 parameters, 80 layers, hidden 8192, 64 heads of
 # 128, 8 KV heads. H100 SXM (note nvidia-h100-datasheet): 3.35 TB/s HBM, 989.4 TFLOP/s BF16.
@@ -104,3 +105,23 @@ def test_bad_serving_input_is_refused():
             assert word in str(exc)
         else:
             raise AssertionError("accepted")
+
+
+def test_a_requests_question_is_routed_with_its_lengths_and_targets():
+    out = run_cli("ask", "Plan a cluster to serve Llama 3 70B at 10 requests/s with 2000 input "
+                  "tokens and 500 output tokens, time to first token under 500 ms and 50 ms per "
+                  "output token")
+    assert out.exit_code == 0, out.output
+    first = out.output.splitlines()[0]
+    assert first.startswith("Goal: serve 10 requests/s, 2000 tokens in, 500 out, first token "
+                            "within 500 ms, 50 ms per output token.")
+    assert "Time per output token" in first and "weights read" in first
+    assert "Time to first token" in first
+    # the shown terms add up: max(weights + KV, compute) + TP communication
+    terms = first.split("Time per output token ")[1]
+    total = float(terms.split(" ms")[0])
+    w = float(terms.split("weights read ")[1].split(",")[0])
+    kv = float(terms.split("KV read ")[1].split(",")[0])
+    comp = float(terms.split("compute ")[1].split(",")[0])
+    comm = float(terms.split("TP communication ")[1].split(" ms")[0])
+    assert total <= 50 and math.isclose(total, max(w + kv, comp) + comm, abs_tol=0.15)

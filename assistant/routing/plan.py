@@ -30,6 +30,14 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
             goal = True
         elif "tokens_per_s" in s:
             payload["tokens_per_s"], goal = s["tokens_per_s"], True
+        elif "requests_per_s" in s and "output_tokens" in s:
+            payload["requests_per_s"], goal = s["requests_per_s"], True
+        if "input_tokens" in s and "output_tokens" in s:
+            payload.update(input_tokens=s["input_tokens"], output_tokens=s["output_tokens"])
+        if "ttft_ms" in s and "input_tokens" in s:
+            payload["ttft_ms"] = s["ttft_ms"]
+        if "tpot_ms" in s:
+            payload["tpot_ms"] = s["tpot_ms"]
     elif "tokens" in s:
         payload["tokens"] = s["tokens"]
         if "hours" in s:
