@@ -72,9 +72,10 @@ def gpu_compare(intent: Intent, calls: Calls) -> Reply:
     memories = [calls.run("memory", memory_payload(intent, with_gpu=False) | {"gpu": g},
                           f"the job on {g}") for g in gpus]
     fewest = [(m.get("min_gpus") or {}).get(m["gpu"]) for m in memories]
-    lead = (f"For {subject(intent, memories[0])} ({_per_gpu(memories[0])}): " + "; ".join(f"**{n or 'no number of'}× {r.name}** hold it"
-                                       for n, r in zip(fewest, rows, strict=True))
-            + ". " + _spec_sentence(rows))
+    held = "; ".join(f"**{n or 'no number of'}× {r.name}** hold it"
+                     for n, r in zip(fewest, rows, strict=True))
+    lead = (f"For {subject(intent, memories[0])} ({_per_gpu(memories[0])}): {held}. "
+            + _spec_sentence(rows))
     return Reply(headline=lead, tables=[specs], steps=[_spec_step(rows)])
 
 
