@@ -14,7 +14,7 @@ from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.pricing.costs import term_billed_hours
-from clusterplan.tools.pricing.fabrics import fabric_providers
+from clusterplan.tools.pricing.fabrics import hosts_as_one_cluster
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
 from clusterplan.tools.pricing.tool import run as run_pricing
@@ -94,10 +94,9 @@ def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: b
     its provider to have an inter-node fabric (note plan-cluster-fabrics); independent serving
     replicas may sit on any node that holds one replica."""
     best: tuple[float, Offer, int] | None = None
-    fabric = fabric_providers()
     for o in offers:
-        if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2
-                           or o.provider not in fabric):
+        # the layouts were searched for the GPU's own node size, so a cluster is of those nodes
+        if multi_node and (o.gpus_per_node != gpus_per_node or not hosts_as_one_cluster(o, gpus)):
             continue
         if not multi_node and o.gpus_per_node < gpus:
             continue

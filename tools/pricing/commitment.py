@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.pricing.costs import COMMITTED_KINDS, term_billed_hours
-from clusterplan.tools.pricing.fabrics import fabric_providers
+from clusterplan.tools.pricing.fabrics import hosts_as_one_cluster
 from clusterplan.tools.pricing.offers import Offer
 
 
@@ -47,7 +47,7 @@ class CommitmentComparison(BaseModel):
 
 
 def _hosts(o: Offer, gpus: int, ruled: dict[str, int]) -> bool:
-    if gpus > o.gpus_per_node and (o.gpus_per_node < 2 or o.provider not in fabric_providers()):
+    if not hosts_as_one_cluster(o, gpus):
         ruled["no inter-node fabric for a multi-node cluster"] = \
             ruled.get("no inter-node fabric for a multi-node cluster", 0) + 1
         return False

@@ -8,8 +8,12 @@ provider from the cluster hosts."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from clusterplan.knowledge.notes import shipped_notes
+
+if TYPE_CHECKING:
+    from clusterplan.tools.pricing.offers import Offer
 
 NOTE = "plan-cluster-fabrics"
 # provider id -> the note's claim that states its fabric
@@ -22,3 +26,11 @@ def fabric_providers() -> dict[str, str]:
     note = shipped_notes().notes.get(NOTE)
     have = {c.id for c in note.claims} if note else set()
     return {p: f"{NOTE}#{c}" for p, c in CLAIMS.items() if c in have}
+
+
+def hosts_as_one_cluster(offer: Offer, gpus: int) -> bool:
+    """Whether `gpus` rented on this offer make one cluster: they fit one of its nodes, or its
+    nodes hold several GPUs and its provider sells the fabric that joins them (a note claim).
+    Many single-GPU pods, or instances with no fabric between them, are not a cluster."""
+    return gpus <= offer.gpus_per_node or (
+        offer.gpus_per_node >= 2 and offer.provider in fabric_providers())
