@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from clusterplan.db.active import active_store, catalog
 from clusterplan.db.catalog import UnknownName
-from clusterplan.db.offers import find_offers, offer_providers
+from clusterplan.db.offers import offer_providers
 from clusterplan.db.rows import ProviderRow
 from clusterplan.tools.contract import Step, ToolError, q
 from clusterplan.tools.pricing.costs import (
@@ -18,12 +18,12 @@ from clusterplan.tools.pricing.costs import (
     egress_cost,
     egress_gb,
 )
+from clusterplan.tools.pricing.lookup import Found, OfferFilter, find
 from clusterplan.tools.pricing.offers import (
     STALE_AFTER_DAYS,
     Offer,
-    by_price,
-    offer_view,
-    offer_warnings,
+    price_disagreements,
+    row_warnings,
 )
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ class Ask:
     gpu: str | None
     provider: str | None
     as_of: dt.date
+    every_kind: Found | None = None  # the offers of every kind, once looked up
 
 
 def resolve(inp: PricingInput, as_of: dt.date) -> Ask:
@@ -70,35 +71,47 @@ def _provider(name: str | None, field: str, with_egress: bool = False) -> str | 
 
 
 CITED_OFFERS = 20
+# Offers listed in a result: a store may hold 100,000 imported rows. The cheapest of each node
+# size, status and kind are listed besides, so a pick among them is the whole list's pick.
+LISTED_OFFERS = 100
 
 
 def gather_offers(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     """The matching offers, sorted, with their warnings and the lookup as a step."""
     kinds = () if inp.kind == "any" else (inp.kind,)
-    found = find_offers(active_store(), ask.gpu, ask.provider, kinds)
     # an offer verified after as_of was not known on that date (and would have a negative age)
-    rows = [r for r in found if r.verified_on <= ask.as_of]
-    if len(rows) < len(found):
-        result.warnings.append(f"{len(found) - len(rows)} offer(s) verified after as_of "
+    which = OfferFilter(gpu=ask.gpu, provider=ask.provider, kinds=kinds, until=ask.as_of)
+    found = find(active_store(), which, ask.as_of, LISTED_OFFERS)
+    if not kinds:
+        ask.every_kind = found
+    later = _count(OfferFilter(gpu=ask.gpu, provider=ask.provider, kinds=kinds)) - found.total
+    if later:
+        result.warnings.append(f"{later} offer(s) verified after as_of "
                                f"{ask.as_of} are left out: they were not known on that date")
-    offers = by_price([offer_view(r, ask.as_of) for r in rows])
+    offers = found.listed
     result.offers = offers
+    result.offers_not_listed = found.total - len(offers)
+    if result.offers_not_listed:
+        result.assumptions.append(
+            f"{len(offers)} of {found.total} offers are listed: the cheapest "
+            f"{LISTED_OFFERS} and the cheapest of each node size, status and kind")
     inputs = {k: q(v) for k, v in (("gpu", ask.gpu), ("provider", ask.provider),
                                    ("kind", inp.kind), ("as_of", str(ask.as_of))) if v}
     result.steps.append(Step(label="offers on record", inputs=inputs,
                              formula="catalog offers, cheapest effective $/GPU-h first",
-                             result=q(len(offers), "offers"),
+                             result=q(found.total, "offers"),
                              # the notes of the offers an answer can show, not of every row:
                              # 100,000 imported rows would otherwise be 100,000 citations
                              notes=list(dict.fromkeys(o.source_note
                                                       for o in offers[:CITED_OFFERS]))))
-    result.warnings.extend(offer_warnings(offers, ask.as_of))
+    result.warnings.extend(row_warnings(found.warned, ask.as_of))
+    result.warnings.extend(price_disagreements(found.warned, found.spans, found.per_product))
     result.assumptions.append(f"an offer verified more than {STALE_AFTER_DAYS} days before "
                               "as_of is stale")
-    if any(o.prices_disagree for o in offers):
+    if any(o.prices_disagree for o in found.warned):
         result.assumptions.append("an offer whose node price and per-GPU price disagree is "
                                   "priced at the dearer of the two")
-    if not offers:
+    if not found.total:
         what = " ".join(x for x in (ask.gpu, inp.kind if kinds else "") if x) or "GPU"
         result.warnings.append(f"no {what} offer on record"
                                + (f" from {ask.provider}" if ask.provider else ""))
@@ -166,9 +179,16 @@ def add_break_even(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
 
 
 def _reserved_discount(ask: Ask) -> tuple[float, Offer, Offer] | None:
-    rows = find_offers(active_store(), ask.gpu, ask.provider, (*RESERVED_KINDS, "on_demand"))
-    offers = by_price([offer_view(r, ask.as_of) for r in rows
-                       if r.status == "available" and r.verified_on <= ask.as_of])
+    # The cheapest row of each provider and kind: a provider's best discount is its
+    # cheapest reserved row against its cheapest on-demand row, whatever else it lists.
+    kinds = (*RESERVED_KINDS, "on_demand")
+    if ask.every_kind is not None:
+        offers = [o for o in ask.every_kind.firsts
+                  if o.kind in kinds and o.status == "available"]
+    else:
+        which = OfferFilter(gpu=ask.gpu, provider=ask.provider, kinds=kinds, until=ask.as_of,
+                            available_only=True)
+        offers = find(active_store(), which, ask.as_of, 0).firsts
     best = None
     for reserved in (o for o in offers if o.kind in COMMITTED_KINDS):
         on_demand = next((o for o in offers if o.kind == "on_demand"
@@ -180,6 +200,12 @@ def _reserved_discount(ask: Ask) -> tuple[float, Offer, Offer] | None:
         if 0 < discount < 1 and (best is None or discount > best[0]):
             best = (discount, reserved, on_demand)
     return best
+
+
+def _count(which: OfferFilter) -> int:
+    where, params = which.where()
+    return active_store().conn.execute(f"select count(*) from offers where {where}",
+                                       params).fetchone()[0]
 
 
 def add_egress(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
