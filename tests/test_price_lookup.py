@@ -55,6 +55,21 @@ def _whole_list(store: Store, which: OfferFilter) -> list:
     return by_price([offer_view(r, AS_OF) for r in rows])
 
 
+def _best_discount(offers: list):
+    """The pricing tool's reserved-discount search, as it ran over the whole list."""
+    best = None
+    for reserved in (o for o in offers if o.kind == "reserved_1y" and o.status == "available"):
+        on_demand = next((o for o in offers if o.kind == "on_demand" and o.status == "available"
+                          and o.provider == reserved.provider), None)
+        if on_demand is None:
+            continue
+        discount = round(1 - reserved.effective_usd_per_gpu_hour
+                         / on_demand.effective_usd_per_gpu_hour, 6)
+        if 0 < discount < 1 and (best is None or discount > best[0]):
+            best = (discount, reserved, on_demand)
+    return best
+
+
 def _pick(offers: list, gpus: int):
     pool = [o for o in offers if o.status == "available"] or offers
     return min(pool, key=lambda o: -(-gpus // o.gpus_per_node) * o.gpus_per_node
@@ -75,6 +90,8 @@ def test_the_lookup_agrees_with_the_whole_list(rows, limit, kinds, provider):
     assert (row_warnings(found.warned, AS_OF)
             + price_disagreements(found.warned, found.spans, found.per_product)
             == offer_warnings(every, AS_OF))
+    if not kinds:  # the break-even search reads each bucket's first row only
+        assert _best_discount(found.firsts) == _best_discount(every)
     for gpus in (1, 3, 8, 16):
         assert _pick(found.listed, gpus) == _pick(every, gpus)
         for node in (1, 8):  # the first available offer of a node size, as a question asks
