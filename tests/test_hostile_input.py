@@ -238,3 +238,27 @@ def test_slash_arguments_are_length_capped():
     result = run_cli("ask", "/memory model=" + "x " * 500_000)
     assert time.monotonic() - started < 10
     assert result.exit_code == 1 and "at most 4,000" in result.output
+
+
+@pytest.mark.parametrize("question, said", [
+    ("Convert 1e999 GB to GiB", "the number 1e999 is out of range"),
+    ("cheapest 1e308 H100 for a month?", "the number 1e308 is out of range"),
+    ("can I serve llama 3 8b on 1e308 H100s?", "the number 1e308 is out of range"),
+    ("how much memory to serve llama 3 8b at 1e-308 utilisation?",
+     "the number 1e-308 is out of range"),
+    ("Convert 9**9**9 GB to GiB", "9**9**9 is arithmetic, which is not evaluated"),
+    ("convert 2^10 GB to GiB", "2^10 is arithmetic, which is not evaluated"),
+])
+def test_numbers_in_exponent_form_or_arithmetic_are_refused_naming_the_range(question, said):
+    # Before: 1e999 GB was read as 999 GB, 9**9**9 GB as 9 GB, 1e308 H100 as 1 GPU.
+    result = run_cli("ask", question)
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"Error: {said}")
+    assert "below 10^15" in lines[0]
+
+
+def test_a_number_in_exponent_form_in_range_is_read_whole():
+    # 1.5e3 GB = 1500e9 B = 1500e9 / 2^30 GiB = 1396.98 GiB (was read as 3 GB)
+    result = run_cli("ask", "Convert 1.5e3 GB to GiB")
+    assert result.exit_code == 0 and "1500 GB = **1396.98 GiB**" in result.output
