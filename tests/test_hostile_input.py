@@ -311,3 +311,20 @@ def test_garbage_lines_in_a_batch_end_as_answers_or_plain_refusals(tmp_path):
     errors = [i["answer"]["error"] for i in items if i["failed"]]
     assert not [e for e in errors if "internal error" in e]
     assert all(len(e.splitlines()) == 1 for e in errors)
+
+
+def test_a_report_command_over_mcp_writes_nothing(tmp_path, memory_store):
+    from clusterplan.mcp_server import call
+
+    target = tmp_path / "victim.md"
+    result = call("ask", {"question": f"/report {target}"})
+    assert not target.exists()
+    result.model_dump_json().encode("utf-8")
+
+
+def test_exported_cells_starting_with_plus_or_minus_are_quoted(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text(HEADER + "acme,h100,8,on_demand,1,,-eu,2026-11-30,available,+cmd\n")
+    assert run_cli("prices", "import", str(path)).exit_code == 0
+    exported = run_cli("prices", "export", "--origin", "user").output
+    assert ",'-eu," in exported and ",'+cmd" in exported
