@@ -101,7 +101,6 @@ def _checked_call(tool: str, payload) -> None:
 @pytest.mark.parametrize("tool", TOOLS)
 def test_inputs_drawn_from_the_tool_schema_are_answered_quickly_and_finitely(tool, memory_store):
     from clusterplan.tools.registry import get
-
     from tests.schema_inputs import tool_inputs
 
     schema = get(tool).input_model.model_json_schema()

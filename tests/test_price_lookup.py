@@ -6,7 +6,6 @@ warning word for word, the cheapest whole-node pick and the reserved discount.""
 from __future__ import annotations
 
 import datetime as dt
-import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -115,18 +114,3 @@ def test_a_long_list_is_cut_with_a_count_of_the_rest(tmp_path):
     every = run_cli("--db", db, "prices", "list", "--provider", "bulk", "--limit", "0")
     assert sum(line.startswith("bulk ") for line in every.output.splitlines()) == 150
     assert "more offer(s) not listed" not in every.output
-
-
-def test_a_hundred_thousand_offers_are_looked_up_in_half_a_second(tmp_path):
-    store = Store.memory()
-    store.db["offers"].insert_all(
-        {"provider": f"bulk-{i % 7}", "gpu": "h100-sxm", "gpus_per_node": 8,
-         "kind": "on_demand", "usd_per_gpu_hour": 1.5 + (i % 997) / 100,
-         "region": f"region-{i % 50}", "verified_on": f"2026-11-{1 + i % 28:02d}",
-         "status": "available", "origin": "user", "source_note": f"bench-{i}", "product": ""}
-        for i in range(100_000))
-    started = time.perf_counter()
-    found = find(store, OfferFilter(gpu="h100-sxm", until=AS_OF), AS_OF, 100)
-    took = time.perf_counter() - started
-    assert found.total >= 100_000 and found.listed[0].effective_usd_per_gpu_hour == 1.5
-    assert took < 1.5, f"{took:.2f} s (target 0.5 s; 3x margin for a loaded machine)"
