@@ -40,7 +40,7 @@ async def timed(action, app, pilot) -> float:
 
 
 async def run(checkpoints: list[int], tries: int) -> None:
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
     from clusterplan.db.active import open_store, use_store
     from clusterplan.tui.app import ClusterplanApp
     from clusterplan.tui.examples import EXAMPLE_QUESTIONS
