@@ -112,10 +112,10 @@ def find(store: Store, which: OfferFilter, as_of: dt.date, limit: int | None) ->
     lows, highs = _bucket_ends(store, which, [b[:7] for b in buckets], as_of)
     found.firsts = _offers(lows)
     found.spans = _offers(_in_order(lows + highs))
-    if any(b[8] for b in buckets):
-        rows = store.rows(f"select * from offers where {where} and {_warns('')}",
-                          [*params, last_fresh])
-        found.warned = _offers(_in_order(_view(r, as_of) for r in rows))
+    warned = [list(b[:7]) for b in buckets if b[8]]
+    if warned:  # only the buckets that hold such rows are read, through the index
+        found.warned = _offers(_in_order(
+            _view(r, as_of) for r in _rows_in(store, which, warned, _warns("o."), [last_fresh])))
     found.listed = _offers(_listed(store, which, as_of, limit, found.total, lows))
     return found
 
@@ -153,6 +153,20 @@ def _bucket_ends(store: Store, which: OfferFilter, buckets: list[tuple[Any, ...]
         top = max(s.offer.effective_usd_per_gpu_hour for s in group)
         highs.append(next(s for s in group if s.offer.effective_usd_per_gpu_hour == top))
     return _in_order(lows), _in_order(highs)
+
+
+def _rows_in(store: Store, which: OfferFilter, buckets: list[list[Any]], condition: str,
+             params: list[Any]) -> list[dict[str, Any]]:
+    """The rows of `buckets` matching `which` and `condition` (columns as `o.`)."""
+    where, where_params = which.where("o.")
+    picks = ", ".join(f"json_extract(value, '$[{i}]') as {c}" for i, c in enumerate(BUCKET))
+    joined = " and ".join(f"o.{c} = b.{c}" for c in BUCKET)
+    ids = store.conn.execute(
+        f"with b as materialized (select {picks} from json_each(?)) select o.id from b "
+        f"cross join offers o on {joined} where {where} and {condition}",
+        [json.dumps(buckets), *where_params, *params]).fetchall()
+    return store.rows("select * from offers where id in (select value from json_each(?))",
+                      [json.dumps([i for (i,) in ids])])
 
 
 def _listed(store: Store, which: OfferFilter, as_of: dt.date, limit: int | None, total: int,
