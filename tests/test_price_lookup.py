@@ -98,6 +98,16 @@ def test_the_lookup_agrees_with_the_whole_list(rows, limit, kinds, provider):
                          and o.status == "available"), None) == \
                 next((o for o in every if o.gpus_per_node == node
                       and o.status == "available"), None)
+            for host in ("acme", "zed"):  # and of a provider (one with a cluster fabric)
+                assert _pick([o for o in found.listed if o.provider == host
+                              and o.kind != "reserved_1y"], gpus) == \
+                    _pick([o for o in every if o.provider == host
+                           and o.kind != "reserved_1y"], gpus)
+    groups = {}
+    for o in every:
+        key = (o.provider, o.kind, o.gpus_per_node, o.status)
+        groups[key] = groups.get(key, 0) + 1
+    assert found.groups == groups
 
 
 def test_a_long_list_is_cut_with_a_count_of_the_rest(tmp_path):

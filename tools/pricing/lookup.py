@@ -95,6 +95,8 @@ class Found:
     spans: list[Offer] = field(default_factory=list)  # the cheapest and dearest of every bucket
     warned: list[Offer] = field(default_factory=list)  # stale, announced or disagreeing rows
     per_product: dict[tuple[str, str, str, int], int] = field(default_factory=dict)
+    # rows by (provider, kind, node size, status): what a pick among offers filters by
+    groups: dict[tuple[str, str, int, str], int] = field(default_factory=dict)
 
 
 def find(store: Store, which: OfferFilter, as_of: dt.date, limit: int | None) -> Found:
@@ -109,6 +111,8 @@ def find(store: Store, which: OfferFilter, as_of: dt.date, limit: int | None) ->
     for b in buckets:
         key = (b[0], b[1], b[2], b[3])
         found.per_product[key] = found.per_product.get(key, 0) + b[7]
+        group = (b[0], b[2], b[3], b[4])
+        found.groups[group] = found.groups.get(group, 0) + b[7]
     lows, highs = _bucket_ends(store, which, [b[:7] for b in buckets], as_of)
     found.firsts = _offers(lows)
     found.spans = _offers(_in_order(lows + highs))
@@ -171,8 +175,8 @@ def _rows_in(store: Store, which: OfferFilter, buckets: list[list[Any]], conditi
 
 def _listed(store: Store, which: OfferFilter, as_of: dt.date, limit: int | None, total: int,
             firsts: list[_Seen]) -> list[_Seen]:
-    """The `limit` cheapest offers, with the first of each node size, status and kind (so
-    a pick among whole nodes or available rows finds what the whole list held)."""
+    """The `limit` cheapest offers, with the first of each provider, kind, node size and
+    status (so a pick filtered by any of them finds what the whole list held)."""
     where, params = which.where()
     sql = f"select * from offers where {where}"
     if limit == 0:
@@ -186,14 +190,18 @@ def _listed(store: Store, which: OfferFilter, as_of: dt.date, limit: int | None,
     cheapest = _in_order(_view(r, as_of) for r in store.rows(sql, params))
     if limit is not None:
         cheapest = cheapest[:limit]
-    groups = {(s.offer.gpus_per_node, s.offer.status, s.offer.kind) for s in cheapest}
+    groups = {_group(s.offer) for s in cheapest}
     extra = []
     for seen in firsts:
-        group = (seen.offer.gpus_per_node, seen.offer.status, seen.offer.kind)
+        group = _group(seen.offer)
         if group not in groups:
             groups.add(group)
             extra.append(seen)
     return _in_order(cheapest + extra)
+
+
+def _group(o: Offer) -> tuple[str, str, int, str]:
+    return (o.provider, o.kind, o.gpus_per_node, o.status)
 
 
 @dataclass(frozen=True)
