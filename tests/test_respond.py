@@ -305,3 +305,30 @@ def test_a_kv_cache_question_leads_with_the_bytes_per_token():
     first = answer.markdown.split(". ")[0]
     assert "**327,680 bytes per token**" in first
     assert "1 sequence." in answer.markdown and "1 sequences" not in answer.markdown
+
+
+def test_a_served_models_max_sequence_length_is_its_context():
+    # kvcached#210-style: "max sequence length 32k" when serving sizes the KV cache at 32,768
+    # tokens: 327,680 B x 32,768 = 10.74 GB, a 1/8 share on each of 8 GPUs = 1.342 GB.
+    answer = respond("Can Llama 3.3 70B be served on 8x 40GB A100s with a max sequence "
+                     "length of 32k?")
+    assert answer.intent.slots["context_len"] == 32_768
+    assert answer.data["memory"]["breakdown_gb"]["kv_cache"] == pytest.approx(1.342, abs=0.001)
+
+
+def test_a_comparison_on_several_gpus_says_per_gpu_not_before_sharding():
+    # 8 GPUs named: the figure is each GPU's share, and must not be called the unsharded total.
+    answer = respond("Llama 3 70B inference on 8 A100 40GB vs 8 A100 80GB?")
+    assert "per GPU when split over 8 GPUs" in answer.markdown
+    assert "before sharding" not in answer.markdown
+
+
+def test_users_at_a_speed_each_on_no_named_cluster_is_planned():
+    # Issue example: 200 users x 30 tokens/s = 6,000 output tokens/s in all, and each user's
+    # stream at most 1,000 / 30 = 33.3 ms a token.
+    answer = respond("Serve Llama 3 70B to 200 concurrent users at 30 tokens/s each")
+    assert answer.intent.kind == "plan"
+    best = answer.data["plan"]["recommendation"]
+    assert best["tokens_per_s"] >= 6000
+    assert best["time_per_output_token_ms"] <= 1000 / 30
+    assert best["replicas"] * best["concurrency_per_replica"] >= 200
