@@ -10,6 +10,8 @@ what is left (a multiple of ep), the busiest GPU summed term by term (memory_ter
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from clusterplan.tools.memory import activations
 from clusterplan.tools.memory.fewest_tables import Groups, derived, tp_degrees
 from clusterplan.tools.memory.job import Job, Layout
@@ -21,12 +23,20 @@ _BELOW = 1 - 1e-9  # bounds scaled down so rounding never lifts them above the s
 def lower_to_whole_nodes(job: Job, ep: int, groups: Groups, best: list[int | None],
                          fixed1: float, spread1: float) -> None:
     """Lower each answer above one node to the fewest whole nodes that hold the job, when
-    fewer than the power of two found do.
+    fewer than the power of two found do (a repeated question is answered from a memo)."""
+    best[:] = _lowered(job, ep, groups, tuple(best), fixed1, spread1)
+
+
+@lru_cache(maxsize=1024)
+def _lowered(job: Job, ep: int, groups: Groups, found: tuple[int | None, ...], fixed1: float,
+             spread1: float) -> tuple[int | None, ...]:
+    """The counts of `found` lowered to whole nodes.
 
     `fixed1` and `spread1` are one GPU's model states at tp = pp = 1 (training_whole): on g
     GPUs no layout holds less than (fixed1 + spread1/ep)·ep/g of them, nor fewer activations
     than one layer's at the widest tp (times the micro-batches in flight), so the counts below
     that bound are not priced at all."""
+    best = list(found)
     states = (fixed1 + spread1 / ep) * ep * _BELOW
     for node, _, _, rooms in groups:
         tps = derived(job.shape, tp_degrees, node)  # tp within this node size only
@@ -37,16 +47,17 @@ def lower_to_whole_nodes(job: Job, ep: int, groups: Groups, best: list[int | Non
         acts = (per_layer * held + working) * job.activation_scale * _BELOW
         floor = node  # a kind with less room never needs fewer GPUs (rooms: roomiest first)
         for i, room in rooms:
-            found = best[i]
-            if found is None or found <= node or room <= acts:
+            power = best[i]
+            if power is None or power <= node or room <= acts:
                 continue
-            first = max(found // 2 // node + 1, int(states / (room - acts)) // node,
+            first = max(power // 2 // node + 1, int(states / (room - acts)) // node,
                         floor // node)
-            for nodes in range(first, -(-found // node)):
+            for nodes in range(first, -(-power // node)):
                 if _fits(job, ep, nodes * node, tps, room):
                     best[i] = nodes * node
                     break
             floor = best[i] or floor
+    return tuple(best)
 
 
 def _fits(job: Job, ep: int, gpus: int, tps: tuple[int, ...], room: float) -> bool:
