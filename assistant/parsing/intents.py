@@ -49,6 +49,17 @@ LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
                     r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
+# A choice between parallel strategies, or how to spread one model over GPUs or machines: the
+# question is the layout even when it reports a measurement ("PP is slower than TP, which?").
+STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|\btp\s*=?\s*\d|\bpp\s*=?\s*\d|" \
+           r"\b(?:tp|pp|fsdp|dp)\s*\+\s*(?:tp|pp|fsdp|dp)\b|--tensor-parallel-size|--dp\b|" \
+           r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|多卡.{0,6}(?:加载|部署)"
+LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b|\bwhich\b|"
+                     r"\bbetter\b|\bbest\b|\bfaster\b|\bslower\b|\blower\s+performance\b|"
+                     r"\bhow\s+(?:to|can|do|should)\b|\btoml\b|\bconfig|\bspecify\b|"
+                     r"\bcommunicate|\berror\b|还是|推荐|怎么|如何|哪种|哪个|比较)"
+                     r"|(?:\bwhich\b|\bhow\s+(?:to|can|do|should)\b|\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
+                     r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
@@ -94,6 +105,10 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
 
 Slots = dict[str, Any]
+# A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
+CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes"}
+MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
+                _I)
 
 
 def _has_model(s: Slots) -> bool:
@@ -118,6 +133,8 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t))
+     and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
      or _measured_twice(t)),

@@ -18,7 +18,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "memory": ("model",),
     "fit": ("model", "gpu"),
     "cluster_size": ("model",),
-    "layout": ("model", "gpu", "gpus"),
+    "layout": ("gpu", "gpus"),  # no model: the split the cluster's links dictate
     "serving": ("model", "gpu", "gpus"),
     "training": ("model", "gpu", "gpus", "tokens"),
     "plan": ("model", "workload"),

@@ -22,6 +22,39 @@ def breakdown_table(result: dict[str, Any]) -> str:
     return table(["term", "GB per GPU"], rows)
 
 
+PRECISION_NAMES = {"fp32": "FP32", "bf16": "BF16 / FP16", "fp8": "FP8 / INT8",
+                   "q8_0": "GGUF Q8_0", "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0",
+                   "int4": "4-bit (GPTQ / AWQ / NF4)"}
+
+
+def whole_table(result: dict[str, Any]) -> str:
+    """The whole model before sharding, and the cluster's memory: the totals people compare."""
+    whole = result.get("whole_model_gb") or {}
+    if not whole:
+        return ""
+    rows: list[list[Any]] = [["weights", whole["weights"]]]
+    if result["workload"] != "inference":
+        rows += [["gradients", whole["gradients"]], ["optimizer states", whole["optimizer"]],
+                 ["model states (weights + gradients + optimizer)", whole["model_states"]]]
+    if result.get("cluster_memory_gb"):
+        rows.append([f"GPU memory of all {result['layout']['gpus']} GPUs",
+                     result["cluster_memory_gb"]])
+    rows.append(["KV cache per token (MB)", result["kv_cache_bytes_per_token"] / 1e6])
+    return table(["whole model, before sharding", "GB"], rows)
+
+
+def precision_table(result: dict[str, Any]) -> str:
+    """The weights at each common precision: what a smaller format would save."""
+    found = result.get("weights_by_precision_gb") or {}
+    return table(["weights stored as", "GB"],
+                 [[PRECISION_NAMES.get(p, p), v] for p, v in found.items()]) if found else ""
+
+
+def totals(result: dict[str, Any]) -> list[str]:
+    """The totals tables that apply to this result."""
+    return [t for t in (whole_table(result), precision_table(result)) if t]
+
+
 def min_gpus_table(result: dict[str, Any]) -> str:
     fewest = result.get("min_gpus") or {}
     shown = [g for g in SHOWN_GPUS if g in fewest] or list(fewest)[:6]
@@ -51,7 +84,8 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     fewest = (result.get("min_gpus") or {}).get("h100-sxm")
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
-    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)])
+    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
+                                        *totals(result)])
 
 
 def _asks_kv(intent: Intent) -> bool:
@@ -89,7 +123,8 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
         more = f" The fewest {gpu} that hold it: **{fewest}**." if fewest else \
             f" No number of {gpu} holds it."
         lead += f", {num(-spare)} GB more than it has.{more}"
-    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)],
+    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
+                                        *totals(result)],
                  steps=steps, assumptions=_least(result) if least else [])
 
 
@@ -134,7 +169,8 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
             f"token budget (e.g. 15T tokens) to size the cluster by training time.")
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
-    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result)],
+    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result),
+                                        *totals(result)],
                  assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
 
 
