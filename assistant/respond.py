@@ -9,6 +9,7 @@ from clusterplan.assistant.composing.compose import answer, clarifying, failure
 from clusterplan.assistant.parsing.clarify import clarification
 from clusterplan.assistant.parsing.parse import MAX_CHARS, parse
 from clusterplan.assistant.routing.dispatch import Calls, route
+from clusterplan.assistant.routing.side_by_side import add_side_by_side
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
 
@@ -23,7 +24,7 @@ def respond(question: str, previous: Intent | None = None) -> Answer:
         intent = parse(text, cat, previous)
         if intent.missing:
             return clarifying(text, intent, clarification(intent, cat))
-        reply = route(intent, calls)
+        reply = add_side_by_side(intent, calls, route(intent, calls))
         intent.assumed.update(reply.resolved)
         result = answer(text, intent, reply, calls)
     except (ToolError, ValidationError, LookupError, ValueError) as exc:

@@ -59,3 +59,32 @@ def test_an_oom_on_four_a100_states_the_16_bytes_per_parameter_total():
     memory = answer.data["memory"]
     assert memory["whole_model_gb"]["model_states"] == pytest.approx(1152.0, abs=0.01)
     assert memory["cluster_memory_gb"] == pytest.approx(4 * 85.899, abs=0.05)
+
+
+# --- several models in one question ------------------------------------------------------
+
+def test_seven_thirteen_and_seventy_b_are_each_sized():
+    # vllm-802: Llama 2 7B has 6.74e9 parameters and 13B 13.0e9 (Meta's configs): at 2 bytes
+    # each their FP16 weights are 13.48 GB and 26.0 GB; 70B (68.98e9) is 138 GB.
+    answer = respond("Hello, somebody please help me find suitable gpu vram for 7, 13, 70b "
+                     "models for llama 2 in vllm.")
+    assert answer.intent.slots["model_list"] == [
+        {"model": "llama-2-7b"}, {"model": "llama-2-13b"}, {"model": "llama-2-70b"}]
+    table = answer.markdown.split("\n\n")[1]
+    assert "| Llama 2 7B | 6.74 | 13.5 |" in table and "| Llama 2 13B | 13.0 | 26.0 |" in table
+    assert "| Llama 2 70B | 69.0 | 138 |" in table
+
+
+def test_a_size_after_a_named_model_is_that_familys_model():
+    # vllm-8188: "Llama 3.1 70B and 405B": the 405B is Llama 3.1 405B (405e9 x 2 B = 810 GB,
+    # the catalog's 405.85e9 x 2 = 811.7 GB), not dropped.
+    answer = respond("I want to run Llama 3.1 70B and 405B with 120K context length. How much "
+                     "memory do I need?")
+    listed = answer.intent.slots["model_list"]
+    assert {"model": "llama-3.1-405b"} in listed
+    assert "Llama 3.1 405B" in answer.markdown
+
+
+def test_a_token_count_is_not_a_model_size():
+    answer = respond("How long to train a 7B model on 300B tokens on 64 H100?")
+    assert "model_list" not in answer.intent.slots

@@ -10,6 +10,7 @@ from clusterplan.assistant.parsing.counts import layout_slots
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.parsing.offload_words import read_offload
+from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.quantities import read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
@@ -121,6 +122,9 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["model"] = models[0].id
     else:
         _model_by_size(found, catalog)
+    listed = read_model_list(found.masked, slots.get("model"), [m.id for m in models], catalog)
+    if listed:
+        slots["model_list"] = listed
     links = [(m.start, m.id) for m in by_kind(found.mentions, "links")]
     links += _generic_links(found, catalog, slots.get("gpu"))
     if links:

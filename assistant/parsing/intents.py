@@ -36,7 +36,7 @@ TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
-TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\btrain|\btrain.*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tun).*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
                            _I)
@@ -149,7 +149,11 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and "size" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
-    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2),
+    # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
+    # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
+    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2
+     and not (_has_model(s) and not COMPARE.search(t) and bool(MEMORY.search(t)
+                                                               or FIT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),
@@ -163,6 +167,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)
      and not ("host_ram_gb" in s and "gpu" not in s)),
     ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
+                                                  or "gpu_memory_gb" in s
                                                   or bool(FITS.search(t)))),
     ("memory", lambda t, s: bool(MEMORY.search(t))),
 )
