@@ -88,3 +88,36 @@ def test_a_size_after_a_named_model_is_that_familys_model():
 def test_a_token_count_is_not_a_model_size():
     answer = respond("How long to train a 7B model on 300B tokens on 64 H100?")
     assert "model_list" not in answer.intent.slots
+
+
+# --- the model's own figures beside an answer that did not size it --------------------------
+
+def test_a_concurrency_question_also_states_the_weights_and_kv_per_token():
+    # qwen25-issue-933 "2*A100部署qwen2.5-72B-instruct的并发大概是多少": Qwen2.5-72B has 72.7e9
+    # parameters, x 2 B = 145.4 GB of BF16 weights; its KV cache per token is 2 (K, V) x 80
+    # layers x 8 KV heads x 128 x 2 B = 327,680 B = 0.328 MB.
+    answer = respond("你好 使用vllm框架 默认配置 \n2*A100部署qwen2.5-72B-instruct的并发大概是多少啊")
+    assert answer.intent.kind == "serving"
+    glance = [t for t in answer.markdown.split("\n\n") if "at a glance" in t]
+    assert glance, answer.markdown
+    assert "| weights as BF16 / FP16 | 145 |" in glance[0]
+    assert "| KV cache per token (MB) | 0.328 |" in glance[0]
+
+
+# --- a checkpoint question with no model ------------------------------------------------------
+
+def test_a_saved_model_larger_than_expected_gets_bytes_per_parameter_of_each_save():
+    # transformers-22822: 16-bit weights 2 B/param, FP32 4 B, a training checkpoint
+    # 2 + 12 (FP32 master, Adam m, v; zero-paper K = 12) = 14 B.
+    answer = respond("Size of saved model checkpoints after trainer.train() is much larger when "
+                     "using trainer with deepspeed stage2")
+    assert answer.clarification is None and answer.intent.kind == "checkpoint"
+    assert "**2 B**" in answer.markdown and "**4 B**" in answer.markdown
+    assert "**14 B**" in answer.markdown
+
+
+def test_a_quoted_checkpoint_size_is_turned_into_the_parameters_it_implies():
+    # 56 GB / 4 B = 14B parameters in FP32, / 2 B = 28B in 16 bits.
+    answer = respond("my saved checkpoint is 56 GB, why is it so large?")
+    assert answer.intent.kind == "checkpoint"
+    assert "14.0B parameters in FP32 or 28.0B in 16 bits" in answer.markdown

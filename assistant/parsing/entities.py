@@ -48,6 +48,11 @@ WORKLOADS = (
     (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
     (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
+# Full fine-tuning named outright; asked first, it is the job even if LoRA is named after it
+# as the fallback ("what does full fine-tuning 72B take, or can 72B only be LoRA-tuned?").
+EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
+                     _I)
+ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora\b|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
     (lazy(r"\badam(?:w)?\b", _I), "adamw"),
@@ -248,6 +253,8 @@ def _words(found: Entities) -> None:
         value = _first(pairs, text)
         if value:
             slots[name] = value
+    if slots.get("workload") in ("lora", "qlora") and _full_first(text):
+        slots["workload"] = "full_finetune"
     if fmt := _format(text):
         slots["precision"] = fmt
     read_offload(text, slots)
@@ -255,6 +262,12 @@ def _words(found: Entities) -> None:
         slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
     if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":
         del slots["precision"]
+
+
+def _full_first(text: str) -> bool:
+    full = next((m for m in EXPLICIT_FULL.finditer(text) if not _negated(text, m)), None)
+    adapter = next((m for m in ADAPTER_WORDS.finditer(text) if not _negated(text, m)), None)
+    return full is not None and adapter is not None and full.start() < adapter.start()
 
 
 def _format(text: str) -> str | None:

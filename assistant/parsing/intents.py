@@ -31,6 +31,8 @@ CHECKPOINT = lazy(r"\bcheckpoints?\b|\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsa
                   r"\badapt(?:er|or)\b.{0,30}\b(?:size|large|big|gb)|\bmerg(?:e|ing)\b.{0,30}"
                   r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
                   r"保存|合并|导出|权重", _I)
+# The size of what was saved is the question (not moving a checkpoint somewhere).
+SAVED = lazy(r"\b(?:size|large|larger|big|bigger|small)\b|多大|这么大|大小", _I)
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
@@ -107,6 +109,7 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
 Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
 CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes"}
+WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
                 _I)
 
@@ -133,7 +136,8 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
-    ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t))
+    # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
+    ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
@@ -143,7 +147,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
-    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
+    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t))
+     and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t)))),
     ("interconnect", lambda t, s: "op" in s),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),

@@ -22,7 +22,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "serving": ("model", "gpu", "gpus"),
     "training": ("model", "gpu", "gpus", "tokens"),
     "plan": ("model", "workload"),
-    "checkpoint": ("model",),
+    "checkpoint": (),  # no model: the bytes per parameter of each kind of save
     "interconnect": ("size", "gpus"),
     "convert": ("value", "to_unit"),
     "link_compare": ("links",),

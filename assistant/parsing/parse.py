@@ -64,7 +64,13 @@ def clean(question: str) -> str:
     """The question as one line of printable text, cut to MAX_CHARS."""
     text = unicodedata.normalize("NFKC", question or "")
     text = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_CHARS * 2])
+    text = CJK_LATIN.sub(" ", text)
     return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+# Between a Chinese character and a Latin letter a space: to a regular expression both are
+# word characters, so "就有oom的错误" would hide "oom" from every \b-bounded word rule.
+CJK_LATIN = lazy(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z])|(?<=[A-Za-z])(?=[\u4e00-\u9fff])")
 
 
 def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> Intent:

@@ -7,6 +7,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
@@ -180,7 +181,10 @@ def _unsharded(result: dict[str, Any]) -> int:
 
 
 def checkpoint(intent: Intent, calls: Calls) -> Reply:
-    """The bytes a full training checkpoint writes, and how long writing them takes."""
+    """The bytes a full training checkpoint writes, and how long writing them takes (with no
+    model named: the bytes per parameter of each kind of save)."""
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return checkpoint_without_model(intent)
     payload = memory_payload(intent, with_gpu=False)
     result = calls.run("memory", payload, "bytes of weights and optimizer states")
     size_gb = result["checkpoint_gb"]
