@@ -121,3 +121,27 @@ def test_a_quoted_checkpoint_size_is_turned_into_the_parameters_it_implies():
     answer = respond("my saved checkpoint is 56 GB, why is it so large?")
     assert answer.intent.kind == "checkpoint"
     assert "14.0B parameters in FP32 or 28.0B in 16 bits" in answer.markdown
+
+
+# --- counts, money and memory budgets read as meant --------------------------------------------
+
+def test_a_budget_in_thousands_of_dollars_is_not_a_context_length():
+    answer = respond("I have a $50k budget, what cluster should I rent to fine-tune Llama 3 70B?")
+    assert answer.intent.slots["usd"] == 50000.0
+    assert "context_len" not in answer.intent.slots
+
+
+def test_gpu_memory_with_no_gpu_kind_is_a_budget_not_an_h100():
+    # "6GB VRAM": Llama 2 7B's FP16 weights alone are 6.74e9 x 2 B = 13.5 GB > 6 GB.
+    answer = respond("I have 6GB VRAM, can I run llama 2 7b?")
+    assert answer.clarification is None and answer.intent.kind == "fit"
+    memory = answer.data["memory"]
+    assert memory["gpu"] is None and memory["gpu_memory_gb"] == 6.0 and memory["fits"] is False
+    assert "H100" not in answer.markdown.split("\n\n")[0]
+
+
+def test_a_memory_size_picks_a_variant_of_that_gpu_never_another_gpu():
+    # vllm-2080ti-issue-61-5090 "5090 24G": the RTX 5090 has 32 GB and no 24 GB variant; the
+    # 24G must not turn it into the 24 GB RTX 3090.
+    answer = respond("太折腾了，5090 24G和这套2080方案，哪个好？我手上有5090 24G")
+    assert answer.intent.slots.get("gpu") == "rtx-5090"

@@ -153,12 +153,33 @@ def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> st
     gb = int(said[1])
     if rows[gpu_id].memory_label.upper() == f"{gb}GB":
         return gpu_id
-    stem = gpu_id.split("-")[0]
-    for row_id, row in rows.items():
-        if row_id.split("-")[0] == stem and row.memory_label.upper() == f"{gb}GB":
+    stem = gpu_family(gpu_id)
+    kin = [(row_id, _label_gb(row.memory_label)) for row_id, row in rows.items()
+           if gpu_family(row_id) == stem]
+    # The variant with that memory; else one within 3 % of it (an H100 "96G" is the 94 GB NVL).
+    near = [(abs(size - gb), order, row_id) for order, (row_id, size) in enumerate(kin)
+            if size and abs(size - gb) <= 0.03 * gb]  # ties: the catalog's first
+    if near:
+        row_id = min(near)[2]
+        if row_id != gpu_id:
             found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
-            return row_id
+        return row_id
     return gpu_id
+
+
+def gpu_family(gpu_id: str) -> str:
+    """'a100-sxm-80gb' -> 'a100', 'rtx-5090' -> 'rtx-5090': the id up to its model number, so
+    a memory size picks a variant of the same GPU, never another GPU of that size."""
+    parts = gpu_id.split("-")
+    for i, part in enumerate(parts):
+        if any(ch.isdigit() for ch in part):
+            return "-".join(parts[: i + 1])
+    return gpu_id
+
+
+def _label_gb(label: str) -> float | None:
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*GB", label or "", re.IGNORECASE)
+    return float(m[1]) if m else None
 
 
 def _model_by_size(found: Entities, catalog: Catalog) -> None:

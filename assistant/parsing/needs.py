@@ -71,6 +71,8 @@ def _present(name: str, slots: Slots) -> bool:
         return "model" in slots or "params_b" in slots or "config" in slots
     if name == "gpus":
         return "gpus" in slots or "nodes" in slots
+    if name == "gpu":
+        return "gpu" in slots or "gpu_memory_gb" in slots
     if name == "gpu_list":
         return len(slots.get("gpu_list", [])) >= 2
     if name == "path":
@@ -123,12 +125,16 @@ def _released_precision(slots: Slots, catalog: Catalog) -> str:
 DEFAULT_GPU = "h100-sxm"
 GPU_DEFAULT_KINDS = ("cluster_size", "plan", "fit", "layout", "serving", "training", "pricing")
 NODE_DEFAULT_KINDS = ("layout", "serving", "training")
+BUDGET_KINDS = ("fit", "memory", "cluster_size")
 TOKENS_PER_PARAM = 20
 
 
 def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
+    # A GPU named outside the catalog is asked about; "6GB VRAM" with no kind is a budget of
+    # GPU memory, answered as such (no GPU kind assumed).
     if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress") \
-            and "unknown_gpu" not in slots:  # a GPU named outside the catalog is asked about
+            and "unknown_gpu" not in slots and not (kind in BUDGET_KINDS
+                                                    and "gpu_memory_gb" in slots):
         assumed["gpu"] = DEFAULT_GPU
     _default_count_and_tokens(kind, slots, assumed, catalog)
     gpu_id = slots.get("gpu") or assumed.get("gpu")

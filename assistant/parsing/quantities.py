@@ -38,7 +38,9 @@ TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
 CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
-BARE_K = lazy(r"(?<![\w.])(\d+)k\b", _I)
+# "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
+BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(\d+)k\b(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))",
+              _I)
 SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)

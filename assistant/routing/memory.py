@@ -66,7 +66,7 @@ def min_gpus_table(result: dict[str, Any]) -> str:
 
 def memory(intent: Intent, calls: Calls) -> Reply:
     """How much memory a job needs; the KV cache first when the question is about it."""
-    if slot(intent, "gpu"):
+    if slot(intent, "gpu") or "gpu_memory_gb" in intent.slots:
         return fit(intent, calls, least=False)
     result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
     if result.get("offload"):
@@ -107,7 +107,10 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
                        "bytes per GPU on the GPUs named")
     if result.get("offload"):
         return _offloaded(intent, calls, result)
-    gpus, gpu = result["layout"]["gpus"], gpu_name(result["gpu"])
+    gpus = result["layout"]["gpus"]
+    # "6GB VRAM" with no GPU kind: the memory named is the budget.
+    gpu = gpu_name(result["gpu"]) if result["gpu"] else \
+        f"GPU with {num(result['gpu_memory_gb'])} GB"
     per_gpu, memory_gb, spare = result["per_gpu_gb"], result["gpu_memory_gb"], result["headroom_gb"]
     verdict = "Yes, it fits" if result["fits"] else "No, it does not fit"
     lead = (f"{verdict}: {subject(intent, result)} on {gpus}× {gpu} needs "
@@ -122,7 +125,8 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     else:
         fewest = (result.get("min_gpus") or {}).get(result["gpu"])
         more = f" The fewest {gpu} that hold it: **{fewest}**." if fewest else \
-            f" No number of {gpu} holds it."
+            f" No number of {gpu} holds it." if result["gpu"] else \
+            " The weights at smaller precisions are below."
         lead += f", {num(-spare)} GB more than it has.{more}"
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
                                         *totals(result)],
