@@ -145,3 +145,13 @@ def test_a_memory_size_picks_a_variant_of_that_gpu_never_another_gpu():
     # 24G must not turn it into the 24 GB RTX 3090.
     answer = respond("太折腾了，5090 24G和这套2080方案，哪个好？我手上有5090 24G")
     assert answer.intent.slots.get("gpu") == "rtx-5090"
+
+
+def test_a_range_of_gpu_counts_is_answered_at_each_end():
+    # Llama 3 70B's BF16 weights are 70.55e9 x 2 B = 141.1 GB: 70.5 GB per GPU on 2, 35.3 on 4.
+    answer = respond("Can I serve Llama 3 70B on 2-4 A100 80GB?")
+    assert answer.intent.slots["gpus"] == 2 and answer.intent.slots["gpus_range"] == [2, 4]
+    rows = answer.markdown.split("\n\n")[1]
+    assert rows.startswith("| GPUs | per GPU (GB) |")
+    assert "| 2 |" in rows and "| 4 |" in rows
+    assert "Across the range 2-4 GPUs asked" in answer.markdown

@@ -20,7 +20,9 @@ KINDS = ("memory", "fit", "cluster_size", "serving", "checkpoint", "layout", "pl
 
 
 def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
-    """The reply with a row per model named, when the question names several."""
+    """The reply with a row per model named, when the question names several, and a row per
+    end of a range of GPU counts ("4-8 A10G")."""
+    reply = _count_range(intent, calls, reply)
     listed = intent.slots.get("model_list") or []
     if len(listed) < 2 or intent.kind not in KINDS:
         return reply
@@ -66,3 +68,29 @@ def _name(entry: dict[str, Any]) -> str:
     if "model" in entry:
         return rows[entry["model"]].name if entry["model"] in rows else str(entry["model"])
     return f"a {entry['params_b']:g}B model"
+
+
+def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """The same job at each end of a range of GPU counts: the answer is at the fewest."""
+    span = intent.slots.get("gpus_range") or []
+    if len(span) != 2 or intent.kind not in KINDS or not any(
+            k in intent.slots for k in ("model", "params_b", "config")):
+        return reply
+    rows, said = [], []
+    for gpus in span:
+        payload = memory_payload(intent, least=intent.kind != "memory") | {"gpus": gpus}
+        try:
+            result = calls.run("memory", payload, f"the same job on {gpus} GPUs")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{gpus} GPUs could not be sized: {exc}")
+            continue
+        fits = result.get("fits")
+        rows.append([gpus, result["per_gpu_gb"], result.get("gpu_memory_gb"),
+                     "yes" if fits else "no" if fits is False else "-"])
+        said.append(f"{gpus} GPUs: {num(result['per_gpu_gb'])} GB per GPU"
+                    + ("" if fits is None else ", fits" if fits else ", does not fit"))
+    if rows:
+        reply.tables.insert(0, table(["GPUs", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
+        reply.headline += (f" Across the range {span[0]}-{span[1]} GPUs asked: "
+                           + "; ".join(said) + ".")
+    return reply
