@@ -155,3 +155,18 @@ def test_a_range_of_gpu_counts_is_answered_at_each_end():
     assert rows.startswith("| GPUs | per GPU (GB) |")
     assert "| 2 |" in rows and "| 4 |" in rows
     assert "Across the range 2-4 GPUs asked" in answer.markdown
+
+
+def test_a_released_fp8_model_keeps_its_kv_cache_in_16_bits():
+    # sglang-3344: DeepSeek-R1's MLA cache per token is 61 layers x (512 latent + 64 RoPE) x
+    # 2 B = 70,272 B; its FP8 weights do not make the cache FP8 (the engines' "auto" dtype).
+    answer = respond("Using 2 H100*8 machines to deploy deepseek-R1 671 B, can the context "
+                     "length consistently support up to 128k?")
+    assert answer.data["memory"]["kv_cache_bytes_per_token"] == 70272
+
+
+def test_a_context_window_in_tokens_is_not_a_training_budget():
+    answer = respond("I want to use vLLM to serve Llama-3.3-70b to about 5 people with a full "
+                     "context window of 128k tokens. How much VRAM do I need?")
+    assert "tokens" not in answer.intent.slots and answer.intent.kind != "training"
+    assert answer.intent.slots["context_len"] == 131072

@@ -144,6 +144,8 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
     m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text)
     if m:
         slots["context_len"] = _k(m[1], m[2])
+        if tokens and tokens.start() < m.end() and m.start() < tokens.end():
+            slots.pop("tokens", None)  # "a context window of 128k tokens" is no token budget
     elif "seq_len" not in slots:
         bare = BARE_K.search(text)
         if bare and not (tokens and bare.start() == tokens.start()):
