@@ -170,3 +170,27 @@ def test_a_context_window_in_tokens_is_not_a_training_budget():
                      "context window of 128k tokens. How much VRAM do I need?")
     assert "tokens" not in answer.intent.slots and answer.intent.kind != "training"
     assert answer.intent.slots["context_len"] == 131072
+
+
+# --- measurements people want checked ------------------------------------------------------
+
+def test_memory_in_use_over_the_cards_total_is_a_measurement_to_check():
+    # ollama-6008: "22.9/24 GB of dedicated GPU memory is used": 22.9 GB in use.
+    from clusterplan.assistant.parsing.measurements import find
+
+    [first, *_] = find("I can see that 22.9/24 GB of dedicated GPU memory is used")
+    assert (first.kind, first.value) == ("memory", 22.9)
+    answer = respond('When I run "ollama run llama3.1:70b", I can see that 22.9/24 GB of '
+                     "dedicated GPU memory is used, and 18.9/31.9 GB of shared GPU memory is "
+                     "used. Memory should be enough to run this model, then why only 42/81 "
+                     "layers are offloaded to the GPU?")
+    assert answer.intent.kind == "diagnose"
+
+
+def test_an_estimate_set_against_what_training_used_is_a_diagnosis():
+    # deepspeed-4527: the estimator's 0.49 GB against 14678 MiB (15.39 GB) in training.
+    answer = respond("I run deepspeed.runtime.zero.stage3.estimate_zero3_model_states_mem_needs_"
+                     "all_live(). It says in stage 3, with offload_optimizer and offload_param "
+                     "enabled, it requires 0.49GB of GPU memory for params, optim states and "
+                     "gradients But in training, the GPU memory usage is 14678MiB.")
+    assert answer.intent.kind == "diagnose"

@@ -90,7 +90,9 @@ CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expe
              r"ok|okay|realistic)|\bnormal\b|\bexpected?\b|\bwhy\b|\bstrange\b|\bweird\b|"
              r"\bcrazy\b|\breason\b|\bwrong\b|\bmatch\b|\bshould\s+be\b|\bjumps?\s+(?:up\s+)?to\b|"
              r"\bonly\s+(?:about\s+|around\s+|~\s*)?\d|正常|为什么|为啥|"
-             r"原因|理论|怎么回事", _I)
+             r"原因|理论|怎么回事|实测|实际|只占用|"
+             r"\bbut\s+(?:in\s+(?:training|practice|reality)|actually|it\s+(?:uses|takes|shows))\b",
+             _I)
 SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|正常吗|正常的吗|"
                r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
                r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|\bonly\s+"
