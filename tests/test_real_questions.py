@@ -194,3 +194,20 @@ def test_an_estimate_set_against_what_training_used_is_a_diagnosis():
                      "enabled, it requires 0.49GB of GPU memory for params, optim states and "
                      "gradients But in training, the GPU memory usage is 14678MiB.")
     assert answer.intent.kind == "diagnose"
+
+
+# --- a link's own rate ----------------------------------------------------------------------
+
+def test_a_links_quoted_rate_is_set_against_its_line_rate_each_way():
+    # deepseek-v3-issue-28: H800 NVLink keeps 8 of the H100's 18 links: 8 x 25 GB/s = 200 GB/s
+    # per direction, 400 GB/s both ways (nvidia-export-variants); 160 / 200 = 80 %.
+    answer = respond("May I know why the bandwidth of NVLink on H800 is 160GB/s, instead of "
+                     "400GB/s?")
+    assert answer.clarification is None and answer.intent.kind == "interconnect"
+    assert "**200 GB/s per direction**, 400 GB/s both ways" in answer.markdown
+    assert "80.0 %" in answer.markdown
+
+
+def test_two_links_compared_stay_a_link_comparison():
+    answer = respond("How much faster is NVLink than InfiniBand NDR, per direction?")
+    assert answer.intent.kind == "link_compare"

@@ -37,6 +37,8 @@ EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost",
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
+LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
+                 r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
 TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tun).*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
@@ -141,6 +143,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
+    # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
+    ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
+     and "size" not in s and not _has_model(s)
+     and not (_links(s, t) >= 2 and bool(COMPARE.search(t)))),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
      or _measured_twice(t)),
