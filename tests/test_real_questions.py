@@ -211,3 +211,17 @@ def test_a_links_quoted_rate_is_set_against_its_line_rate_each_way():
 def test_two_links_compared_stay_a_link_comparison():
     answer = respond("How much faster is NVLink than InfiniBand NDR, per direction?")
     assert answer.intent.kind == "link_compare"
+
+
+def test_a_count_glued_to_a_gpu_name_is_read():
+    # peft-664-b "progress=8A100": eight A100s.
+    answer = respond("in my case, ddp=deepspeed, progress=8A100, when using lora, training "
+                     "speed slow down from 2.6sample/s->0.5sample/s, is it right?")
+    assert answer.intent.slots["gpus"] == 8 and answer.intent.slots["gpu"].startswith("a100")
+
+
+def test_torchtitans_flavour_name_is_llama_4_scout():
+    # torchtitan-1543 "llama4_17bx16e": 17B active, 16 experts, 109B in all (Meta's card).
+    answer = respond("Minimum number of GPUs needed to pretrain llama4_17bx16e - 8 ? Going by "
+                     "the config files it would be 8 H100 class GPUs, Is 8 a reasonable number ?")
+    assert answer.intent.slots["model"] == "llama-4-scout" and answer.clarification is None

@@ -74,7 +74,7 @@ HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bm
 SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b|\bqps\b|"
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
                      r"并发|吞吐|\bttft\b|\btokens?\b.{0,30}\bper\s+(?:second|sec|minute)\b|每秒|"
-                     r"每一?分钟|生成多少|\bmax[_\s-]*total[_\s-]*tokens|\bconcurren|"
+                     r"每一?分钟|生成多少|\bmax[_\s-]*total[_\s-]*tokens|"
                      r"\bqueries\b|\bspeed\s+comparable\b",
                      _I)
 FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
