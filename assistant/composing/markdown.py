@@ -47,6 +47,11 @@ def num(value: Any, digits: int = 3) -> str:
     return f"{value:,.{places}f}"
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 replica', '3 replicas', '4,096 tokens'."""
+    return f"{num(count)} {noun}" + ("" if count == 1 else "s")
+
+
 def pct(fraction: float) -> str:
     """0.6 -> '60%'; 0.3524 -> '35.2%'."""
     return f"{fraction * 100:.3g}%"

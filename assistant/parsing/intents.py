@@ -71,7 +71,9 @@ HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bm
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
                       r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
                 _I)
-SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b|\bqps\b|"
+SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
+                     r"\bthroughput\b|\bqps\b|"
+                     r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
                      r"并发|吞吐|\bttft\b|\btokens?\b.{0,30}\bper\s+(?:second|sec|minute)\b|每秒|"
                      r"每一?分钟|生成多少|\bmax[_\s-]*total[_\s-]*tokens|"
@@ -142,6 +144,7 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
