@@ -31,8 +31,9 @@ def test_two_nodes_of_two_gpus_split_tp_inside_pp_across():
 
 def test_sixteen_gpus_on_two_machines_are_tp_8_by_pp_2():
     # xinference-issue-3163: two machines of 8 GPUs each: TP 8 inside, PP 2 across; 8 x 2 = 16.
-    answer = respond("秦总，如果需要用vllm在2台各8卡的机器上部署多机多卡的话，按照您的方法，GPU count per "
-                     "worker目前还无法设置成16，worker count如果设置成1也无法启动多台机器，请问这个是要修改代码吗")
+    answer = respond("秦总，如果需要用vllm在2台各8卡的机器上部署多机多卡的话，按照您的方法，"
+                     "GPU count per worker目前还无法设置成16，worker count如果设置成1也无法"
+                     "启动多台机器，请问这个是要修改代码吗")
     assert answer.intent.kind == "layout" and "**TP 8 × PP 2**" in answer.markdown
 
 
@@ -96,7 +97,8 @@ def test_a_concurrency_question_also_states_the_weights_and_kv_per_token():
     # qwen25-issue-933 "2*A100部署qwen2.5-72B-instruct的并发大概是多少": Qwen2.5-72B has 72.7e9
     # parameters, x 2 B = 145.4 GB of BF16 weights; its KV cache per token is 2 (K, V) x 80
     # layers x 8 KV heads x 128 x 2 B = 327,680 B = 0.328 MB.
-    answer = respond("你好 使用vllm框架 默认配置 \n2*A100部署qwen2.5-72B-instruct的并发大概是多少啊")
+    answer = respond("你好 使用vllm框架 默认配置 \n"
+                     "2*A100部署qwen2.5-72B-instruct的并发大概是多少啊")
     assert answer.intent.kind == "serving"
     glance = [t for t in answer.markdown.split("\n\n") if "at a glance" in t]
     assert glance, answer.markdown
@@ -225,3 +227,19 @@ def test_torchtitans_flavour_name_is_llama_4_scout():
     answer = respond("Minimum number of GPUs needed to pretrain llama4_17bx16e - 8 ? Going by "
                      "the config files it would be 8 H100 class GPUs, Is 8 a reasonable number ?")
     assert answer.intent.slots["model"] == "llama-4-scout" and answer.clarification is None
+
+
+# --- a run's own figures ---------------------------------------------------------------------
+
+def test_hours_for_steps_are_turned_into_seconds_per_step():
+    # unsloth-1144: 43 h x 3600 s / 750 steps = 206.4 s per step.
+    answer = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    [step] = [s for s in answer.trace if s.label == "time per step"]
+    assert step.result.value == pytest.approx(43 * 3600 / 750, rel=1e-4)
+
+
+def test_hours_on_a_cluster_are_turned_into_gpu_hours():
+    # 42 h on 4 x 8 A100s: 42 x 32 = 1,344 GPU-hours.
+    answer = respond("I am finetuning llama3-8b with 4x8 A100s and it took me 42 hours, how long "
+                     "does it take on your side?")
+    assert "42.0 h × 32 GPUs" in answer.markdown and "1,344 GPU-hours" in answer.markdown

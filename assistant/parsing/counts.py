@@ -74,7 +74,8 @@ COUNTS = (
 N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
            lazy(rf"{ZN}\s*(?:台|个节点)"))
 # A range of counts: "4-8 A10G", "2 to 4 H100s", "4~8张A100": each end is answered.
-RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?(?:{G}|gpus?\b|cards?\b|张|块|卡)",
+RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
+             rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
              _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
 

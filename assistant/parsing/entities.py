@@ -8,9 +8,9 @@ from typing import Any
 
 from clusterplan.assistant.parsing.counts import layout_slots
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.parsing.offload_words import read_offload
-from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.quantities import read_params_b, read_quantities
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
@@ -50,7 +50,8 @@ WORKLOADS = (
 )
 # Full fine-tuning named outright; asked first, it is the job even if LoRA is named after it
 # as the fallback ("what does full fine-tuning 72B take, or can 72B only be LoRA-tuned?").
-EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
+EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?"
+                     r"(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
                      _I)
 ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora\b|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (

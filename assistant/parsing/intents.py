@@ -40,7 +40,8 @@ COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slo
 LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
-TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tun).*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tun).*"
+                     r"\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
                            _I)
@@ -55,7 +56,8 @@ LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?
                     r"管道并行|模型并行|多机多卡", _I)
 # A choice between parallel strategies, or how to spread one model over GPUs or machines: the
 # question is the layout even when it reports a measurement ("PP is slower than TP, which?").
-STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|\btp\s*=?\s*\d|\bpp\s*=?\s*\d|" \
+STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|" \
+           r"\btp\s*=?\s*\d|\bpp\s*=?\s*\d|" \
            r"\b(?:tp|pp|fsdp|dp)\s*\+\s*(?:tp|pp|fsdp|dp)\b|--tensor-parallel-size|--dp\b|" \
            r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|多卡.{0,6}(?:加载|部署)"
 LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b|\bwhich\b|"
@@ -118,7 +120,8 @@ Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
 CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
-MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
+MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
+                r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
                 _I)
 
 

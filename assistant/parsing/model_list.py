@@ -16,7 +16,8 @@ from clusterplan.db.catalog import Catalog
 _I = re.IGNORECASE
 # A list of sizes sharing one unit: "7, 13, 70b", "13b/70b", "7B and 13B", "8B 32B 72B".
 SIZE = r"\d{1,4}(?:\.\d+)?"
-LISTED = lazy(r"(?<![A-Za-z0-9_.])(" + SIZE + r"(?:\s*b)?(?:\s*(?:,|/|、|and|or|和|或|与)\s*" + SIZE +
+LISTED = lazy(r"(?<![A-Za-z0-9_.])(" + SIZE + r"(?:\s*b)?(?:\s*(?:,|/|、|and|or|和|或|与)\s*"
+              + SIZE +
               r"(?:\s*b)?)+)\s*b(?![A-Za-z0-9_])(?!\s*(?:tokens?|toks?)\b)", _I)
 ONE = lazy(r"(?<![A-Za-z0-9_.])(" + SIZE + r")\s*b(?![A-Za-z0-9_])(?!\s*(?:tokens?|toks?)\b)", _I)
 MOST = 6  # more than this many is a table of sizes the question did not ask for
