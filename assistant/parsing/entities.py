@@ -11,7 +11,11 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.parsing.offload_words import read_offload
-from clusterplan.assistant.parsing.quantities import read_params_b, read_quantities
+from clusterplan.assistant.parsing.quantities import (
+    plain_numbers,
+    read_params_b,
+    read_quantities,
+)
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
 
@@ -97,6 +101,7 @@ GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
     # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
+    text = plain_numbers(text)  # "1.5e3" -> "1500"; "1e999" and "9**9**9" are refused here
     spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     # "8A100", "progress=8H100": a count glued to a GPU's name.
     spaced = GLUED_COUNT.sub(r"\1 ", spaced)
