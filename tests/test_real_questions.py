@@ -243,3 +243,13 @@ def test_hours_on_a_cluster_are_turned_into_gpu_hours():
     answer = respond("I am finetuning llama3-8b with 4x8 A100s and it took me 42 hours, how long "
                      "does it take on your side?")
     assert "42.0 h × 32 GPUs" in answer.markdown and "1,344 GPU-hours" in answer.markdown
+
+
+def test_an_engines_own_name_for_the_context_is_read():
+    # qwen-issue-415 "2048token输入"; ollama "num_ctx 32768"; vLLM "--max-model-len 4096".
+    assert respond("qwen14b 在2048token输入下的显存最高占用30.15GB，可以让32G-GPU跑起来？"
+                   ).intent.slots["context_len"] == 2048
+    assert respond("llama 3.1 8b with num_ctx 32768, how much memory?"
+                   ).intent.slots["context_len"] == 32768
+    assert respond("serve llama 3 8b with --max-model-len 4096 on an A10G, memory?"
+                   ).intent.slots["context_len"] == 4096
