@@ -124,8 +124,7 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = list(dict.fromkeys(_by_memory(found, i, m.id, catalog)
-                              for i, m in enumerate(by_kind(found.mentions, "gpus"))))
+    gpus = _distinct_gpus(found, catalog)
     if gpus:
         slots["gpu"] = gpus[0]
         first = by_kind(found.mentions, "gpus")[0]
@@ -150,18 +149,36 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["provider"] = providers[0].id
 
 
-def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
-    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
+    """The GPUs named, in order, each once. A family named bare and again with its memory
+    ("8 x A100s (8x 40GB A100s)") is one GPU, the variant the memory picks, not two to compare."""
+    read = [(gpu_family(m.id), _memory_said(found, i), _by_memory(found, i, m.id, catalog))
+            for i, m in enumerate(by_kind(found.mentions, "gpus"))]
+    with_memory = {family: gpu for family, gb, gpu in read if gb is not None}
+    sized = {family: with_memory[family] for family in with_memory
+             if sum(1 for f, _, _ in read if f == family) > 1
+             and len({g for f, _, g in read if f == family and _ is not None}) == 1}
+    return list(dict.fromkeys(sized.get(family, gpu) if gb is None else gpu
+                              for family, gb, gpu in read))
+
+
+def _memory_said(found: Entities, index: int) -> int | None:
+    """The GB written right beside GPU mention `index` ('40G A100', 'A100 (40GB)'), if any."""
     mark = f"<g{index}>"
     text = found.masked
     at = text.find(mark)
     if at < 0:
-        return gpu_id
+        return None
     said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
+    return int(said[1]) if said else None
+
+
+def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
+    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+    gb = _memory_said(found, index)
     rows = catalog.gpus.rows
-    if not said or gpu_id not in rows:
+    if gb is None or gpu_id not in rows:
         return gpu_id
-    gb = int(said[1])
     if rows[gpu_id].memory_label.upper() == f"{gb}GB":
         return gpu_id
     stem = gpu_family(gpu_id)
