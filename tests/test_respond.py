@@ -342,3 +342,12 @@ def test_a_gpu_named_bare_and_again_with_its_memory_is_one_gpu():
     assert answer.intent.slots["gpu"] == "a100-sxm-40gb"
     assert "gpu_list" not in answer.intent.slots
     assert answer.intent.kind != "gpu_compare"
+
+
+def test_memory_a_model_requires_under_vllm_is_checked_against_what_it_needs():
+    # https://github.com/vllm-project/vllm/issues/17891: a 7B model in BF16 needs 7e9 x 2 B =
+    # 14 GB of weights; 70 GB in use is vLLM reserving most of the GPU for its KV cache.
+    answer = respond("Why does loading a 7b model with VLLM require 70GB of vram?")
+    assert answer.intent.kind == "diagnose"
+    assert "**70.0 GB**" in answer.markdown
+    assert "serving-memory-preallocation#vllm-default" in answer.markdown.split("| 1 |")[1]
