@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd
+from clusterplan.assistant.report.charts import Chart, Series, mermaid
+from clusterplan.assistant.report.plan_section import plan_blocks
 
 TOP_LAYOUTS = 5
 TOP_OFFERS = 5
@@ -88,6 +90,8 @@ def sections(data: dict[str, Any], gpu_name: Any = str) -> list[str]:
             blocks += memory_blocks(result, gpu_name)
         elif kind == "parallelism" and isinstance(result.get("plans"), list):
             blocks += parallelism_blocks(result, gpu_name)
+        elif kind == "plan" and ("pareto" in result or "recommendation" in result):
+            blocks += plan_blocks(result, gpu_name)
         elif kind == "pricing" and "offers" in result:
             blocks += pricing_blocks(result, gpu_name, for_a_cluster=has_cluster)
         elif result.get("command") is None:
@@ -133,9 +137,8 @@ def memory_pie(breakdown_gb: dict[str, Any], title: str = "Memory per GPU (GB)")
     slices = [(k, v) for k, v in breakdown_gb.items() if _positive(v)]
     if not slices:
         return None
-    lines = ["```mermaid", "pie showData", f"    title {_label(title)}"]
-    lines += [f'    "{_label(k.replace("_", " "))}" : {v:.2f}' for k, v in slices]
-    return "\n".join([*lines, "```"])
+    return mermaid(Chart("pie", title, [k.replace("_", " ") for k, _ in slices],
+                         [Series("pie", [float(v) for _, v in slices])], unit="GB"))
 
 
 def parallelism_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
@@ -193,20 +196,19 @@ def step_time_chart(plans: list[dict[str, Any]]) -> str | None:
     parts = [p for p in plans if all(_number(p.get(k)) for k in ("compute_s", "comm_s"))]
     if not parts:
         return None
-    labels = ", ".join(f'"#{n} {_label(layout_name(p))}"' for n, p in enumerate(parts, 1))
     whole = [p["compute_s"] + p["comm_s"] + (p.get("bubble_s") or 0.0) for p in parts]
     compute_comm = [p["compute_s"] + p["comm_s"] for p in parts]
     compute = [p["compute_s"] for p in parts]
-    top = max(whole) * 1.1
-    lines = ["```mermaid", "xychart-beta",
-             '    title "Step time (s): compute, then communication, then bubble on top"',
-             f"    x-axis [{labels}]", f'    y-axis "seconds per step" 0 --> {top:.3g}',
-             f"    bar [{_series(whole)}]", f"    bar [{_series(compute_comm)}]",
-             f"    bar [{_series(compute)}]", "```"]
+    chart = Chart("xy", "Step time of the best layouts (s): compute, communication, bubble",
+                  [f"#{n} {layout_name(p)}" for n, p in enumerate(parts, 1)],
+                  [Series("bar", whole, "bubble"),
+                   Series("bar", compute_comm, "communication"),
+                   Series("bar", compute, "compute")],
+                  y_label="seconds per step", y_top=max(whole) * 1.1, unit="s")
     note = "; ".join(f"#{n} {layout_name(p)}: compute {num(p['compute_s'])} s, communication "
                      f"{num(p['comm_s'])} s, bubble {num(p.get('bubble_s') or 0)} s"
                      for n, p in enumerate(parts, 1))
-    return "\n".join(lines) + "\n\n" + escape(f"Step-time parts: {note}.")
+    return mermaid(chart) + "\n\n" + escape(f"Step-time parts: {note}.")
 
 
 def _recipe(recipe: dict[str, Any]) -> str:
@@ -268,11 +270,9 @@ def cost_chart(result: dict[str, Any], months: int = 12) -> str | None:
         return None
     monthly = float(result["monthly_usd"])
     points = [monthly * m for m in range(1, months + 1)]
-    return "\n".join(["```mermaid", "xychart-beta",
-                      '    title "Cost against time (USD, the monthly cost month by month)"',
-                      f"    x-axis \"months\" [{', '.join(str(m) for m in range(1, months + 1))}]",
-                      f'    y-axis "USD" 0 --> {points[-1] * 1.05:.0f}',
-                      f"    line [{_series(points)}]", "```"])
+    return mermaid(Chart("xy", "Cost against time (USD, the monthly cost month by month)",
+                         [str(m) for m in range(1, months + 1)], [Series("line", points, "cost")],
+                         x_label="months", y_label="USD", y_top=points[-1] * 1.05, unit="USD"))
 
 
 def generic_blocks(key: str, result: dict[str, Any]) -> list[str]:
@@ -309,11 +309,3 @@ def _positive(v: Any) -> bool:
 
 def _number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _series(values: list[float]) -> str:
-    return ", ".join(f"{v:.4g}" if abs(v) < 1e4 else f"{v:.0f}" for v in values)
-
-
-def _label(text: Any) -> str:
-    return re.sub(r'["\n\r\\]', "", str(text))[:60]

@@ -1,0 +1,69 @@
+"""Numbers as people read them, the one place they are formatted for every front end.
+
+The answer, the report, its charts, the app and the command line all write figures through
+these functions, so the same figure reads the same everywhere: about three significant figures
+with thousands separated, percentages from fractions, dollars with cents below $1,000, and the
+unit after the number.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def num(value: Any, digits: int = 3) -> str:
+    """1234.5 -> '1,234' (whole above 10**digits); 0.54444 -> '0.544'; about `digits`
+    significant figures."""
+    if isinstance(value, bool) or value is None:
+        return {True: "yes", False: "no", None: "-"}[value]
+    if not isinstance(value, int | float):
+        return str(value)
+    if not math.isfinite(value):
+        return str(value)
+    if isinstance(value, int) or (abs(value) >= 1000 and float(value).is_integer()):
+        return f"{int(value):,}"
+    if abs(value) >= 10 ** digits:
+        return f"{value:,.0f}"
+    if value == 0:
+        return "0"
+    places = max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))
+    return f"{value:,.{places}f}"
+
+
+def pct(fraction: float) -> str:
+    """A fraction as a percentage: 0.6 -> '60%'; 0.3524 -> '35.2%'; 12.5 -> '1,250%'."""
+    if not isinstance(fraction, int | float) or isinstance(fraction, bool) \
+            or not math.isfinite(fraction):
+        return "-"
+    percent = fraction * 100
+    return (num(percent) if abs(percent) >= 1000 else f"{percent:.3g}") + "%"
+
+
+def usd(value: Any) -> str:
+    """Dollars with cents below $1,000, whole dollars above."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return "-"
+    return f"${value:,.2f}" if abs(value) < 1000 else f"${value:,.0f}"
+
+
+def usd_rate(value: Any) -> str:
+    """A price per unit (per GPU-hour, per million tokens): cents, or tenths of a cent below
+    $1, so $2.69 and $0.125 both keep what the offer says to the cent or better."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return "-"
+    return f"${value:,.3f}" if 0 < abs(value) < 1 and round(value, 2) != value else usd(value)
+
+
+def figure(value: Any, unit: str = "") -> str:
+    """A number with its unit: USD as dollars, % from a fraction, else `num` then the unit."""
+    if unit == "USD":
+        return usd(value)
+    if unit == "%":
+        return pct(value)
+    return f"{num(value)} {unit}".strip()
+
+
+def gb(value: Any) -> str:
+    """Decimal gigabytes (1e9 bytes): '67.1 GB'."""
+    return figure(value, "GB")

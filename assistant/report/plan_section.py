@@ -1,0 +1,125 @@
+"""A `plan` answer in the report: the goal, the options that meet it, and cost against time.
+
+The plan tool returns its recommendation and the cost/time Pareto front. The report lists them
+as one table in words (what to rent, the layout, the time or throughput, the cost), marks the
+cheapest and the fastest, and charts the cost of each option in the order of their time, so the
+price of finishing sooner (or serving faster) shows at a glance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd, usd_rate
+from clusterplan.assistant.report.charts import Chart, Series, mermaid
+
+
+def options(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The recommendation and the Pareto options, each once, the fastest first."""
+    found: list[dict[str, Any]] = []
+    for option in [result.get("recommendation"), *(result.get("pareto") or [])]:
+        if isinstance(option, dict) and option.get("cost_usd") is not None \
+                and not any(_same(option, o) for o in found):
+            found.append(option)
+    return sorted(found, key=_speed)
+
+
+def plan_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
+    """The plan's figures, its options as a table, and the cost chart."""
+    training = _training(result)
+    rows: list[list[Any]] = [["goal", result.get("goal")]]
+    if result.get("needed_tokens_per_s") is not None:
+        rows.append(["throughput needed (tokens/s)", num(result["needed_tokens_per_s"])])
+    if result.get("target_tokens_per_s"):
+        rows.append(["throughput wanted (tokens/s)", num(result["target_tokens_per_s"])])
+    rows.append(["options evaluated", result.get("evaluated")])
+    failed = result.get("failed") or {}
+    if failed:
+        rows.append(["ruled out", ", ".join(f"{n} {why}" for why, n in failed.items())])
+    blocks = ["### The plan", table(["figure", "value"], rows)]
+    found = options(result)
+    if not found:
+        return [*blocks, "No cluster meets the goal."]
+    blocks += ["### The options that meet the goal", options_table(result, found, gpu_name)]
+    chart = cost_chart(found, training, gpu_name)
+    if chart:
+        blocks.append(chart)
+    return blocks
+
+
+def options_table(result: dict[str, Any], found: list[dict[str, Any]], gpu_name: Any) -> str:
+    training = _training(result)
+    speed = "training time (days)" if training else "throughput (tokens/s)"
+    cost = "cost of the run (USD)" if training else "cost (USD/month)"
+    rows = [[_marks(result, found, o), f"{num(o['gpus'])}× {gpu_name(o['gpu'])}",
+             f"{num(o['nodes'])} of {num(o['gpus_per_node'])}", _layout(o),
+             f"{o['provider']} ({_kind(o.get('offer_kind'))})", usd_rate(o["usd_per_gpu_hour"]),
+             num(o["training_days"] if training else o.get("tokens_per_s")),
+             usd(o["cost_usd"]), pct(o["mfu"]) if o.get("mfu") is not None else "-"]
+            for o in found]
+    return table(["option", "GPUs", "nodes (GPUs each)", "layout", "offer", "USD per GPU-hour",
+                  speed, cost, "MFU (%)"], rows)
+
+
+def cost_chart(found: list[dict[str, Any]], training: bool, gpu_name: Any = str) -> str | None:
+    """Cost of each option, in the order of their time (training) or throughput (serving)."""
+    if len(found) < 2:
+        return None
+    labels = [(f"{num(o['training_days'])} days" if training
+               else f"{num(o.get('tokens_per_s'))} tokens/s")
+              + f" · {num(o['gpus'])}× {_short(gpu_name(o['gpu']))}" for o in found]
+    costs = [float(o["cost_usd"]) for o in found]
+    title = ("Cost of the run against training time (USD)" if training
+             else "Monthly cost against throughput (USD/month)")
+    return mermaid(Chart("xy", title, labels, [Series("line", costs, "cost")],
+                         x_label="training time, fastest first" if training
+                         else "throughput, fastest first",
+                         y_label="USD" if training else "USD/month",
+                         y_top=max(costs) * 1.1, unit="USD"))
+
+
+def _marks(result: dict[str, Any], found: list[dict[str, Any]], option: dict[str, Any]) -> str:
+    marks = []
+    if _same(option, result.get("recommendation") or {}):
+        marks.append("recommended")
+    if option is min(found, key=lambda o: o["cost_usd"]):
+        marks.append("cheapest")
+    if option is found[0]:
+        marks.append("fastest")
+    return ", ".join(marks) or "on the Pareto front"
+
+
+def _layout(option: dict[str, Any]) -> str:
+    layout = option.get("layout") or {}
+    shape = " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
+                       if k in layout and (k != "ep" or layout[k] != 1))
+    if option.get("replicas"):
+        shape += f", {num(option['replicas'])} replica" + ("s" if option["replicas"] != 1 else "")
+    if layout.get("zero_stage") is not None:
+        shape += f", ZeRO stage {layout['zero_stage']}"
+    return escape(shape)
+
+
+def _training(result: dict[str, Any]) -> bool:
+    return any(isinstance(o, dict) and o.get("training_days") is not None
+               for o in [result.get("recommendation"), *(result.get("pareto") or [])])
+
+
+def _speed(option: dict[str, Any]) -> float:
+    if option.get("training_days") is not None:
+        return float(option["training_days"])
+    return -float(option.get("tokens_per_s") or 0.0)
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    keys = ("gpu", "gpus", "offer", "cost_usd", "layout")
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
+def _kind(kind: Any) -> str:
+    return str(kind or "-").replace("_", "-")
+
+
+def _short(name: str) -> str:
+    """'NVIDIA B200 SXM 180GB' -> 'B200 SXM 180GB': the maker is the same on every label."""
+    return name.split(" ", 1)[1] if name.startswith(("NVIDIA ", "AMD ")) else name
