@@ -146,3 +146,15 @@ def test_a_chart_drawn_offline_keeps_each_slice_inside_the_circle():
 def test_a_mermaid_block_that_is_not_a_report_chart_shows_as_its_text():
     html = render_html("```mermaid\ngraph TD\n  A-->B\n```\n", "x")
     assert "<svg" not in html and "graph TD\n  A--&gt;B" in html
+
+
+def test_a_plan_searched_for_a_goal_is_the_recommendation():
+    text = render_report([memory_answer(), plan_answer()], DAY)
+    recommendation = text.split("## Recommendation")[1].split("## Questions")[0]
+    assert "| **what to rent** | 16× NVIDIA B200 SXM 180GB (question 2) |" in recommendation
+    assert "| **where** | lambda (on-demand) at \\$5.90 per GPU-hour (question 2) |" \
+        in recommendation
+    assert "| **how many** | 2 nodes of 8 GPUs (question 2) |" in recommendation
+    assert "| **time** | 30.0 days (question 2) |" in recommendation
+    # 16 x $5.90 x 30 days x 24 h = $67,968
+    assert "| **cost** | \\$67,968 for the run (question 2) |" in recommendation

@@ -17,6 +17,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Answer
 from clusterplan.assistant.composing.markdown import num, pct, usd
+from clusterplan.assistant.report.plan_section import recommended
 from clusterplan.assistant.report.sections import layout_name, sections
 from clusterplan.assistant.report.tables import escape
 from clusterplan.tools.contract import NoteRef, Step
@@ -103,18 +104,23 @@ def _words(text: str) -> str:
 def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     """What to rent, where, how many, the layout, the time, the cost and the risks.
 
-    Drawn from one answer, the plan: the latest training layout, else the latest job that
-    fits; where and the cost come from its own pricing, else from the latest price answer for
-    the same GPU. Each figure is the answer's own and names its question.
+    Drawn from one answer, the plan: the latest plan searched for a goal or training layout,
+    else the latest job that fits; where and the cost come from its own pricing, else from
+    the latest price answer for the same GPU. Each figure is the answer's own and names its question.
     """
     from clusterplan.assistant.parsing.jobs import gpu_name
 
     pairs = list(zip(numbers, answers, strict=True))
     plan = _latest(pairs, "parallelism", lambda r: bool(r.get("plans"))) \
         or _latest(pairs, "memory", lambda r: r.get("fits") is True)
+    searched = _latest(pairs, "plan", lambda r: isinstance(r.get("recommendation"), dict))
     found: dict[str, str] = {}
     gpu = None
-    if plan:
+    if searched and (plan is None or searched[0] > plan[0]):
+        # a plan searched for a goal, asked after any layout: it names the whole answer
+        plan = searched
+        found = recommended(searched[1], gpu_name, f" (question {searched[0]})")
+    elif plan:
         number, result, answer = plan
         ref = f" (question {number})"
         gpu = result.get("gpu")

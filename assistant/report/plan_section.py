@@ -8,6 +8,7 @@ price of finishing sooner (or serving faster) shows at a glance.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd, usd_rate
@@ -116,6 +117,12 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
+def _product(option: dict[str, Any]) -> str:
+    """' B200 SXM' from the offer's label 'packet-ai b200-sxm on_demand (B200 SXM)'."""
+    found = re.search(r"\(([^()]*)\)$", str(option.get("offer") or ""))
+    return f" {escape(found.group(1))}" if found else ""
+
+
 def _kind(kind: Any) -> str:
     return str(kind or "-").replace("_", "-")
 
@@ -123,3 +130,23 @@ def _kind(kind: Any) -> str:
 def _short(name: str) -> str:
     """'NVIDIA B200 SXM 180GB' -> 'B200 SXM 180GB': the maker is the same on every label."""
     return name.split(" ", 1)[1] if name.startswith(("NVIDIA ", "AMD ")) else name
+
+
+def recommended(result: dict[str, Any], gpu_name: Any, ref: str) -> dict[str, str]:
+    """The report's recommendation rows from a plan answer: what, where, how many, the
+    layout, the time (or throughput) and the cost, each naming its question."""
+    o = result["recommendation"]
+    found = {"rent": f"{num(o['gpus'])}× {gpu_name(o['gpu'])}" + ref,
+             "where": f"{escape(o['provider'])}{_product(o)} ({_kind(o.get('offer_kind'))}) at "
+                      f"{escape(usd_rate(o['usd_per_gpu_hour']))} per GPU-hour" + ref,
+             "how many": f"{num(o['nodes'])} nodes of {num(o['gpus_per_node'])} GPUs" + ref,
+             "layout": _layout(o) + (f", MFU {pct(o['mfu'])}" if o.get("mfu") is not None
+                                     else "") + ref}
+    if o.get("training_days") is not None:
+        found["time"] = f"{num(o['training_days'])} days" + ref
+        found["cost"] = f"{escape(usd(o['cost_usd']))} for the run" + ref
+    else:
+        found["time"] = f"{num(o.get('tokens_per_s'))} tokens/s" + ref
+        found["cost"] = (f"{escape(usd(o['cost_usd']))} a month for "
+                         f"{num(o['billed_gpus'])} GPUs" + ref)
+    return found
