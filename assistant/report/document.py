@@ -106,7 +106,8 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
 
     Drawn from one answer, the plan: the latest plan searched for a goal or training layout,
     else the latest job that fits; where and the cost come from its own pricing, else from
-    the latest price answer for the same GPU. Each figure is the answer's own and names its question.
+    the latest price answer for the same GPU.
+    Each figure is the answer's own and names its question.
     """
     from clusterplan.assistant.parsing.jobs import gpu_name
 
