@@ -158,3 +158,11 @@ def test_a_plan_searched_for_a_goal_is_the_recommendation():
     assert "| **time** | 30.0 days (question 2) |" in recommendation
     # 16 x $5.90 x 30 days x 24 h = $67,968
     assert "| **cost** | \\$67,968 for the run (question 2) |" in recommendation
+
+
+def test_a_plan_searched_for_a_goal_outranks_a_later_memory_check():
+    fits = memory_answer()
+    fits.data["memory"]["fits"] = True
+    text = render_report([plan_answer(), fits], DAY)
+    recommendation = text.split("## Recommendation")[1].split("## Questions")[0]
+    assert "| **what to rent** | 16× NVIDIA B200 SXM 180GB (question 1) |" in recommendation

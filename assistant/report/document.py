@@ -104,17 +104,18 @@ def _words(text: str) -> str:
 def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     """What to rent, where, how many, the layout, the time, the cost and the risks.
 
-    Drawn from one answer, the plan: the latest plan searched for a goal or training layout,
-    else the latest job that fits; where and the cost come from its own pricing, else from
+    Drawn from one answer, the plan: the latest of the plans searched for a goal and the
+    training layouts, else the latest job that fits; where and the cost come from its own pricing, else from
     the latest price answer for the same GPU.
     Each figure is the answer's own and names its question.
     """
     from clusterplan.assistant.parsing.jobs import gpu_name
 
     pairs = list(zip(numbers, answers, strict=True))
-    plan = _latest(pairs, "parallelism", lambda r: bool(r.get("plans"))) \
-        or _latest(pairs, "memory", lambda r: r.get("fits") is True)
+    layout = _latest(pairs, "parallelism", lambda r: bool(r.get("plans")))
     searched = _latest(pairs, "plan", lambda r: isinstance(r.get("recommendation"), dict))
+    plan = layout or (None if searched else
+                      _latest(pairs, "memory", lambda r: r.get("fits") is True))
     found: dict[str, str] = {}
     gpu = None
     if searched and (plan is None or searched[0] > plan[0]):

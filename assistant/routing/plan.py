@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, table, usd
+from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
@@ -42,6 +42,34 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
     return payload if goal else None
 
 
+def in_words(rec: dict[str, Any], training: bool) -> str:
+    """The recommended option as a sentence: the cluster, the offer, the layout, the time or
+    speed, the cost (the tool's own summary keeps field names, for scripts)."""
+    layout = rec.get("layout") or {}
+    shape = " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
+                       if k in layout and (k != "ep" or layout[k] != 1))
+    product = rec["offer"].rsplit("(", 1)[-1].rstrip(")") if "(" in rec["offer"] else ""
+    where = (f"from {rec['provider']}{' ' + product if product else ''} "
+             f"({str(rec['offer_kind']).replace('_', '-')}) at "
+             f"{usd_rate(rec['usd_per_gpu_hour'])} per GPU-hour")
+    cluster = f"**{num(rec['gpus'])}× {gpu_name(rec['gpu'])}**"
+    if training:
+        settings = ", ".join([shape, *([f"ZeRO stage {layout['zero_stage']}"]
+                                       if layout.get("zero_stage") is not None else [])])
+        return (f"{cluster} ({num(rec['nodes'])} node{'s' if rec['nodes'] != 1 else ''} of "
+                f"{num(rec['gpus_per_node'])}) {where}; layout {settings}; "
+                f"**{num(rec['training_days'])} days** at MFU {pct(rec['mfu'])}, about "
+                f"**{usd(rec['cost_usd'])}** for the run")
+    replicas = rec.get("replicas") or 1
+    per_million = rec.get("usd_per_million_output_tokens")
+    return (f"{cluster} as {num(replicas)} replica{'s' if replicas != 1 else ''} of "
+            f"{num(rec.get('gpus_per_replica'))} GPUs ({shape}) {where}: "
+            f"{num(rec.get('tokens_per_s'))} tokens/s, "
+            f"{num(rec.get('time_per_output_token_ms'))} ms per output token, "
+            f"**{usd(rec['cost_usd'])} a month**"
+            + (f" ({usd_rate(per_million)} per million output tokens)" if per_million else ""))
+
+
 def plan(intent: Intent, calls: Calls) -> Reply:
     """The plan tool's recommendation, its Pareto front and why the rest failed."""
     payload = plan_payload(intent)
@@ -55,7 +83,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     if rec is None:
         head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
-        head += f"Recommendation: **{result['summary']}**."
+        head += "Recommendation: " + in_words(rec, training) + "."
     tables = []
     if result.get("pareto"):
         if training:
