@@ -105,8 +105,8 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     """What to rent, where, how many, the layout, the time, the cost and the risks.
 
     Drawn from one answer, the plan: the latest of the plans searched for a goal and the
-    training layouts, else the latest job that fits; where and the cost come from its own pricing, else from
-    the latest price answer for the same GPU.
+    training layouts, else the latest job that fits; where and the cost come from its own
+    pricing, else from the latest price answer for the same GPU.
     Each figure is the answer's own and names its question.
     """
     from clusterplan.assistant.parsing.jobs import gpu_name
