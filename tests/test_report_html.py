@@ -166,3 +166,40 @@ def test_a_plan_searched_for_a_goal_outranks_a_later_memory_check():
     text = render_report([plan_answer(), fits], DAY)
     recommendation = text.split("## Recommendation")[1].split("## Questions")[0]
     assert "| **what to rent** | 16× NVIDIA B200 SXM 180GB (question 1) |" in recommendation
+
+
+def serving_plan_answer() -> Answer:
+    # 2 B200 at $6.89 per GPU-hour x 730 h a month = $10,059.40
+    rec = {**option("b200-sxm", 2, 1.0, 6.89), "nodes": 1, "gpus_per_node": 2,
+           "training_days": None, "mfu": None, "tokens_per_s": 6333.0, "replicas": 1,
+           "gpus_per_replica": 2, "cost_usd": 10059.4,
+           "layout": {"tp": 2, "pp": 1}}
+    return Answer(question="Plan a cluster to serve Llama 3 70B to 200 users at 30 tokens/s",
+                  markdown="Rent 2 B200.", data={"plan": {"goal": "serve 200 users x 30 "
+                                                          "tokens/s", "recommendation": rec,
+                                                          "pareto": [rec]}})
+
+
+def test_a_session_that_plans_training_and_serving_recommends_both():
+    text = render_report([plan_answer(), serving_plan_answer()], DAY)
+    recommendation = text.split("## Recommendation")[1].split("## Questions")[0]
+    serving, training = recommendation.split("**Training**")
+    assert serving.strip().startswith("**Serving**")
+    assert "| **what to rent** | 2× NVIDIA B200 SXM 180GB (question 2) |" in serving
+    assert "| **how many** | 1 node of 2 GPUs (question 2) |" in serving
+    assert "| **throughput** | 6,333 tokens/s (question 2) |" in serving
+    assert "| **cost** | \\$10,059 a month for 2 GPUs (question 2) |" in serving
+    assert "| **time** | 30.0 days (question 1) |" in training
+    assert "**The other answers**" not in recommendation  # both answers are in the tables
+
+
+def test_old_prices_are_one_risk_a_question():
+    stale = [f"p{n} h200-sxm on_demand at $2.{n}/GPU-h was verified on 2026-07-29, 127 days "
+             "before 2026-12-02 (over 90): it may no longer be the price" for n in range(3)]
+    answer = pricing_answer().model_copy(update={"warnings": [*stale, "spot capacity"]})
+    text = render_report([answer], DAY)
+    risks = text.split("**Risks**")[1].split("## Questions")[0]
+    assert "- 3 prices quoted in the answer were verified over 90 days ago: check before " \
+           "renting (question 1)" in risks
+    assert "- spot capacity (question 1)" in risks and "p1 h200" not in risks
+    assert "p1 h200-sxm on\\_demand" in text.split("## 1.")[1]  # in full in its section

@@ -21,12 +21,15 @@ from clusterplan.assistant.report.plan_section import recommended
 from clusterplan.assistant.report.sections import layout_name, sections
 from clusterplan.assistant.report.tables import escape
 from clusterplan.tools.contract import NoteRef, Step
+from clusterplan.tools.pricing.offers import STALE_AFTER_DAYS
 
 DEFAULT_TITLE = "Cluster planning report"
 _URL = re.compile(r"https?://[^\s<>`]+")
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")
 _ESCAPED = re.compile(r"\\(.)")
 MAX_RISKS = 8
+# The pricing tool's warning for an old price; many such lines read as one risk.
+STALE = "it may no longer be the price"
 
 
 def render_report(answers: list[Answer], date: dt.date, title: str | None = None,
@@ -157,14 +160,25 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
             gpu is None or (r["cheapest"].get("gpu") == gpu)))
         if priced_plan:
             found.update(_where_and_cost(priced_plan[1], f" (question {priced_plan[0]})"))
+    serving = plan is not None and _serving(plan[1])
     rows = [[label, found[key]] for key, label in (
         ("rent", "what to rent"), ("where", "where"), ("how many", "how many"),
-        ("layout", "layout"), ("memory", "memory"), ("time", "time"), ("cost", "cost"))
+        ("layout", "layout"), ("memory", "memory"),
+        ("time", "throughput" if serving else "time"), ("cost", "cost"))
         if key in found]
     text = _plain_table(rows) if rows else (
         "No answer names a GPU cluster that fits, so there is nothing to rent yet.")
+    also = _other_plan(pairs, plan, gpu_name)
+    if also:
+        text = f"**{'Serving' if serving else 'Training'}**\n\n" + text
+        text += f"\n\n**{'Serving' if also[1] else 'Training'}**\n\n" + _plain_table([
+            [label, also[2][key]] for key, label in (
+                ("rent", "what to rent"), ("where", "where"), ("how many", "how many"),
+                ("layout", "layout"), ("time", "throughput" if also[1] else "time"),
+                ("cost", "cost")) if key in also[2]])
+    shown_plans = {plan[0] if plan else None, also[0] if also else None}
     others = [f"- **Question {n}:** {escape(plain(direct_answer(a)))}" for n, a in pairs
-              if plan is None or n != plan[0]]
+              if n not in shown_plans]
     if others:
         text += "\n\n**The other answers**\n\n" + "\n".join(others)
     risks = list(dict.fromkeys(_risks(pairs)))
@@ -174,6 +188,26 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
         if len(risks) > len(shown):
             text += f"\n- and {len(risks) - len(shown)} more in the sections below"
     return text
+
+
+def _other_plan(pairs: list[tuple[int, Answer]], plan: Any, gpu_name: Any
+                ) -> tuple[int, bool, dict[str, str]] | None:
+    """A serving plan beside a training recommendation (or the other way round): a session
+    that plans both gets both, the latest of each kind."""
+    if plan is None:
+        return None
+    shown_serving = _serving(plan[1])
+    other = _latest(pairs, "plan", lambda r: isinstance(r.get("recommendation"), dict)
+                    and _serving(r) != shown_serving)
+    if other is None:
+        return None
+    number, result, _ = other
+    return number, not shown_serving, recommended(result, gpu_name, f" (question {number})")
+
+
+def _serving(result: dict[str, Any]) -> bool:
+    rec = result.get("recommendation")
+    return isinstance(rec, dict) and rec.get("training_days") is None
 
 
 def _where_and_cost(result: dict[str, Any], ref: str) -> dict[str, str]:
@@ -208,7 +242,12 @@ def _risks(pairs: list[tuple[int, Answer]]) -> Iterable[str]:
             yield f"no layout fits: {escape(cluster.get('verdict', ''))}{ref}"
         if cluster is not None and (cluster.get("training_days") or 0) > 365:
             yield f"the training takes more than a year ({num(cluster['training_days'])} days){ref}"
-        warnings += [f"{escape(w)}{ref}" for w in answer.warnings]
+        stale = [w for w in answer.warnings if STALE in w]
+        if stale:
+            warnings.append(f"{_count(len(stale), 'price')} quoted in the answer "
+                            f"{'was' if len(stale) == 1 else 'were'} verified over {STALE_AFTER_DAYS} days "
+                            f"ago: check before renting{ref}")
+        warnings += [f"{escape(w)}{ref}" for w in answer.warnings if STALE not in w]
     yield from warnings
 
 

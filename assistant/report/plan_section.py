@@ -139,7 +139,8 @@ def recommended(result: dict[str, Any], gpu_name: Any, ref: str) -> dict[str, st
     found = {"rent": f"{num(o['gpus'])}× {gpu_name(o['gpu'])}" + ref,
              "where": f"{escape(o['provider'])}{_product(o)} ({_kind(o.get('offer_kind'))}) at "
                       f"{escape(usd_rate(o['usd_per_gpu_hour']))} per GPU-hour" + ref,
-             "how many": f"{num(o['nodes'])} nodes of {num(o['gpus_per_node'])} GPUs" + ref,
+             "how many": f"{num(o['nodes'])} node{'s' if o['nodes'] != 1 else ''} of "
+                         f"{num(o['gpus_per_node'])} GPUs" + ref,
              "layout": _layout(o) + (f", MFU {pct(o['mfu'])}" if o.get("mfu") is not None
                                      else "") + ref}
     if o.get("training_days") is not None:
