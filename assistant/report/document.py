@@ -244,9 +244,10 @@ def _risks(pairs: list[tuple[int, Answer]]) -> Iterable[str]:
             yield f"the training takes more than a year ({num(cluster['training_days'])} days){ref}"
         stale = [w for w in answer.warnings if STALE in w]
         if stale:
-            warnings.append(f"{_count(len(stale), 'price')} quoted in the answer "
-                            f"{'was' if len(stale) == 1 else 'were'} verified over {STALE_AFTER_DAYS} days "
-                            f"ago: check before renting{ref}")
+            were = "was" if len(stale) == 1 else "were"
+            warnings.append(f"{_count(len(stale), 'price')} quoted in the answer {were} "
+                            f"verified over {STALE_AFTER_DAYS} days ago: check before "
+                            f"renting{ref}")
         warnings += [f"{escape(w)}{ref}" for w in answer.warnings if STALE not in w]
     yield from warnings
 
