@@ -164,7 +164,8 @@ def test_layouts_and_offers_are_tables_with_labelled_units():
     assert "| tp crosses the node boundary | 12 |" in text
     assert "| rank | provider | product | kind | USD per GPU-hour | USD per node-hour | " \
            "GPUs per node | price verified |" in text
-    assert "| 1 | lambda | h200 | on-demand | \\$6.30 | \\$50.44 | - | 2026-09-01 |" in text
+    # $50.44 a node-hour / 8 GPUs = $6.305 a GPU-hour: the tenth of a cent is kept
+    assert "| 1 | lambda | h200 | on-demand | \\$6.305 | \\$50.44 | - | 2026-09-01 |" in text
     assert "| cost (USD/month) | \\$36,821 |" in text
     assert 'title "Cost against time (USD, the monthly cost month by month)"' in text
 

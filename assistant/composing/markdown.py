@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from clusterplan.assistant.composing.figures import figure, gb, num, pct, usd, usd_rate
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.figures import figure, gb, num, pct, usd, usd_rate
 
 __all__ = ["code", "escape", "figure", "gb", "num", "pct", "table", "usd", "usd_rate"]
 

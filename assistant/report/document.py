@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from clusterplan.assistant.answer import Answer
-from clusterplan.assistant.composing.markdown import num, pct, usd
+from clusterplan.assistant.composing.markdown import num, pct, usd, usd_rate
 from clusterplan.assistant.report.plan_section import recommended
 from clusterplan.assistant.report.sections import layout_name, sections
 from clusterplan.assistant.report.tables import escape
@@ -217,8 +217,9 @@ def _where_and_cost(result: dict[str, Any], ref: str) -> dict[str, str]:
     price = cheap.get("effective_usd_per_gpu_hour", cheap.get("usd_per_gpu_hour"))
     product = f" {escape(cheap['product'])}" if cheap.get("product") else ""
     found = {"where": f"{escape(cheap.get('provider'))}{product} "
-                      f"({str(cheap.get('kind')).replace('_', '-')}) at {escape(usd(price))} per "
-                      f"GPU-hour, price verified {cheap.get('verified_on')}" + ref}
+                      f"({str(cheap.get('kind')).replace('_', '-')}) at "
+                      f"{escape(usd_rate(price))} per GPU-hour, price verified "
+                      f"{cheap.get('verified_on')}" + ref}
     if result.get("run_usd") is not None:
         found["cost"] = f"{escape(usd(result['run_usd']))} for the run" + ref
     elif result.get("monthly_usd") is not None:

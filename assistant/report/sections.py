@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd
+from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd, usd_rate
 from clusterplan.assistant.report.charts import Chart, Series, mermaid
 from clusterplan.assistant.report.plan_section import plan_blocks
 
@@ -65,6 +65,8 @@ def value(field: str, raw: Any) -> Any:
         return raw
     if isinstance(raw, int | float) and (field in PERCENT or field.endswith("_fraction")):
         return pct(raw)
+    if isinstance(raw, int | float) and field.startswith("usd_per_"):
+        return usd_rate(raw)  # a price per unit keeps its tenth of a cent
     if isinstance(raw, int | float) and (field.endswith("_usd") or field.startswith("usd_")):
         return usd(raw)
     if isinstance(raw, str) and field in ("workload", "kind", "recompute", "status"):
@@ -233,8 +235,8 @@ def pricing_blocks(result: dict[str, Any], gpu_name: Any = str,
         rows.append(["cheapest offer", f"{cheapest.get('provider')} "
                      f"{cheapest.get('product') or ''} ({_kind(cheapest.get('kind'))})".strip()])
         rows.append([words("usd_per_gpu_hour"),
-                     usd(cheapest.get("effective_usd_per_gpu_hour",
-                                      cheapest.get("usd_per_gpu_hour")))])
+                     usd_rate(cheapest.get("effective_usd_per_gpu_hour",
+                                           cheapest.get("usd_per_gpu_hour")))])
     # In a training answer the cost that matters is the run's; the monthly figure there is
     # for one node of the offer, which would read as the cluster's.
     fields = ["run_usd"] if for_a_cluster and result.get("run_usd") is not None else [
@@ -256,7 +258,8 @@ def offers_table(offers: list[dict[str, Any]], gpu_name: Any = str) -> str:
                                  ("announced", offer.get("status") == "announced")) if on]
         rows.append([n, offer.get("provider"), offer.get("product") or gpu_name(offer.get("gpu")),
                      _kind(offer.get("kind")),
-                     usd(offer.get("effective_usd_per_gpu_hour", offer.get("usd_per_gpu_hour"))),
+                     usd_rate(offer.get("effective_usd_per_gpu_hour",
+                                        offer.get("usd_per_gpu_hour"))),
                      usd(offer.get("usd_per_node_hour")), offer.get("gpus_per_node"),
                      str(offer.get("verified_on") or "-") + (f" ({', '.join(flags)})"
                                                             if flags else "")])

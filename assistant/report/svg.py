@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from html import escape
 
-from clusterplan.assistant.composing.figures import figure, num, pct, usd
 from clusterplan.assistant.report.charts import Chart
+from clusterplan.figures import figure, num, pct, usd
 
 COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#9d755d",
            "#eeca3b")

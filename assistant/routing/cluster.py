@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, table, usd
+from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 
@@ -112,7 +112,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
                       "cost of the GPU-hours at the cheapest offer")
     cheapest = price.get("cheapest")
     if cheapest and price.get("run_usd"):
-        lead += (f" At {cheapest['provider']}'s {usd(cheapest['effective_usd_per_gpu_hour'])} "
+        lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "
                  f"per GPU-hour it costs about **{usd(price['run_usd'])}**.")
     return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result))
 

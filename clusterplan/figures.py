@@ -48,11 +48,14 @@ def usd(value: Any) -> str:
 
 
 def usd_rate(value: Any) -> str:
-    """A price per unit (per GPU-hour, per million tokens): cents, or tenths of a cent below
-    $1, so $2.69 and $0.125 both keep what the offer says to the cent or better."""
+    """A price per unit (per GPU-hour, per million tokens): to the cent, or to a tenth of a
+    cent where the price has one (providers quote $2.616 or $6.305 per GPU-hour); never more
+    places, so $3.39985 reads $3.400."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
         return "-"
-    return f"${value:,.3f}" if 0 < abs(value) < 1 and round(value, 2) != value else usd(value)
+    if abs(value) < 1000 and round(value, 3) != round(value, 2):
+        return f"${value:,.3f}"
+    return usd(value)
 
 
 def figure(value: Any, unit: str = "") -> str:
