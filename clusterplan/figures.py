@@ -50,7 +50,7 @@ def usd(value: Any) -> str:
 def usd_rate(value: Any) -> str:
     """A price per unit (per GPU-hour, per million tokens): to the cent, or to a tenth of a
     cent where the price has one (providers quote $2.616 or $6.305 per GPU-hour); never more
-    places, so $3.39985 reads $3.400."""
+    places, so $3.39985 reads $3.40."""
     if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
         return "-"
     if abs(value) < 1000 and round(value, 3) != round(value, 2):

@@ -54,7 +54,7 @@ def layout_sentence(result: dict[str, Any]) -> str:
         return (f"No layout fits on {where}. The smallest cluster that holds it: "
                 f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with TP {lay['tp']} × "
                 f"PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute "
-                f"{lay['recompute']}: {small['per_gpu_gb']:.3g} GB per GPU.")
+                f"{lay['recompute']}: {num(small['per_gpu_gb'])} GB per GPU.")
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
