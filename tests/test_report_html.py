@@ -202,4 +202,5 @@ def test_old_prices_are_one_risk_a_question():
     assert "- 3 prices quoted in the answer were verified over 90 days ago: check before " \
            "renting (question 1)" in risks
     assert "- spot capacity (question 1)" in risks and "p1 h200" not in risks
-    assert "p1 h200-sxm on\\_demand" in text.split("## 1.")[1]  # in full in its section
+    # in full in its section, the kind in words
+    assert "p1 h200-sxm on demand at $2.1/GPU-h" in text.split("## 1.")[1].replace("\\", "")

@@ -18,7 +18,7 @@ from typing import Any
 from clusterplan.assistant.answer import Answer
 from clusterplan.assistant.composing.markdown import num, pct, usd, usd_rate
 from clusterplan.assistant.report.plan_section import recommended
-from clusterplan.assistant.report.sections import layout_name, sections
+from clusterplan.assistant.report.sections import in_words, layout_name, sections
 from clusterplan.assistant.report.tables import escape
 from clusterplan.tools.contract import NoteRef, Step
 from clusterplan.tools.pricing.offers import STALE_AFTER_DAYS
@@ -249,7 +249,7 @@ def _risks(pairs: list[tuple[int, Answer]]) -> Iterable[str]:
             warnings.append(f"{_count(len(stale), 'price')} quoted in the answer {were} "
                             f"verified over {STALE_AFTER_DAYS} days ago: check before "
                             f"renting{ref}")
-        warnings += [f"{escape(w)}{ref}" for w in answer.warnings if STALE not in w]
+        warnings += [f"{escape(in_words(w))}{ref}" for w in answer.warnings if STALE not in w]
     yield from warnings
 
 
@@ -361,7 +361,7 @@ class SourceList:
             line += f"; claims {escape(', '.join(claims))})" if claims else ")"
             line += f" — {_address(ref.address)}" if ref.address else " — no address recorded"
             if ref.dispute:
-                line += f" — **disputed:** {escape(ref.dispute)}"
+                line += f" — **disputed:** {escape(in_words(plain(ref.dispute)))}"
             lines.append(line)
         return "\n".join(lines) or "No sources were cited."
 
@@ -398,13 +398,13 @@ def _assumptions(answers: list[Answer], numbers: list[int]) -> str:
     for said, where in made.items():
         tail = "" if everywhere and len(where) == len(answers) else \
             " (question" + ("s " if len(where) > 1 else " ") + ", ".join(map(str, where)) + ")"
-        lines.append(f"- {escape(said)}{tail}")
+        lines.append(f"- {escape(in_words(said))}{tail}")
     return "\n".join(lines)
 
 
 def _disputed(sources: SourceList) -> str:
     return "\n".join(f"- **{escape(ref.title or note_id)}** \\[{sources.numbers[note_id]}\\]: "
-                     f"{escape(plain(ref.dispute))}"
+                     f"{escape(in_words(plain(ref.dispute)))}"
                      for note_id, ref in sources.refs.items() if ref.dispute)
 
 
@@ -442,7 +442,7 @@ def _numbered(items: Iterable[str], numbers: list[int] | None = None) -> str:
 
 
 def _bullets(items: list[str]) -> str:
-    return "\n".join(f"- {escape(item)}" for item in items)
+    return "\n".join(f"- {escape(in_words(item))}" for item in items)
 
 
 def _count(n: int, noun: str) -> str:

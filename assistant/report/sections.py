@@ -29,7 +29,8 @@ WORDS = {
     "model_states_gb": "model states (GB per GPU)",
     "kv_cache_bytes_per_token": "KV cache (bytes per token)",
     "checkpoint_gb": "checkpoint (GB)", "gpu_memory_gb": "GPU memory (GB per GPU)",
-    "headroom_gb": "free memory (GB per GPU)", "step_time_s": "step time (s)",
+    "headroom_gb": "free memory (GB per GPU)",
+    "short_gb": "memory lacking (GB per GPU)", "step_time_s": "step time (s)",
     "mfu": "MFU (%)", "tokens_per_s": "throughput (tokens/s)",
     "training_days": "training time (days)", "gpu_hours": "GPU-hours",
     "usd_per_gpu_hour": "USD per GPU-hour", "usd_per_node_hour": "USD per node-hour",
@@ -57,6 +58,15 @@ def words(field: str) -> str:
         if field.endswith(suffix):
             return f"{field[: -len(suffix)].replace('_', ' ')} ({unit})"
     return field.replace("_", " ")
+
+
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def in_words(text: str) -> str:
+    """Field names inside a tool's sentence as words: 'master_weights: on' -> 'master
+    weights: on', 'gpus_per_node: 8' -> 'GPUs per node: 8', 'on_demand' -> 'on demand'."""
+    return _IDENTIFIER.sub(lambda m: words(m.group(0)), text)
 
 
 def value(field: str, raw: Any) -> Any:
@@ -125,7 +135,12 @@ def memory_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
         blocks.append(pie)
     figures = ["model", "workload", "params_b", "gpu_memory_gb", "headroom_gb", "total_gb",
                "model_states_gb", "checkpoint_gb", "kv_cache_bytes_per_token"]
-    blocks += [figure_table(result, figures)]
+    shown = dict(result)
+    if _number(shown.get("headroom_gb")) and shown["headroom_gb"] < 0:
+        # a job that does not fit has no free memory: it lacks some, said as a positive figure
+        shown["short_gb"] = -shown.pop("headroom_gb")
+        figures[figures.index("headroom_gb")] = "short_gb"
+    blocks += [figure_table(shown, figures)]
     fewest = result.get("min_gpus") or {}
     if fewest:
         shown = [g for g in COMMON_GPUS if g in fewest] or list(fewest)[:6]
