@@ -58,8 +58,11 @@ def options_table(result: dict[str, Any], found: list[dict[str, Any]], gpu_name:
              num(o["training_days"] if training else o.get("tokens_per_s")),
              usd(o["cost_usd"]), pct(o["mfu"]) if o.get("mfu") is not None else "-"]
             for o in found]
-    return table(["option", "GPUs", "nodes (GPUs each)", "layout", "offer", "USD per GPU-hour",
-                  speed, cost, "MFU (%)"], rows)
+    headers = ["option", "GPUs", "nodes (GPUs each)", "layout", "offer", "USD per GPU-hour",
+               speed, cost, "MFU (%)"]
+    if all(o.get("mfu") is None for o in found):  # serving: no MFU to show
+        headers, rows = headers[:-1], [row[:-1] for row in rows]
+    return table(headers, rows)
 
 
 def cost_chart(found: list[dict[str, Any]], training: bool, gpu_name: Any = str) -> str | None:

@@ -139,6 +139,8 @@ def _axes(chart: Chart, peak: float, tick: float) -> list[str]:
 
 
 def _tick(value: float, unit: str) -> str:
+    if value == 0:
+        return "0"  # not "$0.00": the axis starts at nothing, in any unit
     return usd(value) if unit == "USD" else num(value)
 
 
