@@ -9,6 +9,7 @@ from clusterplan.assistant.composing.compose import answer, clarifying, failure
 from clusterplan.assistant.parsing.clarify import clarification
 from clusterplan.assistant.parsing.parse import MAX_CHARS, parse
 from clusterplan.assistant.routing.dispatch import Calls, route
+from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
 
 
@@ -18,8 +19,6 @@ def respond(question: str, previous: Intent | None = None) -> Answer:
     intent: Intent | None = None
     calls = Calls()
     try:
-        from clusterplan.db.active import catalog
-
         cat = catalog()
         intent = parse(text, cat, previous)
         if intent.missing:

@@ -31,6 +31,11 @@ def num(value: Any, digits: int = 3) -> str:
     return f"{value:,.{places}f}"
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 replica', '3 replicas', '4,096 tokens'."""
+    return f"{num(count)} {noun}" + ("" if count == 1 else "s")
+
+
 def pct(fraction: float) -> str:
     """A fraction as a percentage: 0.6 -> '60%'; 0.3524 -> '35.2%'; 12.5 -> '1,250%'."""
     if not isinstance(fraction, int | float) or isinstance(fraction, bool) \

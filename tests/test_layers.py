@@ -106,3 +106,4 @@ def test_an_upward_import_inside_a_function_is_caught(tmp_path):
     hidden = tmp_path / "x.py"
     hidden.write_text("def f():\n    from clusterplan.assistant import respond\n")
     assert imports_of(hidden) == [(2, "clusterplan.assistant")]
+

@@ -111,7 +111,7 @@ def test_a_question_that_breaks_inside_still_gets_an_answer(memory_store, monkey
     def broken(question, previous=None):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("clusterplan.assistant.respond.respond", broken)
+    monkeypatch.setattr("clusterplan.assistant.sessions.session.respond", broken)
     answer = Assistant(memory_store).ask("how much memory for llama 3 70b?")
     assert answer.error == "RuntimeError: boom"
     assert answer.markdown == "Could not answer: RuntimeError: boom"

@@ -6,7 +6,11 @@ from typing import Any
 
 from clusterplan.assistant.answer import Answer, Clarification, Intent
 from clusterplan.assistant.composing.markdown import code, escape
+from clusterplan.assistant.notes.check import dispute_for
+from clusterplan.assistant.notes.claims import claims_about
 from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.knowledge.notes import shipped_notes
+from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import NoteRef, Step, q
 
 SLOT_WORDS = {
@@ -81,15 +85,11 @@ def _key(data: dict[str, Any], name: str) -> str:
 def _step_refs(steps: list[Step]) -> list[NoteRef]:
     if not any(s.notes for s in steps):
         return []
-    from clusterplan.tools.citing import note_ref
-
     return [note_ref(key) for s in steps for key in s.notes]
 
 
 def _related(calls: Calls) -> list[NoteRef]:
     """Checked claims about the calculations made (a source's figure for the same question)."""
-    from clusterplan.assistant.notes.claims import claims_about
-
     try:
         return claims_about([(c.name, c.payload) for c in calls.made])
     except Exception:  # a broken note must not break the answer; the note tests report it
@@ -97,8 +97,6 @@ def _related(calls: Calls) -> list[NoteRef]:
 
 
 def _claim_text(ref: NoteRef) -> str:
-    from clusterplan.knowledge.notes import shipped_notes
-
     note = shipped_notes().notes.get(ref.id)
     claim = note.claim(ref.claim) if note and ref.claim else None
     return f" says “{escape(claim.text)}”" if claim else ""
@@ -113,10 +111,6 @@ def _unique(refs: list[NoteRef]) -> list[NoteRef]:
 
 def with_disputes(refs: list[NoteRef]) -> list[NoteRef]:
     """Each cited claim that the calculators dispute carries its dispute."""
-    try:
-        from clusterplan.assistant.notes.check import dispute_for
-    except ImportError:  # the claim checks are optional: without them nothing is disputed
-        return refs
     for ref in refs:
         if ref.claim and ref.dispute is None:
             try:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.figures import figure, gb, num, pct, usd, usd_rate
+from clusterplan.figures import figure, gb, num, pct, plural, usd, usd_rate
 
-__all__ = ["code", "escape", "figure", "gb", "num", "pct", "table", "usd", "usd_rate"]
+__all__ = ["code", "escape", "figure", "gb", "num", "pct", "plural", "table", "usd",
+           "usd_rate"]
 
 _CONTROL = lazy(r"[\x00-\x08\x0b-\x1f\x7f]")
 _NEWLINE = lazy(r"\s*\n\s*")

@@ -12,7 +12,9 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from clusterplan.assistant.notes import verdict_cache
 from clusterplan.knowledge.notes import Check, Note, NoteSet, shipped_notes
+from clusterplan.tools.registry import TOOL_BY_NAME, invoke
 
 Verdict = Literal["agrees", "disagrees", "not checkable"]
 
@@ -84,17 +86,15 @@ def _shipped_outcome(note_id: str, claim_id: str) -> CheckOutcome | None:
     claim = note.claim(claim_id) if note else None
     if note is None or claim is None or claim.check is None:
         return None
-    from clusterplan.assistant.notes import verdict_cache
-
     kept = verdict_cache.recall(f"{note_id}#{claim_id}")
     if kept is not None:
-        return kept
+        return CheckOutcome.model_validate_json(kept)
     _running.append(True)
     try:
         outcome = check_claim(note, claim_id)
     finally:
         _running.pop()
-    verdict_cache.keep(outcome)
+    verdict_cache.keep(outcome.key, outcome.model_dump_json())
     return outcome
 
 
@@ -130,8 +130,6 @@ def read_path(data: dict[str, Any], path: str) -> Any:
 
 
 def _run(check: Check) -> dict[str, Any]:
-    from clusterplan.tools.registry import TOOL_BY_NAME, invoke
-
     if check.tool not in TOOL_BY_NAME:
         raise NotCheckable(f"tool {check.tool!r} is not registered")
     try:

@@ -11,6 +11,9 @@ import json
 from functools import cache, lru_cache
 from typing import Any
 
+from clusterplan.db.active import catalog
+from clusterplan.db.catalog import UnknownName
+from clusterplan.knowledge.notes import shipped_notes
 from clusterplan.tools.contract import NoteRef
 
 # Input fields that say what a calculation is about; the rest are settings.
@@ -21,8 +24,6 @@ SIZE_TOLERANCE = 0.03  # "a 70B model" and Llama 3 70B (70.55B) are the same siz
 
 @cache
 def _checked() -> tuple[tuple[str, str, str, str, str, dict[str, Any]], ...]:
-    from clusterplan.knowledge.notes import shipped_notes
-
     return tuple((n.id, c.id, n.title, n.address, c.check.tool, c.check.input)
                  for n in shipped_notes().notes.values() for c in n.claims if c.check)
 
@@ -35,7 +36,6 @@ def _titles() -> dict[tuple[str, str], tuple[str, str]]:
 
 def claims_about(calls: list[tuple[str, dict[str, Any]]]) -> list[NoteRef]:
     """The checked claims whose tool and subject match one of the calls made."""
-    from clusterplan.db.active import catalog
 
     keys = dict.fromkeys(
         key for name, payload in calls
@@ -74,9 +74,6 @@ def _same(key: str, a: Any, b: Any) -> bool:
 
 
 def _id(key: str, name: Any) -> str:
-    from clusterplan.db.active import catalog
-    from clusterplan.db.catalog import UnknownName
-
     table = catalog().gpus if key == "gpu" else catalog().providers
     try:
         return str(table.find(str(name)).id)
@@ -94,9 +91,6 @@ def _same_size(check: dict[str, Any], payload: dict[str, Any]) -> bool:
 
 
 def _model_id(name: Any) -> str:
-    from clusterplan.db.active import catalog
-    from clusterplan.db.catalog import UnknownName
-
     try:
         return str(catalog().models.find(str(name)).id)
     except UnknownName:
@@ -104,8 +98,6 @@ def _model_id(name: Any) -> str:
 
 
 def _params_b(fields: dict[str, Any]) -> float | None:
-    from clusterplan.db.active import catalog
-
     if fields.get("params_b") is not None:
         return float(fields["params_b"])
     if fields.get("model") is None:

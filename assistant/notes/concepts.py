@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from clusterplan.assistant.notes.check import dispute_for
 from clusterplan.knowledge.notes import shipped_notes
 from clusterplan.knowledge.search import ClaimHit, Hit, search, search_claims
+from clusterplan.tools.contract import NoteRef, Step, q
 
 if TYPE_CHECKING:
     from clusterplan.tools.contract import NoteRef, Step
@@ -55,8 +57,6 @@ class Explanation:
 
 def explain(question: str) -> Explanation:
     """The best notes' relevant claims for `question`, quoted briefly with their ids."""
-    from clusterplan.assistant.notes.check import dispute_for
-    from clusterplan.tools.contract import NoteRef, Step, q
 
     hits = _best_notes(question)
     if not hits:

@@ -64,6 +64,8 @@ COUNTS = (
     lazy(rf"(?<!:)(?<!:\s){B}{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I),
     # "a pair of H100s", "dual 4090", "a couple of GPUs"
     lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
+    # "with 64 of them" (a follow-up counting the GPUs just named)
+    lazy(rf"{B}{COUNT}\s+of\s+(?:them|those|these)\b", _I),
     # "两张4090", "2块V100", "3个A100", "8卡A800", "3090双卡", "千卡"
     lazy(rf"{ZN}\s*[张块](?!量)"),
     lazy(rf"{ZN}\s*个\s*(?:{G}|gpu|显卡|卡)", _I),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.measurements import any_in, find
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
@@ -55,7 +56,9 @@ HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bm
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
                       r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
                 _I)
-SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\bthroughput\b|\bqps\b|"
+SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
+                     r"\bthroughput\b|\bqps\b|"
+                     r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
                      r"并发|吞吐|\bttft\b",
                      _I)
@@ -100,14 +103,11 @@ def _has_model(s: Slots) -> bool:
 
 
 def _measured(t: str) -> bool:
-    from clusterplan.assistant.parsing.measurements import any_in
-
     return any_in(t)
 
 
 def _measured_twice(t: str) -> bool:
     """Two measured rates or times of one kind: a run set against another ("60 vs 13 tokens/s")."""
-    from clusterplan.assistant.parsing.measurements import find
 
     kinds = [m.kind for m in find(t) if m.kind in ("tokens_per_s", "step_time", "samples_per_s",
                                                    "tflops")]

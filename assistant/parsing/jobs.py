@@ -7,6 +7,8 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.routing.dispatch import model_fields, slot
+from clusterplan.db.active import catalog
+from clusterplan.tools.registry import get
 
 TRAINING_SLOTS = ("optimizer", "seq_len", "micro_batch", "zero_stage", "lora_rank")
 INFERENCE_SLOTS = ("batch", "context_len")
@@ -46,14 +48,11 @@ LEAST = ("training with the least memory a layout allows: ZeRO stage 3 and full 
 
 @cache
 def _memory_fields() -> frozenset[str]:
-    from clusterplan.tools.registry import get
-
     return frozenset(get("memory").input_model.model_fields)
 
 
 def subject(intent: Intent, result: dict[str, Any]) -> str:
     """'Serving Llama 3 70B in BF16' from the intent and what the tool resolved."""
-    from clusterplan.db.active import catalog
 
     rows = catalog().models.rows
     name = rows[result["model"]].name if result["model"] in rows else \
@@ -69,7 +68,5 @@ def cap(text: str) -> str:
 
 
 def gpu_name(gpu_id: str | None) -> str:
-    from clusterplan.db.active import catalog
-
     rows = catalog().gpus.rows
     return rows[gpu_id].name if gpu_id in rows else str(gpu_id)

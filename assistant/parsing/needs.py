@@ -102,6 +102,9 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         assumed["precision"] = "nf4" if workload == "qlora" else \
             _released_precision(slots, catalog) if workload == "inference" else "bf16"
     if workload == "inference":
+        if "seq_len" in slots and "context_len" not in slots:
+            # a served sequence's length ("max sequence length 32k") is its context length
+            slots["context_len"] = slots.pop("seq_len")
         assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
     else:
         defaults = (("seq_len", 4096), ("micro_batch", 1), ("optimizer", "adamw"))

@@ -20,7 +20,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.parsing.entities import extract
 from clusterplan.assistant.parsing.intents import COST, classify
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.needs import complete
+from clusterplan.assistant.parsing.needs import REQUIRED, complete
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
@@ -31,6 +31,7 @@ REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
 BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+KV_CACHE = lazy(r"\bkv[\s-]*cache\b|\bkv\b|键值缓存", re.IGNORECASE)
 BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
 # Words of the field: a question using them that no rule placed is answered from the notes
@@ -135,6 +136,8 @@ def _flags(text: str, slots: dict[str, Any]) -> None:
         slots["break_even"] = True
     if COST.search(text):
         slots["cost"] = True
+    if KV_CACHE.search(text):
+        slots["kv_focus"] = True
 
 
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
@@ -146,13 +149,25 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
         return True
     if previous.missing and BARE_NUMBER.match(text):
         return True
-    if len(text.split()) > 12 or (strong and not _same_subject(kind, previous)):
+    if strong and not _same_subject(kind, previous):
+        return False
+    new_model = "model" in slots or "params_b" in slots
+    if _lacks_the_model(kind, new_model, previous):
+        return True  # "how long on 2T tokens?" after sizing Llama 3 70B is about Llama 3 70B
+    if len(text.split()) > 12:
         return False
     if FOLLOW_UP.search(text):
         return True
-    new_model = "model" in slots or "params_b" in slots
     own_subject = new_model or any(k in slots for k in SUBJECTS)
     return not own_subject or (bool(REFERS_BACK.search(text)) and not new_model)
+
+
+def _lacks_the_model(kind: str, new_model: bool, previous: Intent) -> bool:
+    """A question that needs a model and names none, after one that named it: the model is
+    kept (and shown as kept) rather than asked for again."""
+    needs_model = "model" in REQUIRED.get(kind, ())
+    had_model = "model" in previous.slots or "params_b" in previous.slots
+    return needs_model and not new_model and had_model
 
 
 def _same_subject(kind: str, previous: Intent) -> bool:

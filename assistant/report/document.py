@@ -17,6 +17,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Answer
 from clusterplan.assistant.composing.markdown import num, pct, usd, usd_rate
+from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.report.plan_section import recommended
 from clusterplan.assistant.report.sections import in_words, layout_name, sections
 from clusterplan.assistant.report.tables import escape
@@ -112,7 +113,6 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     pricing, else from the latest price answer for the same GPU.
     Each figure is the answer's own and names its question.
     """
-    from clusterplan.assistant.parsing.jobs import gpu_name
 
     pairs = list(zip(numbers, answers, strict=True))
     layout = _latest(pairs, "parallelism", lambda r: bool(r.get("plans")))
@@ -367,8 +367,6 @@ class SourceList:
 
 
 def _answer_section(number: int, answer: Answer, sources: SourceList) -> list[str]:
-    from clusterplan.assistant.parsing.jobs import gpu_name
-
     reply = direct_answer(answer) if answer.error or answer.clarification else None
     parts = [f"## {number}. {escape(answer.question) or '(empty question)'}",
              reply or lead(answer.markdown) or "(no answer text)"]

@@ -33,6 +33,7 @@ h1, h2 { border-bottom: 1px solid #d8dee4; padding-bottom: 0.2rem; }
 
 def render_html(markdown: str, title: str) -> str:
     """A standalone page of the report's Markdown (tables, <details>, charts as SVG)."""
+    # lazy: only the HTML export needs the Markdown parser
     from markdown_it import MarkdownIt
 
     parser = MarkdownIt("commonmark", {"html": True}).enable("table")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
+from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.db.active import catalog
 
 MAX_PLANS = 5
 
@@ -108,6 +109,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
+                                  "gpus": result["gpus"],
                                   "kind": slot(intent, "kind", "on_demand")},
                       "cost of the GPU-hours at the cheapest offer")
     cheapest = price.get("cheapest")
@@ -146,12 +148,5 @@ def plan(intent: Intent, calls: Calls) -> Reply:
 
 
 def _whole_nodes(gpus: int, gpu_id: str) -> int:
-    from clusterplan.db.active import catalog
-
     per_node = catalog().gpus.rows[gpu_id].gpus_per_node
     return max(per_node, -(-gpus // per_node) * per_node)
-
-
-def plural(count: int, noun: str) -> str:
-    """'1 replica', '3 replicas'."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -9,12 +9,12 @@ from clusterplan.assistant.composing.markdown import num, table, usd
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.cluster import _whole_nodes, parallel_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.db.active import catalog
+from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
 
 
 def _spec(gpu_id: str) -> Any:
-    from clusterplan.db.active import catalog
-
     return catalog().gpus.rows[gpu_id]
 
 
@@ -27,7 +27,6 @@ def spec_table(rows: list[Any]) -> str:
 
 def gpu_specs(intent: Intent, calls: Calls) -> Reply:
     """One GPU's datasheet figures, from its catalog row and the note behind it."""
-    from clusterplan.tools.citing import note_ref
 
     r = _spec(str(slot(intent, "gpu")))
     lead = (f"{r.name} has **{num(r.memory_gb)} GB** of memory at "
@@ -73,11 +72,20 @@ def gpu_compare(intent: Intent, calls: Calls) -> Reply:
     memories = [calls.run("memory", memory_payload(intent, with_gpu=False) | {"gpu": g},
                           f"the job on {g}") for g in gpus]
     fewest = [(m.get("min_gpus") or {}).get(m["gpu"]) for m in memories]
-    lead = (f"For {subject(intent, memories[0])} ({num(memories[0]['per_gpu_gb'])} GB before "
-            f"sharding): " + "; ".join(f"**{n or 'no number of'}× {r.name}** hold it"
-                                       for n, r in zip(fewest, rows, strict=True))
-            + ". " + _spec_sentence(rows))
+    held = "; ".join(f"**{n or 'no number of'}× {r.name}** hold it"
+                     for n, r in zip(fewest, rows, strict=True))
+    lead = (f"For {subject(intent, memories[0])} ({_per_gpu(memories[0])}): {held}. "
+            + _spec_sentence(rows))
     return Reply(headline=lead, tables=[specs], steps=[_spec_step(rows)])
+
+
+def _per_gpu(memory: dict[str, Any]) -> str:
+    """The job's memory as the tool measured it: on one GPU it is the whole job, on several
+    it is each GPU's share, and the words say which."""
+    spread = memory["layout"]["gpus"]
+    if spread == 1:
+        return f"{num(memory['per_gpu_gb'])} GB on one GPU, before any sharding"
+    return f"{num(memory['per_gpu_gb'])} GB per GPU when split over {spread} GPUs"
 
 
 def _spec_sentence(rows: list[Any]) -> str:

@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.notes.concepts import explain
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 
 
@@ -19,6 +20,5 @@ def concept(intent: Intent, calls: Calls) -> Reply:
 @lru_cache(maxsize=256)
 def _explained(question: str) -> Any:
     """The notes' answer to one question (the shipped notes do not change while running)."""
-    from clusterplan.assistant.notes.concepts import explain
 
     return explain(question)

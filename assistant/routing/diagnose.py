@@ -18,6 +18,7 @@ from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step
 
@@ -108,8 +109,6 @@ class Context:
         return DEFAULT_GPU
 
     def gpu_row(self) -> Any:
-        from clusterplan.db.active import catalog
-
         return catalog().gpus.rows.get(self.gpu())
 
     def of(self, kind: str) -> list[Measurement]:
@@ -423,8 +422,6 @@ def _call_time(ctx: Context) -> list[Finding]:
 
 
 def _model_row(ctx: Context) -> Any:
-    from clusterplan.db.active import catalog
-
     model = ctx.intent.slots.get("model")
     return catalog().models.rows.get(model) if model else None
 
@@ -632,7 +629,6 @@ def _tp_compare(ctx: Context) -> list[Finding]:
     if not ctx.has_model():
         intent = intent.model_copy(update={"slots": {**intent.slots, "model": DEFAULT_TP_MODEL}})
         ctx.assumptions.append(f"model not named: sized with {DEFAULT_TP_MODEL}")
-    from clusterplan.db.active import catalog
 
     model_row = catalog().models.rows.get(intent.slots.get("model", ""))
     row = ctx.gpu_row()

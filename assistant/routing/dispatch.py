@@ -7,6 +7,7 @@ in one or two sentences, the tables, and any steps or assumptions of its own.
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
 import json
 from collections import OrderedDict
@@ -16,7 +17,10 @@ from functools import cached_property
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
+from clusterplan.db.active import active_store, catalog
+from clusterplan.db.offers import offers_on_record
 from clusterplan.tools.contract import Step, ToolResult
+from clusterplan.tools.registry import invoke
 
 
 @dataclass
@@ -61,7 +65,6 @@ class Calls:
 
     def run(self, name: str, payload: dict[str, Any], why: str) -> dict[str, Any]:
         """Invoke tool `name` and keep the call; returns the result as JSON-ready data."""
-        from clusterplan.tools.registry import invoke
 
         clean = {k: v for k, v in payload.items() if v is not None}
         self.tried.append((name, why, clean))
@@ -90,7 +93,6 @@ def _remembered(name: str, payload: dict[str, Any],
     a fresh one."""
     if name not in PURE_TOOLS:
         return invoke(name, payload), None
-    from clusterplan.db.active import catalog
 
     current = catalog()
     if not (_FOR_CATALOG and _FOR_CATALOG[0] is current):
@@ -117,10 +119,6 @@ def _prices_version() -> tuple[tuple[Any, ...], Any]:
     """What a price depends on besides its input: today's date and the offers on record (the
     list of offers is read anew whenever rows are imported or another process writes; it is
     kept with the result so its id is not reused)."""
-    import datetime as dt
-
-    from clusterplan.db.active import active_store
-    from clusterplan.db.offers import offers_on_record
 
     offers = offers_on_record(active_store())
     return (dt.date.today().isoformat(), id(offers)), offers

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.composing.markdown import num, plural, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
 from clusterplan.tools.contract import Step, q
 
@@ -54,15 +55,16 @@ def memory(intent: Intent, calls: Calls) -> Reply:
 
 
 def _asks_kv(intent: Intent) -> bool:
-    return "context_len" in intent.slots or "batch" in intent.slots
+    """The question is about the KV cache: it names it, or gives a context or batch size."""
+    return any(k in intent.slots for k in ("kv_focus", "context_len", "batch"))
 
 
 def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
     per_token = result["kv_cache_bytes_per_token"]
     context, batch = slot(intent, "context_len", 4096), slot(intent, "batch", 1)
-    return (f"The KV cache is **{num(result['breakdown_gb']['kv_cache'])} GB** "
-            f"({num(per_token)} bytes per token × {num(context)} tokens × {num(batch)} "
-            f"sequences).")
+    return (f"The KV cache takes **{num(per_token)} bytes per token**: "
+            f"**{num(result['breakdown_gb']['kv_cache'])} GB** for {plural(context, 'token')} "
+            f"× {plural(batch, 'sequence')}.")
 
 
 def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
@@ -155,8 +157,6 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
                                       ["full checkpoint", size_gb]])]
     rate = slot(intent, "bandwidth")
     if rate:
-        from clusterplan.assistant.routing.network import write_time
-
         seconds, extra = write_time(calls, size_gb, rate)
         lead += f" Writing it at {rate} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
         tables += extra

@@ -7,6 +7,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.db.active import catalog
 
 OP_WORDS = {"all_reduce": "all-reduce", "all_gather": "all-gather",
             "reduce_scatter": "reduce-scatter", "all_to_all": "all-to-all",
@@ -14,8 +15,6 @@ OP_WORDS = {"all_reduce": "all-reduce", "all_gather": "all-gather",
 
 
 def _links_by_scope(intent: Intent) -> dict[str, str]:
-    from clusterplan.db.active import catalog
-
     rows = catalog().links.rows
     found: dict[str, str] = {}
     for link in intent.slots.get("links", []):

@@ -8,6 +8,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.tools.citing import note_ref
+from clusterplan.tools.units import convert, parse
 
 # The note's range of reserved discounts, used when no reserved price is on record.
 DISCOUNT_RANGE = (0.2, 0.4)
@@ -98,7 +99,6 @@ def break_even(intent: Intent, calls: Calls) -> Reply:
 
 def egress(intent: Intent, calls: Calls) -> Reply:
     """The bill for data leaving a provider, band by band."""
-    from clusterplan.tools.units import convert, parse
 
     size = slot(intent, "size")
     quantity = parse(size, "B")

@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.report.document import render_report, select
+from clusterplan.assistant.respond import respond
 from clusterplan.assistant.sessions.history_store import HistoryStore, SessionInfo
+from clusterplan.assistant.sessions.slash import is_session_command, run_command
 from clusterplan.db.store import Store
 
 if TYPE_CHECKING:
@@ -102,8 +105,6 @@ class Assistant:
                drop: Iterable[int] = (), author: str | None = None) -> str:
         """The session's planning report as Markdown: session commands left out, and the
         questions numbered `drop` (as the report numbers them) and repeated ones."""
-        from clusterplan.assistant.report.document import render_report, select
-        from clusterplan.assistant.sessions.slash import is_session_command
 
         answers = [a for a in self.history() if not is_session_command(a.question)]
         kept, numbers = select(answers, drop)
@@ -112,10 +113,7 @@ class Assistant:
 
     def _answer(self, question: str) -> Answer:
         if question.lstrip().startswith("/"):
-            from clusterplan.assistant.sessions.slash import run_command
-
             return run_command(self, question)
-        from clusterplan.assistant.respond import respond
 
         return respond(question, previous=self.last_intent)
 

@@ -10,11 +10,14 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from clusterplan import locations
 from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.report.document import SourceList
 from clusterplan.assistant.report.sections import sections
 from clusterplan.assistant.report.tables import escape, fmt
 from clusterplan.tools.contract import Step, ToolError, ToolResult, q
+from clusterplan.tools.registry import get, invoke, tools
 
 if TYPE_CHECKING:
     from clusterplan.assistant.sessions.session import Assistant
@@ -50,7 +53,6 @@ def run_command(assistant: Assistant, text: str) -> Answer:
     name = word.lower()
     if name in SESSION_COMMANDS:
         return _SESSION_HANDLERS[name](assistant, text, rest.strip())
-    from clusterplan.tools.registry import tools
 
     if name in tools():
         return call_tool(text, name, rest)
@@ -63,7 +65,6 @@ def run_command(assistant: Assistant, text: str) -> Answer:
 
 def call_tool(text: str, name: str, args: str) -> Answer:
     """Run tool `name` on `key=value` arguments and turn its result into an Answer."""
-    from clusterplan.tools.registry import get, invoke
 
     keys = list(get(name).input_model.model_fields)
     try:
@@ -120,7 +121,6 @@ def tool_answer(text: str, name: str, payload: dict[str, Any], result: ToolResul
 
 def _tables(name: str, data: dict[str, Any]) -> list[str]:
     """The result as the report shows it: tables with their units, charts."""
-    from clusterplan.assistant.parsing.jobs import gpu_name
 
     return sections({name: data}, gpu_name)
 
@@ -160,8 +160,6 @@ def _value(text: str) -> Any:
 
 
 def _help(assistant: Assistant, text: str, rest: str) -> Answer:
-    from clusterplan.tools.registry import tools
-
     lines = [f"- `/{name}` — {about}" for name, about in SESSION_COMMANDS.items()]
     for tool in tools().values():
         keys = " ".join(f"{k}=" for k in tool.input_model.model_fields)
@@ -171,8 +169,6 @@ def _help(assistant: Assistant, text: str, rest: str) -> Answer:
 
 
 def _report(assistant: Assistant, text: str, rest: str) -> Answer:
-    from clusterplan import locations
-
     if not assistant.writes_files:
         return failure(text, "/report writes a file, which a question read from a file may "
                        "not do; use `clusterplan batch FILE --out PATH` or `clusterplan report`")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
     FILE is .txt (one question a line, # comments) or .jsonl ({"id": ..., "question": ...}).
     A question that fails is reported in place and the rest go on; exit status 1 if any failed.
     """
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.assistant.sessions import batch as batching
 
     opened = store(ctx)  # the catalog the tools read
@@ -52,6 +54,7 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
 def _answer_all(questions: list[BatchQuestion], opened: Store) -> list[BatchItem]:
     """Answer in a session kept in memory (the user's saved history is left alone); progress
     bar only when stderr is a terminal."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.assistant.sessions.batch import run_batch
     from clusterplan.assistant.sessions.history_memory import HistoryInMemory
     from clusterplan.assistant.sessions.session import Assistant
@@ -64,8 +67,7 @@ def _answer_all(questions: list[BatchQuestion], opened: Store) -> list[BatchItem
 
 
 def _render(items: list[BatchItem], fmt: str, title: str) -> str:
-    import datetime as dt
-
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.assistant.report.document import render_report
     from clusterplan.assistant.sessions.batch import as_json, as_jsonl
 
