@@ -2,7 +2,8 @@
 
 Every import counts, the ones inside functions too: a lazy import still ties the layers
 together, it only hides the tie from a reader. The few shared helpers at the package root
-(validation messages, file locations, the version) sit below every layer.
+(validation messages, file locations, how figures are written, the version) sit below every
+layer.
 """
 
 from __future__ import annotations
