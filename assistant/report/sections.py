@@ -135,12 +135,12 @@ def memory_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
         blocks.append(pie)
     figures = ["model", "workload", "params_b", "gpu_memory_gb", "headroom_gb", "total_gb",
                "model_states_gb", "checkpoint_gb", "kv_cache_bytes_per_token"]
-    shown = dict(result)
-    if _number(shown.get("headroom_gb")) and shown["headroom_gb"] < 0:
+    stated = dict(result)
+    if _number(stated.get("headroom_gb")) and stated["headroom_gb"] < 0:
         # a job that does not fit has no free memory: it lacks some, said as a positive figure
-        shown["short_gb"] = -shown.pop("headroom_gb")
+        stated["short_gb"] = -stated.pop("headroom_gb")
         figures[figures.index("headroom_gb")] = "short_gb"
-    blocks += [figure_table(shown, figures)]
+    blocks += [figure_table(stated, figures)]
     fewest = result.get("min_gpus") or {}
     if fewest:
         shown = [g for g in COMMON_GPUS if g in fewest] or list(fewest)[:6]
