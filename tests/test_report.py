@@ -148,10 +148,10 @@ def test_memory_breakdown_per_gpu_and_its_pie_carry_the_figures():
     assert "It does not fit: 153 GB per GPU." in text
     pie = re.search(r"```mermaid\npie showData\n(.*?)```", text, re.S)
     assert pie is not None
-    # zero terms are left out of the pie; the others keep two decimals; the unit rides in a
-    # comment GitHub ignores and the HTML page's legend shows
+    # zero terms are left out of the pie; the others keep six figures (so the HTML legend
+    # rounds them as the table does); the unit rides in a comment GitHub ignores
     assert pie.group(1).splitlines()[1:] == [
-        "    %% unit: GB", '    "weights" : 141.20', '    "kv cache" : 10.74',
+        "    %% unit: GB", '    "weights" : 141.2', '    "kv cache" : 10.74',
         '    "overhead" : 1.46']
 
 

@@ -136,6 +136,17 @@ def test_a_plan_with_one_option_has_a_table_but_no_chart():
     assert "```mermaid" not in text
 
 
+def test_the_pie_legend_rounds_as_the_table_does():
+    # activations 0.8723 GB: the table writes 0.872, so must the legend (not 0.870 from a
+    # two-decimal copy); weights 101.463 GB: 101 in both
+    answer = memory_answer()
+    answer.data["memory"]["breakdown_gb"] = {"weights": 101.463, "activations": 0.8723}
+    markdown = render_report([answer], DAY)
+    assert "| activations | 0.872 |" in markdown and "| weights | 101 |" in markdown
+    pie = next(c for c in charts(render_html(markdown, "x")) if 'class="slice"' in c)
+    assert "activations: 0.872 GB" in pie and "weights: 101 GB" in pie
+
+
 def test_a_chart_drawn_offline_keeps_each_slice_inside_the_circle():
     # every slice end lies on the circle: (x - 170)^2 + (y - 170)^2 = 110^2
     pie = next(c for c in charts(page()[1]) if 'class="slice"' in c)

@@ -59,7 +59,8 @@ def mermaid(chart: Chart) -> str:
         lines += ["pie showData", f"    title {label(chart.title, 100)}"]
         if chart.unit:
             lines.append(f"    %% unit: {label(chart.unit)}")
-        lines += [f'    "{label(k)}" : {v:.2f}'
+        # six figures: the legend the HTML page draws from them rounds as the tables do
+        lines += [f'    "{label(k)}" : {v:.6g}'
                   for k, v in zip(chart.labels, chart.series[0].values, strict=True)]
     else:
         axis = f'"{label(chart.x_label)}" ' if chart.x_label else ""
