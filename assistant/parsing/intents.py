@@ -120,6 +120,7 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
      or _measured_twice(t)),

@@ -38,7 +38,8 @@ TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
 CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
-BARE_K = lazy(r"(?<![\w.])(\d+)k\b", _I)
+# "32k" alone is a context length; "$50k" is money (MONEY reads it), never a context.
+BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(\d+)k\b", _I)
 SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
@@ -186,6 +187,20 @@ RATE = lazy(NUM + r"\s*(k)?\s*(?:output\s+)?tok(?:en)?s?\s*(?:/\s*s(?:ec)?|per\s
             r"(\s*(?:each|per\s+user|a\s+user))?", _I)
 USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?users\b", _I)
 OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
+REQUESTS = lazy(NUM + r"\s*(?:requests?|reqs?|queries)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b"
+                r"|a\s+second\b)", _I)
+PROMPT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens\b", _I)
+OUTPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:output|generated|completion)\s+tokens\b"
+                     r"(?!\s*/|\s+per\s+s)", _I)
+TTFT = lazy(r"\b(?:time\s+to\s+first\s+token|ttft)\b\D{0,25}?" + NUM + r"\s*(ms|s)\b", _I)
+TPOT = lazy(NUM + r"\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token\b|\b(?:tpot|time\s+per\s+output\s+"
+            r"token|inter[\s-]*token\s+latency)\b\D{0,25}?" + NUM + r"\s*ms\b", _I)
+LARGEST = lazy(r"\b(?:biggest|largest)\s+(?:\w+\s+)?model\b", _I)
+DISCOUNT = lazy(r"(\d+(?:\.\d+)?)\s*%\s*(?:off|discount)|discount\s+of\s+(\d+(?:\.\d+)?)\s*%",
+               _I)
+# "on-demand or reserved?": both sides of a commitment named in one question
+COMMITMENTS = lazy(r"\bon[\s-]*demand\b.*\b(?:reserved|committed|commitment|capacity\s+block)"
+                   r"|\b(?:reserved|committed|commitment)\b.*\bon[\s-]*demand\b", _I)
 
 
 def _goals(text: str, slots: dict[str, Any]) -> None:
@@ -200,6 +215,33 @@ def _goals(text: str, slots: dict[str, Any]) -> None:
     objective = OBJECTIVE.search(text)
     if objective:
         slots["objective"] = objective[1].lower()
+    _serving_goals(text, slots)
+    if LARGEST.search(text):
+        slots["largest_model"] = True
+    if COMMITMENTS.search(text):
+        slots["commitments"] = True
+    discount = DISCOUNT.search(text)
+    if discount:
+        slots["discount"] = number(discount[1] or discount[2]) / 100
+
+
+def _serving_goals(text: str, slots: dict[str, Any]) -> None:
+    """Requests a second with their prompt and output lengths, and latency targets."""
+    requests = REQUESTS.search(text)
+    if requests:
+        slots["requests_per_s"] = number(requests[1])
+        if slots.get("batch") == int(slots["requests_per_s"]):
+            slots.pop("batch")  # "10 requests/s" is a rate, not 10 sequences at once
+    for name, pattern in (("input_tokens", PROMPT_TOKENS), ("output_tokens", OUTPUT_TOKENS)):
+        m = pattern.search(text)
+        if m:
+            slots[name] = int(number(m[1]) * (1000 if m[2] else 1))
+    ttft = TTFT.search(text)
+    if ttft:
+        slots["ttft_ms"] = number(ttft[1]) * (1 if ttft[2].lower() == "ms" else 1000)
+    tpot = TPOT.search(text)
+    if tpot:
+        slots["tpot_ms"] = number(tpot[1] or tpot[2])
 
 
 _READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals)

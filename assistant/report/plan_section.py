@@ -131,7 +131,9 @@ def _kind(kind: Any) -> str:
 
 
 def _short(name: str) -> str:
-    """'NVIDIA B200 SXM 180GB' -> 'B200 SXM 180GB': the maker is the same on every label."""
+    """'NVIDIA B200 SXM 180GB' -> 'B200 SXM 180GB', 'NVIDIA GB200 (one Blackwell GPU of a
+    Grace Blackwell superchip) 186GB' -> 'GB200 186GB': short enough for a chart's label."""
+    name = re.sub(r"\s*\([^()]*\)", "", name)
     return name.split(" ", 1)[1] if name.startswith(("NVIDIA ", "AMD ")) else name
 
 

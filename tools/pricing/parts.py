@@ -18,11 +18,11 @@ from clusterplan.tools.pricing.costs import (
     egress_cost,
     egress_gb,
 )
+from clusterplan.tools.pricing.fabrics import fabric_providers, hosts_as_one_cluster
 from clusterplan.tools.pricing.offers import (
     STALE_AFTER_DAYS,
     Offer,
     by_price,
-    makes_cluster,
     offer_view,
     offer_warnings,
 )
@@ -110,6 +110,14 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     if ask.gpu is None or not result.offers:
         return
     pool = [o for o in result.offers if o.status == "available"]
+    if inp.kind == "any" and any(o.kind not in COMMITTED_KINDS for o in pool):
+        # a commitment bills its whole term whatever the hours used, so an hourly price
+        # question takes it only when asked for by kind
+        if any(o.kind in COMMITTED_KINDS for o in pool):
+            result.assumptions.append("committed prices (reserved, capacity blocks) are listed "
+                                      "but not taken as the cheapest unless `kind` names one: "
+                                      "they bill a whole term")
+        pool = [o for o in pool if o.kind not in COMMITTED_KINDS]
     if not pool:
         pool = result.offers
         result.warnings.append("only announced offers match: the cheapest shown cannot be "
@@ -134,16 +142,22 @@ def _clusters(pool: list[Offer], gpus: int, gpu: str, result: PricingResult) -> 
     full_node = catalog().gpus.rows[gpu].gpus_per_node
     if gpus <= full_node:
         return pool
-    hosts = [o for o in pool if makes_cluster(o, gpus, full_node)]
+    hosts = [o for o in pool if hosts_as_one_cluster(o, gpus)]
     if not hosts:
-        result.warnings.append(f"no offer sells {gpus} GPUs as one cluster (whole {full_node}-GPU "
-                               "nodes): the cheapest shown rents separate instances")
+        result.warnings.append(f"no offer sells {gpus} GPUs as one cluster (multi-GPU nodes "
+                               "joined by a fabric): the cheapest shown rents separate instances")
         return pool
     if len(hosts) < len(pool):
         result.assumptions.append(
-            f"{gpus} GPUs priced as one cluster: only offers of whole {full_node}-GPU nodes "
-            "(or one node that holds them all) count as the cheapest; single-GPU and part-node "
-            "instances are listed but do not make a cluster")
+            f"{gpus} GPUs priced as one cluster: only multi-GPU nodes from providers whose "
+            "inter-node fabric a note states (plan-cluster-fabrics) count as the cheapest; "
+            "single-GPU pods and instances without a fabric are listed but do not make a "
+            "cluster")
+        result.steps.append(Step(
+            label="offers that make one cluster", formula="multi-GPU nodes of a provider with "
+            "an inter-node fabric", inputs={"GPUs": q(gpus, "GPU")},
+            result=q(len(hosts), "offers"), notes=["plan-cluster-fabrics#single-gpu-pods",
+                                                  *sorted(set(fabric_providers().values()))]))
     return hosts
 
 
