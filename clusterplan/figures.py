@@ -72,6 +72,19 @@ def figure(value: Any, unit: str = "") -> str:
     return f"{num(value)} {unit}".strip()
 
 
+def days(value: Any) -> str:
+    """A duration given in days, in the unit people say it: '29.3 days', '3.50 hours',
+    '5 minutes' (a run under a day is not '0.00353 days')."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        return "-"
+    if value >= 1:
+        return figure(value, "days" if value != 1 else "day")
+    if value * 24 >= 1:
+        return figure(value * 24, "hours")
+    minutes = max(1, round(value * 24 * 60))
+    return f"{minutes:,} minute" + ("" if minutes == 1 else "s")
+
+
 def gb(value: Any) -> str:
     """Decimal gigabytes (1e9 bytes): '67.1 GB'."""
     return figure(value, "GB")

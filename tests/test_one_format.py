@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from clusterplan.figures import figure, gb, num, pct, usd, usd_rate
+from clusterplan.figures import days, figure, gb, num, pct, usd, usd_rate
 from clusterplan.tui.memory_chart import chart_title
 from clusterplan.tui.plan_panel import cell
 from tests.conftest import run_cli
@@ -24,6 +24,9 @@ def test_the_formatter_by_hand():
     assert usd_rate(20.93 / 8) == "$2.616" and usd_rate(3.39985) == "$3.40"
     assert usd_rate(2.69) == "$2.69" and usd_rate(0.6047) == "$0.605"
     assert gb(155.49) == "155 GB" and figure(0.41, "%") == "41%" and figure(2.5, "s") == "2.50 s"
+    # 29.3 days; 0.1458 days x 24 = 3.50 hours; 0.00353 days x 1,440 = 5.08 -> 5 minutes
+    assert days(29.27) == "29.3 days" and days(0.1458) == "3.50 hours"
+    assert days(0.00353) == "5 minutes" and days(1) == "1 day"
     for bad in (float("nan"), float("inf")):
         assert usd(bad) == "-" and usd_rate(bad) == "-" and pct(bad) == "-"
 

@@ -20,6 +20,7 @@ body { font: 15px/1.5 system-ui, sans-serif; max-width: 60rem; margin: 2rem auto
 table { border-collapse: collapse; margin: 0.5rem 0 1rem; }
 th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.6rem; text-align: left; }
 th { background: #f6f8fa; }
+th:empty { padding: 0; border: none; background: none; }  /* a table of labelled rows */
 code { background: #f6f8fa; padding: 0 0.2rem; }
 details { margin: 0.5rem 0; }
 summary { cursor: pointer; font-weight: 600; }

@@ -13,6 +13,7 @@ from typing import Any
 
 from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd, usd_rate
 from clusterplan.assistant.report.charts import Chart, Series, mermaid
+from clusterplan.figures import days
 
 
 def options(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -69,7 +70,7 @@ def cost_chart(found: list[dict[str, Any]], training: bool, gpu_name: Any = str)
     """Cost of each option, in the order of their time (training) or throughput (serving)."""
     if len(found) < 2:
         return None
-    labels = [(f"{num(o['training_days'])} days" if training
+    labels = [(days(o["training_days"]) if training
                else f"{num(o.get('tokens_per_s'))} tokens/s")
               + f" · {num(o['gpus'])}× {_short(gpu_name(o['gpu']))}" for o in found]
     costs = [float(o["cost_usd"]) for o in found]
@@ -149,7 +150,7 @@ def recommended(result: dict[str, Any], gpu_name: Any, ref: str) -> dict[str, st
              "layout": _layout(o) + (f", MFU {pct(o['mfu'])}" if o.get("mfu") is not None
                                      else "") + ref}
     if o.get("training_days") is not None:
-        found["time"] = f"{num(o['training_days'])} days" + ref
+        found["time"] = days(o["training_days"]) + ref
         found["cost"] = f"{escape(usd(o['cost_usd']))} for the run" + ref
     else:
         found["time"] = f"{num(o.get('tokens_per_s'))} tokens/s" + ref

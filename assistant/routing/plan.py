@@ -10,6 +10,7 @@ from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_r
 from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.figures import days
 
 HOURS_PER_DAY = 24
 
@@ -69,7 +70,7 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
                                        if layout.get("zero_stage") is not None else [])])
         return (f"{cluster} ({num(rec['nodes'])} node{'s' if rec['nodes'] != 1 else ''} of "
                 f"{num(rec['gpus_per_node'])}) {where}; layout {settings}; "
-                f"**{num(rec['training_days'])} days** at MFU {pct(rec['mfu'])}, about "
+                f"**{days(rec['training_days'])}** at MFU {pct(rec['mfu'])}, about "
                 f"**{usd(rec['cost_usd'])}** for the run")
     replicas = rec.get("replicas") or 1
     per_million = rec.get("usd_per_million_output_tokens")
@@ -79,6 +80,18 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
             f"{num(rec.get('time_per_output_token_ms'))} ms per output token, "
             f"**{usd(rec['cost_usd'])} a month**"
             + (f" ({usd_rate(per_million)} per million output tokens)" if per_million else ""))
+
+
+def _largest(result: dict[str, Any], sentence: str) -> str:
+    """For 'the biggest model I can afford': the model named first, the runner-up after."""
+    if not str(result.get("goal", "")).startswith("largest model") or not result.get("model"):
+        return sentence
+    said = f"the biggest model the goal affords is **{result['model']}**: {sentence}"
+    runner = result.get("runner_up")
+    if isinstance(runner, dict) and result.get("runner_up_model"):
+        said += (f"; runner-up {result['runner_up_model']}: {num(runner['gpus'])}× "
+                 f"{gpu_name(runner['gpu'])}, about {usd(runner['cost_usd'])}")
+    return said
 
 
 def plan(intent: Intent, calls: Calls) -> Reply:
@@ -94,7 +107,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     if rec is None:
         head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
-        head += "Recommendation: " + in_words(rec, training) + "."
+        head += "Recommendation: " + _largest(result, in_words(rec, training)) + "."
         if rec.get("decode_ms"):
             d = rec["decode_ms"]
             head += (f" Time per output token {num(d['total_ms'])} ms: weights read "
