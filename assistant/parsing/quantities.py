@@ -7,6 +7,7 @@ names already replaced by markers such as `<g0>`) and returns the slots it found
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
@@ -77,6 +78,32 @@ def number(text: str, what: str = "a number") -> float:
         raise OutOfRange(f"{what} {shown} is out of range: at most {MAX_DIGITS} digits "
                          f"(below 10^{MAX_DIGITS}) are read")
     return float(plain[:64])
+
+
+# "1.5e3", "1e-3": read as the plain number, so a pattern of digits sees 1500, not "3".
+EXPONENT = lazy(r"(?<![\w.])(\d{1,20}(?:\.\d{1,20})?)[eE]([+-]?\d{1,6})(?![\w.])")
+# "9**9**9", "2^10": arithmetic is never evaluated, and reading its last digit was wrong.
+ARITHMETIC = lazy(r"\d\s*(?:\*\*|\^)\s*[-+]?\d[\d\s*^+-]*")
+SMALLEST = Decimal("1e-9")  # below this nothing planned here is meant (a rate, a share)
+
+
+def plain_numbers(text: str) -> str:
+    """`text` with each number in exponent form written out ('1.5e3' -> '1500'); one that
+    is out of range, or arithmetic such as '9**9**9', is OutOfRange naming the range."""
+    power = ARITHMETIC.search(text)
+    if power:
+        raise OutOfRange(f"{power[0].strip()[:40]} is arithmetic, which is not evaluated: "
+                         f"write the number itself, at most {MAX_DIGITS} digits "
+                         f"(below 10^{MAX_DIGITS})")
+    return EXPONENT.sub(_written_out, text)
+
+
+def _written_out(m: re.Match[str]) -> str:
+    value = Decimal(m[1]).scaleb(int(m[2]))
+    if value >= Decimal(10) ** MAX_DIGITS or (value and value < SMALLEST):
+        raise OutOfRange(f"the number {m[0]} is out of range: numbers are read from "
+                         f"{SMALLEST:.0e} to below 10^{MAX_DIGITS}")
+    return format(value.normalize(), "f")
 
 
 def count(text: str, what: str = "the count") -> int:

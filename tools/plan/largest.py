@@ -34,6 +34,10 @@ def largest(meets: Callable[[str], Any]) -> tuple[Any | None, Any | None, int]:
             cache[i] = meets(sizes[i][1])
         return cache[i]
 
+    if probe(hi) is not None:  # a budget that affords the largest model ends the search at once
+        best, lo = hi, hi + 1
+    else:
+        hi -= 1
     while lo <= hi:
         mid = (lo + hi) // 2
         if probe(mid) is not None:

@@ -86,6 +86,7 @@ class PricingResult(ToolResult):
     """Offers sorted by effective $/GPU-hour, the cheapest, and the costs asked for."""
 
     offers: list[Offer] = Field(default_factory=list)
+    offers_not_listed: int = Field(default=0, description="matching offers left out of `offers`")
     cheapest: Offer | None = None
     hours_per_month: int = HOURS_PER_MONTH
     billed_gpus: int | None = None
