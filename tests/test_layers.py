@@ -2,7 +2,8 @@
 
 Every import counts, the ones inside functions too: a lazy import still ties the layers
 together, it only hides the tie from a reader. The few shared helpers at the package root
-(validation messages, file locations, the version) sit below every layer.
+(validation messages, file locations, how figures are written, the version) sit below every
+layer.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ FOLDERS = {"db": "clusterplan.db", "knowledge": "clusterplan.knowledge",
            "tools": "clusterplan.tools", "assistant": "clusterplan.assistant",
            "tui": "clusterplan.tui", "clusterplan": "clusterplan"}
 
-BASE = ("clusterplan.validation", "clusterplan.locations", "clusterplan.text")
+BASE = ("clusterplan.validation", "clusterplan.locations", "clusterplan.text",
+        "clusterplan.figures")
 RANK = {"base": 0, "clusterplan.db": 1, "clusterplan.knowledge": 2, "clusterplan.tools": 3,
         "clusterplan.assistant": 4, "front": 5}
 

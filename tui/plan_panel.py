@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Label, Static
 
+from clusterplan.figures import num, pct, usd_rate
 from clusterplan.tui.memory_chart import MemoryChart, chart_title, limit_gb
 
 TABLE_ROWS = 10  # the best ten are what a person compares; the rest are in the report
@@ -53,14 +54,17 @@ def plan_view(data: dict[str, Any]) -> PlanView:
     return view
 
 
-def cell(value: Any) -> Text:
-    """A table cell: numbers to a readable precision, text never read as markup."""
+def cell(value: Any, column: str = "") -> Text:
+    """A table cell written as the answer and the report write it (prices to the tenth of a
+    cent, fractions as %, else about three figures); text never read as markup."""
     if isinstance(value, bool) or value is None:
         return Text({True: "yes", False: "no", None: "–"}[value])
-    if isinstance(value, float):
-        return Text(f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.4g}", justify="right")
-    if isinstance(value, int):
-        return Text(f"{value:,}", justify="right")
+    if isinstance(value, int | float) and column.startswith("usd_per_"):
+        return Text(usd_rate(value), justify="right")
+    if isinstance(value, int | float) and (column == "mfu" or column.endswith("_fraction")):
+        return Text(pct(value), justify="right")
+    if isinstance(value, int | float):
+        return Text(num(value), justify="right")
     return Text(str(value))
 
 
@@ -80,7 +84,7 @@ def fill_table(table: DataTable, rows: list[dict[str, Any]],
     for column in columns:
         table.add_column(column.replace("_", " "), key=column)
     for rank, row in enumerate(rows[:TABLE_ROWS], start=1):
-        table.add_row(Text(str(rank)), *(cell(row.get(c)) for c in columns))
+        table.add_row(Text(str(rank)), *(cell(row.get(c), c) for c in columns))
 
 
 def _hidden(widget: Widget) -> Widget:
