@@ -19,7 +19,12 @@ from clusterplan.assistant.answer import Answer
 from clusterplan.assistant.composing.markdown import num, pct, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.report.plan_section import recommended
-from clusterplan.assistant.report.sections import in_words, layout_name, sections
+from clusterplan.assistant.report.sections import (
+    in_words,
+    layout_name,
+    memory_is_a_glance,
+    sections,
+)
 from clusterplan.assistant.report.tables import escape
 from clusterplan.tools.contract import NoteRef, Step
 from clusterplan.tools.pricing.offers import STALE_AFTER_DAYS
@@ -236,7 +241,7 @@ def _risks(pairs: list[tuple[int, Answer]]) -> Iterable[str]:
         if answer.error or answer.clarification:
             yield f"not answered: {escape(answer.question)}{ref}"
         memory = _find(answer, "memory", lambda r: r.get("fits") is False)
-        if memory is not None:
+        if memory is not None and not memory_is_a_glance(answer.data):
             yield f"{escape(plain(direct_answer(answer)))}{ref}"
         cluster = _find(answer, "parallelism", lambda r: True)
         if cluster is not None and cluster.get("fits") is False:

@@ -90,14 +90,25 @@ def value(field: str, raw: Any) -> Any:
     return raw
 
 
+def memory_is_a_glance(data: dict[str, Any]) -> bool:
+    """Beside a plan, layouts, prices or links, the memory call is the model at a glance (a
+    table in the answer's text), not the memory of the cluster answered: it gets no per-GPU
+    pie and its fit is not a risk."""
+    kinds = {re.sub(r"[ _]?\d+$", "", str(key)) for key in data}
+    return bool(kinds & {"plan", "parallelism", "pricing", "interconnect"})
+
+
 def sections(data: dict[str, Any], gpu_name: Any = str) -> list[str]:
     """Markdown blocks for every tool result in an Answer's `data`, in order."""
     blocks: list[str] = []
     has_cluster = any(isinstance(v, dict) and "plans" in v for v in data.values())
+    glance = memory_is_a_glance(data)
     for key, result in data.items():
         if not isinstance(result, dict):
             continue
         kind = re.sub(r"[ _]?\d+$", "", str(key))
+        if kind == "memory" and glance:
+            continue
         if kind == "memory" and "breakdown_gb" in result:
             blocks += memory_blocks(result, gpu_name)
         elif kind == "parallelism" and isinstance(result.get("plans"), list):

@@ -32,11 +32,13 @@ def add_glance(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     if payload.get("workload") is None:
         payload["workload"] = "inference"
     try:
-        result = calls.run("memory", payload, "the model's own figures, beside the answer")
+        result = calls.run("memory", payload, "the model's own figures, beside the answer",
+                           aside=True)
     except (ToolError, ValueError, LookupError):
         try:  # the GPUs named may not suit the model's shape: the model alone, then
             payload = {k: v for k, v in payload.items() if k not in ("gpu", "gpus", "tp", "pp")}
-            result = calls.run("memory", payload, "the model's own figures, beside the answer")
+            result = calls.run("memory", payload, "the model's own figures, beside the answer",
+                               aside=True)
         except (ToolError, ValueError, LookupError):
             return reply
     reply.tables.append(glance_table(result))
