@@ -37,6 +37,7 @@ from clusterplan.tui.theme import DARK, terminal_theme
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
     from clusterplan.assistant.answer import Answer, NoteRef
     from clusterplan.assistant.session import Assistant
+    from clusterplan.tui.chat_entries import EarlierAnswers
     from clusterplan.tui.side_panel import SidePanel
     from clusterplan.tui.sources_panel import SourcesPanel
 
@@ -50,8 +51,9 @@ FAILED_WORK = {  # worker name -> what a person is told when it fails
 }
 # what the first screen does without; loaded just after it is drawn
 AFTER_FIRST_SCREEN = ("clusterplan.tui.chat_entries", "clusterplan.tui.side_panel")
+WIDE_FROM = 100  # columns from which the side panel is shown beside the chat, not instead
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help", "copy_answer",
-            "rename_session", "choices"}
+            "rename_session", "choices", "whole_answer"}
 
 
 class ClusterplanApp(App[None]):
@@ -60,7 +62,7 @@ class ClusterplanApp(App[None]):
     TITLE = "clusterplan"
     CSS_PATH = ["app.tcss", "chat.tcss", "panels.tcss", "screens.tcss"]
     COMMANDS = App.COMMANDS | {ToolsAndExamples}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
     AUTO_FOCUS = "#question"
     BINDINGS = [
         # priority: the question box would otherwise take ctrl+e as "end of line"
@@ -71,6 +73,7 @@ class ClusterplanApp(App[None]):
         Binding("ctrl+y", "copy_answer", "Copy"),
         Binding("ctrl+r", "rename_session", "Rename", show=False),
         Binding("f1", "help", "Help"),
+        Binding("f2", "whole_answer", "Whole answer"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -82,6 +85,7 @@ class ClusterplanApp(App[None]):
         self._questions: queue.Queue[str] = queue.Queue()  # asked, not yet taken, in order
         self.start_error: BaseException | None = None  # why the assistant could not be built
         self._side_answer: Answer | None = None  # what the side panel shows, once mounted
+        self._side_shown: bool | None = None  # None: as the width decides (ctrl+t sets it)
         wanted = terminal_theme(os.environ if environ is None else environ)
         self.theme = wanted if wanted in self.available_themes else DARK
 
@@ -339,6 +343,8 @@ class ClusterplanApp(App[None]):
                             self.action_toggle_side)
         yield SystemCommand("Copy the last answer", "Its Markdown, to the clipboard (ctrl+y)",
                             self.action_copy_answer)
+        yield SystemCommand("Show the whole answer", "The last answer, every table column (F2)",
+                            self.action_whole_answer)
         yield SystemCommand("Help", "Keys and example questions (F1)", self.action_help)
         yield from super().get_system_commands(screen)  # theme, keys, screenshot, quit
 
@@ -349,6 +355,21 @@ class ClusterplanApp(App[None]):
             return
         self.copy_to_clipboard(answer.markdown)
         self.notify("Copied the last answer (Markdown) to the clipboard.", title="Copied")
+
+    def action_whole_answer(self) -> None:
+        answer = self._side_answer
+        if answer is None or not answer.markdown.strip():
+            self.notify("No answer to show yet.", title="Whole answer", severity="warning")
+            return
+        self._open_answer(answer.question, answer.markdown)
+
+    def on_earlier_answers_opened(self, event: EarlierAnswers.Opened) -> None:
+        self._open_answer(event.question, event.markdown)
+
+    def _open_answer(self, question: str, markdown: str) -> None:
+        from clusterplan.tui.screens import AnswerScreen
+
+        self.push_screen(AnswerScreen(question, markdown))
 
     def action_rename_session(self) -> None:
         from clusterplan.tui.screens import RenameScreen
@@ -371,8 +392,19 @@ class ClusterplanApp(App[None]):
         sides = self.query("#side")
         if not sides:  # still being mounted, a moment after start
             return
-        shown = sides.first().display
-        self.screen.set_class(not shown, "-side-shown")
-        self.screen.set_class(shown, "-side-hidden")
-        if shown:
+        self._side_shown = not sides.first().display
+        self._lay_out_side()
+        if not self._side_shown:
             self.chat.question_input.focus()
+
+    def on_resize(self) -> None:
+        self._lay_out_side()  # a narrow screen gives a shown panel the whole width
+
+    def _lay_out_side(self) -> None:
+        """Show or hide the panel through its own display (and the chat's, when the panel
+        takes the whole width): a class on the screen would restyle every answer in the log."""
+        sides = self.query("#side")
+        if self._side_shown is None or not sides:  # as the width's stylesheet says
+            return
+        sides.first().display = self._side_shown
+        self.chat.display = not (self._side_shown and self.size.width < WIDE_FROM)
