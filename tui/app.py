@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the core loads behind the first screen, not before it
     from clusterplan.tui.chat_entries import EarlierAnswers
     from clusterplan.tui.side_panel import SidePanel
     from clusterplan.tui.sources_panel import SourcesPanel
+    from clusterplan.tui.tool_tables import ToolTable
 
 FAILED_WORK = {  # worker name -> what a person is told when it fails
     "answer": "Could not answer",
@@ -73,7 +74,7 @@ class ClusterplanApp(App[None]):
         Binding("ctrl+y", "copy_answer", "Copy"),
         Binding("ctrl+r", "rename_session", "Rename", show=False),
         Binding("f1", "help", "Help"),
-        Binding("f2", "whole_answer", "Whole answer"),
+        Binding("f2", "whole_answer", "Wide"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -94,7 +95,7 @@ class ClusterplanApp(App[None]):
         with Horizontal(id="main"):
             yield Chat(id="chat", names=self._catalog_names)
             # the side panel follows just after the first screen is drawn
-        yield Footer()
+        yield Footer(compact=True)  # every key fits in 80 columns
 
     def on_mount(self) -> None:
         ready = self._pending.now
@@ -362,6 +363,12 @@ class ClusterplanApp(App[None]):
             self.notify("No answer to show yet.", title="Whole answer", severity="warning")
             return
         self._open_answer(answer.question, answer.markdown)
+
+    def on_tool_table_row_opened(self, event: ToolTable.RowOpened) -> None:
+        from clusterplan.tui.screens import NoteScreen
+
+        fields = "\n".join(f"- **{name}**: {value}" for name, value in event.fields)
+        self.push_screen(NoteScreen(event.title, f"# {event.title}\n\n{fields}"))
 
     def on_earlier_answers_opened(self, event: EarlierAnswers.Opened) -> None:
         self._open_answer(event.question, event.markdown)
