@@ -238,7 +238,7 @@ class Chat(Vertical):
         if earlier is None:  # not yet greeted: the welcome comes with the list
             return
         log = self.log_view
-        entries = list(log.query_children("Question, Reply, Choices"))
+        entries = list(log.query_children("Question, Reply, Choices").exclude(".welcome"))
         answered = [i for i, w in enumerate(entries) if isinstance(w, Reply)
                     and not w.has_class("-pending")]
         if len(answered) <= OPEN_REPLIES:

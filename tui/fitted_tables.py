@@ -37,9 +37,13 @@ def table_width(widths: list[int]) -> int:
     return sum(widths) + SEPARATOR * max(len(widths) - 1, 0) + EDGES
 
 
+FIGURE = re.compile(r"[~≈<>+\-−]?[$€£]?\d\S*")
+
+
 def is_number(cell: str) -> bool:
-    """A figure such as '6.30', '$188,388', '26.0' or '8': one word holding a digit."""
-    return bool(cell) and " " not in cell.strip() and any(ch.isdigit() for ch in cell)
+    """A figure such as '6.30', '$188,388', '26.0', '8' or '70%': one word led by a digit
+    (not 'h200-sxm', a name)."""
+    return FIGURE.fullmatch(cell.strip()) is not None
 
 
 def drop_order(headers: list[str], rows: list[list[str]]) -> list[int]:
