@@ -52,9 +52,24 @@ FAILED_WORK = {  # worker name -> what a person is told when it fails
 }
 # what the first screen does without; loaded just after it is drawn
 AFTER_FIRST_SCREEN = ("clusterplan.tui.chat_entries", "clusterplan.tui.side_panel")
+HEADER_OTHER_CELLS = 30  # the header's icon, title, separator and margins
 WIDE_FROM = 100  # columns from which the side panel is shown beside the chat, not instead
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help", "copy_answer",
             "rename_session", "choices", "whole_answer"}
+
+
+def header_name(name: str, width: int) -> str:
+    """The session's name cut to whole words that fit the header beside the title and icons,
+    so a word (a size, a count) is never cut: 'Serve Llama 3 70B …', not 'Serve Llama 3 7…'."""
+    room = max(width - HEADER_OTHER_CELLS, 10)
+    if len(name) <= room:
+        return name
+    words, kept = name.split(), ""
+    for word in words:
+        if len(kept) + len(word) + 3 > room:
+            break
+        kept = f"{kept} {word}".strip()
+    return f"{kept} …" if kept else name[: room - 2] + " …"
 
 
 class ClusterplanApp(App[None]):
@@ -87,6 +102,7 @@ class ClusterplanApp(App[None]):
         self.start_error: BaseException | None = None  # why the assistant could not be built
         self._side_answer: Answer | None = None  # what the side panel shows, once mounted
         self._side_shown: bool | None = None  # None: as the width decides (ctrl+t sets it)
+        self._session_title = "new session"
         wanted = terminal_theme(os.environ if environ is None else environ)
         self.theme = wanted if wanted in self.available_themes else DARK
 
@@ -99,7 +115,7 @@ class ClusterplanApp(App[None]):
 
     def on_mount(self) -> None:
         ready = self._pending.now
-        self.sub_title = (ready and ready.session_name) or "new session"
+        self.session_title = (ready and ready.session_name) or "new session"
         if ready is not None:
             self.load_session(None)
         self.call_after_refresh(self.finish_start)  # once the question box is on screen
@@ -227,7 +243,7 @@ class ClusterplanApp(App[None]):
         await self._show_side(event.answer)
         ready = self._pending.now
         if ready is not None and ready.session_name:  # named after its first question
-            self.sub_title = ready.session_name
+            self.session_title = ready.session_name
         if event.answer.error:
             self.notify(event.answer.error, title="Could not answer", severity="warning",
                         markup=False)
@@ -246,7 +262,7 @@ class ClusterplanApp(App[None]):
 
     @on(SessionLoaded)
     async def _session_loaded(self, event: SessionLoaded) -> None:
-        self.sub_title = event.name
+        self.session_title = event.name
         asked_meanwhile = not event.replace and self.chat.asked
         await self.chat.load(event.history, replace=event.replace)
         if not asked_meanwhile:
@@ -385,7 +401,7 @@ class ClusterplanApp(App[None]):
             if name:
                 self.rename_session(name)
 
-        self.push_screen(RenameScreen(self.sub_title if self.sub_title != "new session"
+        self.push_screen(RenameScreen(self.session_title if self.session_title != "new session"
                                       else ""), chosen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session")
@@ -393,7 +409,7 @@ class ClusterplanApp(App[None]):
         assistant = self.assistant
         with self._one_at_a_time:
             assistant.rename_session(name)
-        self.call_from_thread(setattr, self, "sub_title", name)
+        self.call_from_thread(setattr, self, "session_title", name)
 
     def action_toggle_side(self) -> None:
         sides = self.query("#side")
@@ -404,8 +420,19 @@ class ClusterplanApp(App[None]):
         if not self._side_shown:
             self.chat.question_input.focus()
 
+    @property
+    def session_title(self) -> str:
+        """The session's name, whole (the header shows as much of it as fits)."""
+        return self._session_title
+
+    @session_title.setter
+    def session_title(self, name: str) -> None:
+        self._session_title = name
+        self.sub_title = header_name(name, self.size.width)
+
     def on_resize(self) -> None:
         self._lay_out_side()  # a narrow screen gives a shown panel the whole width
+        self.sub_title = header_name(self._session_title, self.size.width)
 
     def _lay_out_side(self) -> None:
         """Show or hide the panel through its own display (and the chat's, when the panel
