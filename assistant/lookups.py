@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from clusterplan.db.active import catalog
+from clusterplan.tools.registry import invoke, tools
+
 
 def catalog_names() -> list[str]:
     """Model and GPU ids, then names, from the active catalog (ids are what people type)."""
-    from clusterplan.db.active import catalog  # the catalog's row models load on first use
-
     found = catalog()
     ids = [*found.models.ids(), *found.gpus.ids()]
     names = [row.name for table in (found.models, found.gpus) for row in table.rows.values()]
@@ -21,14 +22,11 @@ def catalog_names() -> list[str]:
 
 def tool_descriptions() -> list[tuple[str, str]]:
     """(name, description) of every registered tool."""
-    from clusterplan.tools.registry import tools  # builds every tool's models: on first use
-
     return [(tool.name, tool.description) for tool in tools().values()]
 
 
 def note(note_id: str) -> dict[str, Any]:
     """One note with its claims, as the `notes` tool shows it."""
-    from clusterplan.tools.registry import invoke
 
     result: dict[str, Any] = invoke("notes", {"id": note_id}).model_dump()["note"]
     return result

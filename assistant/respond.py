@@ -5,10 +5,11 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from clusterplan.assistant.answer import Answer, Intent
-from clusterplan.assistant.clarify import clarification
-from clusterplan.assistant.compose import answer, clarifying, failure
-from clusterplan.assistant.parse import MAX_CHARS, parse
-from clusterplan.assistant.route import Calls, route
+from clusterplan.assistant.composing.compose import answer, clarifying, failure
+from clusterplan.assistant.parsing.clarify import clarification
+from clusterplan.assistant.parsing.parse import MAX_CHARS, parse
+from clusterplan.assistant.routing.dispatch import Calls, route
+from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
 
 
@@ -18,8 +19,6 @@ def respond(question: str, previous: Intent | None = None) -> Answer:
     intent: Intent | None = None
     calls = Calls()
     try:
-        from clusterplan.db.active import catalog
-
         cat = catalog()
         intent = parse(text, cat, previous)
         if intent.missing:

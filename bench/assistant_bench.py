@@ -44,10 +44,10 @@ def questions(count: int) -> list[str]:
 def batch_throughput(count: int) -> tuple[float, float, list, float]:
     """Seconds to answer `count` questions, with the report too, the items answered, and the
     CPU seconds of answering (steadier than wall time when other work shares the machine)."""
-    from clusterplan.assistant.batch import read_questions, run_batch
-    from clusterplan.assistant.history_memory import HistoryInMemory
-    from clusterplan.assistant.report import render_report
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.report.document import render_report
+    from clusterplan.assistant.sessions.batch import read_questions, run_batch
+    from clusterplan.assistant.sessions.history_memory import HistoryInMemory
+    from clusterplan.assistant.sessions.session import Assistant
     from clusterplan.db.active import active_store
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,9 +65,9 @@ def batch_throughput(count: int) -> tuple[float, float, list, float]:
 def own_parts(answers: list) -> tuple[float, float]:
     """Seconds to store the exchanges (one transaction each, in a real store on disk) and to
     render the report."""
-    from clusterplan.assistant.history_store import HistoryStore
-    from clusterplan.assistant.report import render_report
-    from clusterplan.assistant.session import _unsaved
+    from clusterplan.assistant.report.document import render_report
+    from clusterplan.assistant.sessions.history_store import HistoryStore
+    from clusterplan.assistant.sessions.session import _unsaved
     from clusterplan.db.store import Store
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     rounds = parser.parse_args().rounds
 
-    from clusterplan.assistant.parse import parse
+    from clusterplan.assistant.parsing.parse import parse
     from clusterplan.assistant.respond import respond
     from clusterplan.db.active import catalog, use_store
     from clusterplan.db.store import Store

@@ -66,7 +66,7 @@ class Timer:
 
 
 async def run(checkpoints: list[int], tries: int, profile: set[str], flat: bool) -> None:
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
     from clusterplan.db.active import open_store, use_store
     from clusterplan.tui.app import ClusterplanApp
 

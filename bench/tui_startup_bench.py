@@ -37,7 +37,7 @@ if sys.argv[1] == "app":
     from clusterplan.tui.app import ClusterplanApp
 
     def assistant():  # as `clusterplan` builds it: in a worker, after the first screen
-        from clusterplan.assistant.session import Assistant
+        from clusterplan.assistant.sessions.session import Assistant
         from clusterplan.db.active import open_store, use_store
         store = open_store(); use_store(store)
         return Assistant(store)

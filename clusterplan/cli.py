@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import click
 from click_default_group import DefaultGroup
 
@@ -23,8 +25,6 @@ class _Group(DefaultGroup):
     write, so what was saved before stays as it was."""
 
     def invoke(self, ctx: click.Context) -> object:
-        import sqlite3
-
         try:
             return super().invoke(ctx)
         except sqlite3.Error as exc:
@@ -54,6 +54,7 @@ def cli(ctx: click.Context, db_path: str | None) -> None:
 @click.pass_context
 def ui(ctx: click.Context, session: str | None) -> None:
     """Start the terminal app (the default when no command is given)."""
+    # lazy: the app's modules load only when the app starts
     from clusterplan.db.store import StoreError
     from clusterplan.launch import run_app
 

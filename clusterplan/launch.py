@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
 
 
 def main() -> None:
@@ -23,6 +23,7 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if len(sys.argv) == 1:
         sys.exit(_bare())
+    # lazy: loaded once the first screen is up
     from clusterplan.cli import cli
 
     cli(prog_name="clusterplan")
@@ -32,10 +33,11 @@ def run_app(db_path: str | None, session: str | None) -> None:
     """Run the app until it quits; the assistant (and the store at `db_path`, else
     CLUSTERPLAN_DB or the data directory) is built once the question box is on screen.
     A store that cannot be opened raises StoreError when the app has closed."""
-    from clusterplan.tui.app import ClusterplanApp  # Textual loads only for the app
+    from clusterplan.tui.app import ClusterplanApp  # lazy: Textual loads only for the app
 
     def assistant() -> Assistant:
-        from clusterplan.assistant.session import Assistant
+        # lazy: loaded once the first screen is up
+        from clusterplan.assistant.sessions.session import Assistant
         from clusterplan.db.active import open_store, use_store
 
         opened = open_store(db_path)
@@ -54,8 +56,7 @@ def _bare() -> int:
     try:
         run_app(os.environ.get("CLUSTERPLAN_DB") or None, None)
     except Exception as exc:
-        # Imported only now: the store's module brings pydantic, which the first screen
-        # does without.
+        # lazy: the store's module brings pydantic, which the first screen does without
         from clusterplan.db.store import StoreError
 
         if not isinstance(exc, StoreError):

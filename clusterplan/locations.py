@@ -14,6 +14,7 @@ def data_dir() -> Path:
     override = os.environ.get(HOME_ENV)
     if override:
         return Path(override).expanduser()
+    # lazy: platformdirs is needed only without CLUSTERPLAN_HOME
     from platformdirs import user_data_path
 
     return user_data_path("clusterplan", appauthor=False)

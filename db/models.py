@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from clusterplan.db.catalog import UnknownName, load_catalog, normalise
 from clusterplan.db.hf_config import ConfigError, load_config, model_id, read_shape
 from clusterplan.db.rows import ModelRow
 from clusterplan.db.store import Store
@@ -54,7 +55,6 @@ def row_from_config(config: dict[str, Any], name: str, row_id: str | None = None
 def _catalog_name(store: Store, row_id: str) -> str | None:
     """The catalog model whose id, name or alias reads as `row_id`, if any: a user row under
     that id could never be found by it."""
-    from clusterplan.db.catalog import load_catalog, normalise
 
     found = load_catalog(store).models._index.get(normalise(row_id))
     rows = load_catalog(store).models.rows
@@ -123,7 +123,6 @@ def user_models(store: Store) -> list[ModelRow]:
 
 def remove_model(store: Store, name: str) -> ModelRow | None:
     """Delete the user model `name` finds; None when it names no user model."""
-    from clusterplan.db.catalog import UnknownName, load_catalog
 
     try:
         row = load_catalog(store).models.find(name)

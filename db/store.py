@@ -13,6 +13,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
+from urllib.parse import quote, urlencode
 
 from clusterplan.db.seed_data import CATALOG, catalog_fingerprint, seed_rows
 
@@ -139,12 +140,14 @@ def _connect(path: Path | str) -> sqlite3.Connection:
 
 
 def _utils(conn: sqlite3.Connection) -> Database:
+    # lazy: sqlite-utils (~0.1 s) only for building or migrating a store
     from sqlite_utils import Database
 
     return Database(conn, execute_plugins=False)
 
 
 def _history() -> Any:
+    # lazy: sqlite-utils costs ~0.1 s to import and only a new or migrating store needs it
     from clusterplan.db.history_schema import history
 
     return history
@@ -163,7 +166,6 @@ _NOT_OURS = {"SQLITE_NOTADB", "SQLITE_CORRUPT"}
 
 def _uri(path: Path, **query: str) -> str:
     """A file: URI for `path`; '#', '?' and '%' in the name are escaped, not taken as syntax."""
-    from urllib.parse import quote, urlencode
 
     return f"file:{quote(str(path.absolute()))}?{urlencode(query)}"
 
@@ -316,6 +318,7 @@ def _user_rows(db: Database, table: str) -> list[dict]:
     refuses is dropped rather than blocking the rebuild."""
     if table not in db.table_names():
         return []
+    # lazy: sqlite-utils (~0.1 s) only for building or migrating a store
     from pydantic import ValidationError
 
     _, model, _ = CATALOG[table]

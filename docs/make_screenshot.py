@@ -20,7 +20,7 @@ OUT = Path(__file__).resolve().parent / "screenshot.svg"
 async def take(out: Path) -> None:
     from textual.widgets import TabbedContent
 
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
     from clusterplan.db.active import open_store, use_store
     from clusterplan.tui.app import ClusterplanApp
     from clusterplan.tui.chat import QuestionInput

@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from clusterplan import locations
+
 
 class Source(BaseModel):
     """Where a note's facts come from, precisely enough for a reader to find them."""
@@ -92,7 +94,7 @@ def parse_note(text: str, file: str) -> Note:
     end = text.find("\n---", 4)
     if end < 0:
         raise ValueError(f"{file}:1: the front matter has no closing '---'")
-    import yaml  # here: notes kept parsed need no YAML (importing it costs ~20 ms)
+    import yaml  # lazy: notes kept parsed need no YAML (importing it costs ~20 ms)
 
     try:
         meta = yaml.load(text[4:end], Loader=yaml.CSafeLoader)
@@ -157,7 +159,6 @@ CACHE_VERSION = 1
 @cache
 def shipped_notes() -> NoteSet:
     """The notes that ship with clusterplan, loaded once per process."""
-    from clusterplan import locations
 
     cache_path = locations.data_dir() / CACHE_FILE
     before = _read_cache(cache_path)

@@ -6,9 +6,9 @@ import io
 import json
 import sys
 
-from clusterplan.assistant.batch import read_jsonl, read_questions, read_text, run_batch
-from clusterplan.assistant.history_memory import HistoryInMemory
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.batch import read_jsonl, read_questions, read_text, run_batch
+from clusterplan.assistant.sessions.history_memory import HistoryInMemory
+from clusterplan.assistant.sessions.session import Assistant
 from clusterplan.db.store import Store
 from tests.conftest import run_cli
 

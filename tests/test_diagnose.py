@@ -212,7 +212,7 @@ DIAGNOSED = ["vllm-235", "megatron-1276", "megatron-1565", "megatron-1031", "meg
 
 @pytest.mark.parametrize("qid", DIAGNOSED)
 def test_real_diagnose_questions_route_to_diagnose_and_answer(qid):
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
     from clusterplan.db.active import active_store
 
     answer = Assistant(active_store()).ask(corpus_question(qid))
@@ -252,7 +252,7 @@ def test_tp2_against_tp1_on_pcie_gpus():
 
 
 def test_measurements_read_units_explicitly():
-    from clusterplan.assistant.measurements import find
+    from clusterplan.assistant.parsing.measurements import find
 
     # https://github.com/deepspeedai/DeepSpeed/issues/7019 : "less than 100Gbps": 100 / 8 =
     # 12.5 GB/s. https://github.com/deepspeedai/DeepSpeed/issues/4527 : 14678MiB =

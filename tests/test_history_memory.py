@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from clusterplan.assistant.history_memory import HistoryInMemory
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.history_memory import HistoryInMemory
+from clusterplan.assistant.sessions.session import Assistant
 from tests.conftest import run_cli
 
 NOTES_CALL = "/notes query=nvlink infiniband limit=2"

@@ -29,8 +29,9 @@ else:
 
 
 def modules_of(package) -> list[str]:
-    """A package and every module in it, found on disk so a new module is checked too."""
-    found = [m.name for m in pkgutil.iter_modules(package.__path__, f"{package.__name__}.")]
+    """A package and every module in it and its sub-packages, found on disk so a new module is
+    checked too."""
+    found = [m.name for m in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")]
     return [package.__name__, *sorted(found)]
 
 
@@ -44,8 +45,9 @@ def first_to_load_textual(modules: list[str]) -> str | None:
 
 def test_every_core_package_has_modules_to_check():
     assert "clusterplan.tools.registry" in modules_of(clusterplan.tools)
+    assert "clusterplan.tools.memory.tool" in modules_of(clusterplan.tools)
     assert "clusterplan.db.store" in modules_of(clusterplan.db)
-    assert "clusterplan.assistant.session" in modules_of(clusterplan.assistant)
+    assert "clusterplan.assistant.sessions.session" in modules_of(clusterplan.assistant)
 
 
 @pytest.mark.slow

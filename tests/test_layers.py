@@ -93,7 +93,7 @@ def test_the_check_sees_every_layer():
 @pytest.mark.parametrize("module, expected", [
     ("clusterplan.db.store", "clusterplan.db"),
     ("clusterplan.tools.memory.tool", "clusterplan.tools"),
-    ("clusterplan.assistant.notes_check", "clusterplan.assistant"),
+    ("clusterplan.assistant.notes.check", "clusterplan.assistant"),
     ("clusterplan.tui.app", "front"),
     ("clusterplan.commands.tool", "front"),
     ("clusterplan.validation", "base"),
@@ -106,3 +106,4 @@ def test_an_upward_import_inside_a_function_is_caught(tmp_path):
     hidden = tmp_path / "x.py"
     hidden.write_text("def f():\n    from clusterplan.assistant import respond\n")
     assert imports_of(hidden) == [(2, "clusterplan.assistant")]
+

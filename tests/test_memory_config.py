@@ -62,6 +62,6 @@ def test_a_config_pasted_into_a_question_is_the_model(memory_store):
 
 
 def test_json_that_is_not_a_config_is_left_as_words(memory_store):
-    from clusterplan.assistant.parse import pasted_config
+    from clusterplan.assistant.parsing.parse import pasted_config
 
     assert pasted_config('what is {"a": 1}?') == (None, 'what is {"a": 1}?')

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import clusterplan.knowledge.notes as notes_module
-from clusterplan.assistant.notes_check import check_all, check_claim
+from clusterplan.assistant.notes.check import check_all, check_claim
 from clusterplan.knowledge.notes import load_notes
 from tests.conftest import run_cli
 
@@ -198,7 +198,7 @@ def test_figures_the_tools_confirm_agree(memory_store, key, independent):
 
 
 def test_dispute_for_gives_the_reason_of_a_disputed_claim_only(memory_store):
-    from clusterplan.assistant.notes_check import dispute_for
+    from clusterplan.assistant.notes.check import dispute_for
 
     reason = dispute_for("nvlink-vs-infiniband", "ratio-18-to-1")
     assert reason and reason.startswith("the source says 18")
@@ -208,7 +208,7 @@ def test_dispute_for_gives_the_reason_of_a_disputed_claim_only(memory_store):
 
 
 def test_a_concept_answer_quoting_a_disputed_claim_shows_the_dispute(memory_store):
-    from clusterplan.assistant.concepts import explain
+    from clusterplan.assistant.notes.concepts import explain
 
     answer = explain("How big is the bandwidth gap between NVLink and InfiniBand, 18 to 1?")
     ref = next(r for r in answer.citations if r.key == "nvlink-vs-infiniband#ratio-18-to-1")
@@ -221,13 +221,14 @@ def test_every_shipped_check_runs(memory_store):
     assert not broken, "\n".join(broken)
 
 
-def test_knowledge_modules_do_not_import_the_tools_when_loaded():
-    # The tools import the notes; the notes' checks reach the tools only when they run.
+def test_the_notes_load_without_the_tools():
+    # The tools cite the notes, so the notes (knowledge/) must not need the tools: reading and
+    # searching notes loads no calculator. Checking a claim runs the calculators, which is why
+    # that lives in the assistant, above both.
     import subprocess
     import sys
 
-    code = ("import sys, clusterplan.assistant.notes_check, clusterplan.assistant.concepts, "
-            "clusterplan.knowledge.search; "
+    code = ("import sys, clusterplan.knowledge.notes, clusterplan.knowledge.search; "
             "print(sorted(m for m in sys.modules if m.startswith('clusterplan.tools')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -134,7 +134,7 @@ def _cited_by_other_notes() -> set[str]:
 
 
 def test_every_note_is_cited_by_something(memory_store):
-    from clusterplan.assistant.concepts import GLOSSARY
+    from clusterplan.assistant.notes.concepts import GLOSSARY
 
     cited = {row["source_note"].partition("#")[0] for t in CATALOG for row in seed_rows(t)}
     cited |= {key.partition("#")[0] for key in tool_note_refs()}

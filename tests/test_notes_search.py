@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clusterplan.assistant.concepts import explain
+from clusterplan.assistant.notes.concepts import explain
 from clusterplan.knowledge.notes import load_notes
 from clusterplan.knowledge.search import build_index, search, search_claims
 from tests.conftest import run_cli, run_tool
@@ -98,7 +98,7 @@ def test_explain_puts_the_note_that_defines_the_named_concept_first():
 
 
 def test_every_glossary_entry_names_a_shipped_note():
-    from clusterplan.assistant.concepts import GLOSSARY
+    from clusterplan.assistant.notes.concepts import GLOSSARY
     from clusterplan.knowledge.notes import shipped_notes
 
     assert set(GLOSSARY.values()) <= set(shipped_notes().notes)
@@ -120,7 +120,7 @@ def test_search_works_from_another_thread_after_the_index_is_built():
      "parallelism-strategies#tensor-parallel"),
 ])
 def test_a_concept_answer_leads_with_a_direct_claim_not_a_title(question, first_claim):
-    from clusterplan.assistant.concepts import explain
+    from clusterplan.assistant.notes.concepts import explain
 
     first_line = explain(question).markdown.splitlines()[0]
     assert not first_line.startswith("**")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.parse import parse
+from clusterplan.assistant.parsing.parse import parse
 from clusterplan.db.active import catalog
 
 

@@ -202,7 +202,7 @@ def test_the_tool_is_registered_with_its_schema():
 
 
 def test_pricing_claims_in_the_notes_are_checked_by_the_tool():
-    from clusterplan.assistant.notes_check import check_all
+    from clusterplan.assistant.notes.check import check_all
 
     verdicts = {o.key: o.verdict for o in check_all()}
     assert verdicts["pricing-models#break-even"] == "agrees"
@@ -243,3 +243,19 @@ def test_many_conflicting_rows_are_one_warning_naming_the_widest_gap():
     found = _conflicts(rows)
     assert len(found) == 1
     assert "$1/GPU-h" in found[0] and "$3.999/GPU-h" in found[0] and "2998 more row(s)" in found[0]
+
+
+def test_sixteen_gpus_are_priced_on_whole_8_gpu_nodes_not_single_gpu_pods():
+    # On demand, RunPod's community H100 at $2.69 and Hyperstack's at $3.20 are single-GPU
+    # pods; 16 of them are not a cluster. The cheapest whole 8-GPU node available on demand is
+    # Lambda's 8x H100 SXM at $3.99 per GPU-hour: 1,000 GPU-hours cost 1,000 x 3.99 = $3,990.
+    result = price(gpu="h100-sxm", gpus=16, kind="on_demand", gpu_hours=1000)
+    assert (result["cheapest"]["provider"], result["cheapest"]["gpus_per_node"]) == ("lambda", 8)
+    assert result["run_usd"] == pytest.approx(3990, abs=0.01)
+    assert any("one cluster" in a for a in result["assumptions"])
+
+
+def test_gpus_that_fit_one_node_may_take_a_single_node_offer():
+    # One GPU fits a one-GPU pod: RunPod's community H100 at $2.69 stays the cheapest.
+    result = price(gpu="h100-sxm", gpus=1, kind="on_demand")
+    assert result["cheapest"]["usd_per_gpu_hour"] == pytest.approx(2.69)

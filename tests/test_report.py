@@ -9,9 +9,9 @@ import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from clusterplan.assistant.answer import Answer, Clarification, Intent
-from clusterplan.assistant.report import direct_answer, render_report, select
-from clusterplan.assistant.report_tables import cell, escape, fmt
-from clusterplan.assistant.slash import call_tool
+from clusterplan.assistant.report.document import direct_answer, render_report, select
+from clusterplan.assistant.report.tables import cell, escape, fmt
+from clusterplan.assistant.sessions.slash import call_tool
 from clusterplan.tools.contract import NoteRef, Step, q
 
 DAY = dt.date(2026, 12, 2)

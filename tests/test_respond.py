@@ -272,3 +272,52 @@ def test_a_gpu_outside_the_catalog_is_named_as_unknown_never_swapped(question, n
 
 def test_a_typo_in_a_gpu_name_is_still_read():
     assert respond("does llama 3 8b fit on a H10O?").intent.slots["gpu"] == "h100-sxm"
+
+
+def test_a_follow_up_without_a_model_keeps_the_model_and_counts_them():
+    # "with 64 of them" counts the H100s just sized; the model is kept, not asked again.
+    first = respond("I want to fine-tune Llama 3 70B with full parameters on H100s. "
+                    "How many GPUs do I need?")
+    later = respond("How long would it take on 2T tokens with 64 of them?", previous=first.intent)
+    assert later.clarification is None, later.markdown
+    assert later.intent.kind == "training"
+    assert later.intent.slots["model"] == "llama-3-70b"
+    assert later.intent.slots["gpus"] == 64
+    assert later.data["parallelism"]["gpus"] == 64
+
+
+def test_how_fast_a_quantised_model_decodes_is_answered_in_tokens_per_second():
+    # r/LocalLLaMA-style: "how fast will it decode?" wants tokens/s, not a fit check. Decoding
+    # one sequence reads the weights and its KV cache each token: Meta-Llama-3-8B Q4_K_M.gguf is
+    # 4.92 GB, the KV cache at 4,096 tokens 4,096 x 32 layers x 2 x 8 heads x 128 x 2 B =
+    # 0.537 GB, over the RTX 4090's 1,008 GB/s: (4.92 + 0.537) / 1008 = 5.41 ms a token.
+    answer = respond("Q4_K_M Llama 3 8B on an RTX 4090, how fast will it decode?")
+    assert answer.intent.kind == "serving"
+    best = answer.data["parallelism"]["plans"][0]
+    assert best["time_per_output_token_ms"] == pytest.approx(5.41, rel=0.01)
+    assert "tokens/s" in answer.markdown
+
+
+def test_a_kv_cache_question_leads_with_the_bytes_per_token():
+    # Llama 3 70B: 80 layers, 8 KV heads of 128 dims, BF16: 2 (K and V) x 80 x 8 x 128 x 2 B
+    # = 327,680 bytes per token; at the default 4,096 tokens, 1.342 GB.
+    answer = respond("How much KV cache does Llama 3 70B need per token?")
+    first = answer.markdown.split(". ")[0]
+    assert "**327,680 bytes per token**" in first
+    assert "1 sequence." in answer.markdown and "1 sequences" not in answer.markdown
+
+
+def test_a_served_models_max_sequence_length_is_its_context():
+    # kvcached#210-style: "max sequence length 32k" when serving sizes the KV cache at 32,768
+    # tokens: 327,680 B x 32,768 = 10.74 GB, a 1/8 share on each of 8 GPUs = 1.342 GB.
+    answer = respond("Can Llama 3.3 70B be served on 8x 40GB A100s with a max sequence "
+                     "length of 32k?")
+    assert answer.intent.slots["context_len"] == 32_768
+    assert answer.data["memory"]["breakdown_gb"]["kv_cache"] == pytest.approx(1.342, abs=0.001)
+
+
+def test_a_comparison_on_several_gpus_says_per_gpu_not_before_sharding():
+    # 8 GPUs named: the figure is each GPU's share, and must not be called the unsharded total.
+    answer = respond("Llama 3 70B inference on 8 A100 40GB vs 8 A100 80GB?")
+    assert "per GPU when split over 8 GPUs" in answer.markdown
+    assert "before sharding" not in answer.markdown

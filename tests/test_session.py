@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clusterplan.assistant.answer import Answer, Intent
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.session import Assistant
 
 NOTES_CALL = "/notes query=nvlink infiniband limit=2"
 
@@ -111,7 +111,7 @@ def test_a_question_that_breaks_inside_still_gets_an_answer(memory_store, monkey
     def broken(question, previous=None):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("clusterplan.assistant.respond.respond", broken)
+    monkeypatch.setattr("clusterplan.assistant.sessions.session.respond", broken)
     answer = Assistant(memory_store).ask("how much memory for llama 3 70b?")
     assert answer.error == "RuntimeError: boom"
     assert answer.markdown == "Could not answer: RuntimeError: boom"

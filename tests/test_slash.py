@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clusterplan.assistant.session import Assistant
-from clusterplan.assistant.slash import parse_arguments
+from clusterplan.assistant.sessions.session import Assistant
+from clusterplan.assistant.sessions.slash import parse_arguments
 from clusterplan.tools.registry import invoke, tools
 
 

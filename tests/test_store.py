@@ -128,7 +128,7 @@ def test_asking_with_a_current_store_reads_it_without_sqlite_utils(tmp_path):
     Store.open(path).conn.close()
     code = ("import sys; from pathlib import Path; from clusterplan.db.store import Store; "
             "from clusterplan.db.active import use_store; "
-            "from clusterplan.assistant.session import Assistant; "
+            "from clusterplan.assistant.sessions.session import Assistant; "
             "s = Store.open(Path(sys.argv[1])); use_store(s); "
             "a = Assistant(s); a.ask('how many H100 to serve llama 3 70b?'); "
             "a.ask('cheapest H100 per hour'); print('sqlite_utils' in sys.modules)")

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.notifications import Notify
 from textual.widgets import DataTable, Input, MarkdownViewer, TabbedContent
 
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.session import Assistant
 from clusterplan.db.active import open_store, use_store
 from clusterplan.knowledge.notes import shipped_notes
 from clusterplan.tui.app import ClusterplanApp

@@ -8,7 +8,7 @@ import threading
 import pytest
 from textual.message import Message
 
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.session import Assistant
 from clusterplan.db.active import open_store, use_store
 from clusterplan.tui.app import ClusterplanApp
 from clusterplan.tui.chat import OPEN_REPLIES, Chat, QuestionInput

@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import TabbedContent
 
 from clusterplan.assistant.answer import Answer, Clarification, Intent
-from clusterplan.assistant.session import Assistant
+from clusterplan.assistant.sessions.session import Assistant
 from clusterplan.db.active import open_store, use_store
 from clusterplan.tools.contract import NoteRef, Step, q
 from clusterplan.tui.app import ClusterplanApp

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clusterplan.assistant import notes_check as checks
-from clusterplan.assistant import verdict_cache
+from clusterplan.assistant.notes import check as checks
+from clusterplan.assistant.notes import verdict_cache
 from clusterplan.tools import registry
 
 DISPUTED = ("memory-sizing", "70b-training-fits")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
+from clusterplan.db.active import catalog
+from clusterplan.db.catalog import UnknownName
 from clusterplan.tools.contract import ToolError
 
 T = TypeVar("T")
@@ -12,7 +14,6 @@ T = TypeVar("T")
 def active_catalog() -> Any:
     """The active store's catalog. Imported here, on first use: the catalog's row models take
     about 0.15 s to import, which `clusterplan tool list` and `--help` never need."""
-    from clusterplan.db.active import catalog
 
     return catalog()
 
@@ -37,8 +38,6 @@ class CatalogLookup(Generic[T]):
         return found
 
     def _row(self, rows: Any, name: str) -> Any:
-        from clusterplan.db.catalog import UnknownName
-
         try:
             return rows.find(name)
         except UnknownName as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from pydantic import BaseModel, Field, model_validator
 
 from clusterplan.knowledge.notes import Claim, shipped_notes
@@ -61,8 +63,6 @@ def _show(note_id: str) -> NotesResult:
     notes = shipped_notes().notes
     note = notes.get(note_id)
     if note is None:
-        import difflib
-
         nearest = difflib.get_close_matches(note_id, list(notes), n=3, cutoff=0.3)
         raise ToolError(f"unknown note {note_id!r}; nearest: {', '.join(nearest) or 'none'}")
     detail = NoteDetail(id=note.id, title=note.title, address=note.address,

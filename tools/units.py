@@ -54,6 +54,7 @@ class UnitError(ValueError):
 @cache
 def ureg() -> pint.UnitRegistry:
     """The shared registry, created on first use."""
+    # lazy: pint costs ~0.3 s to import and only unit conversions need it
     import pint
 
     registry: pint.UnitRegistry = pint.UnitRegistry(filename=None)

@@ -36,7 +36,7 @@ from clusterplan.tui.theme import DARK, terminal_theme
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
     from clusterplan.assistant.answer import Answer, NoteRef
-    from clusterplan.assistant.session import Assistant
+    from clusterplan.assistant.sessions.session import Assistant
     from clusterplan.tui.chat_entries import EarlierAnswers
     from clusterplan.tui.side_panel import SidePanel
     from clusterplan.tui.sources_panel import SourcesPanel

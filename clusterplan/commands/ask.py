@@ -27,7 +27,8 @@ def ask(ctx: click.Context, words: tuple[str, ...], as_json: bool, fmt: str, as_
     A slash command works too: clusterplan ask "/memory model=llama-3-8b workload=lora".
     Exit status 1 when the question could not be answered.
     """
-    from clusterplan.assistant.session import Assistant
+    # lazy: loaded when this command runs, so `--help` and the others start fast
+    from clusterplan.assistant.sessions.session import Assistant
 
     # without --session a question stands alone: saved, but not listed among the app's sessions
     answer = Assistant(store(ctx), session=session, one_off=session is None).ask(" ".join(words))

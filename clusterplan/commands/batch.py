@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ import click
 from clusterplan.commands.common import emit, store
 
 if TYPE_CHECKING:
-    from clusterplan.assistant.batch import BatchItem, BatchQuestion
+    from clusterplan.assistant.sessions.batch import BatchItem, BatchQuestion
     from clusterplan.db.store import Store
 
 
@@ -29,7 +30,8 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
     FILE is .txt (one question a line, # comments) or .jsonl ({"id": ..., "question": ...}).
     A question that fails is reported in place and the rest go on; exit status 1 if any failed.
     """
-    from clusterplan.assistant import batch as batching
+    # lazy: loaded when this command runs, so `--help` and the others start fast
+    from clusterplan.assistant.sessions import batch as batching
 
     opened = store(ctx)  # the catalog the tools read
     try:
@@ -52,9 +54,10 @@ def batch(ctx: click.Context, file: Path, out: Path | None, fmt: str, title: str
 def _answer_all(questions: list[BatchQuestion], opened: Store) -> list[BatchItem]:
     """Answer in a session kept in memory (the user's saved history is left alone); progress
     bar only when stderr is a terminal."""
-    from clusterplan.assistant.batch import run_batch
-    from clusterplan.assistant.history_memory import HistoryInMemory
-    from clusterplan.assistant.session import Assistant
+    # lazy: loaded when this command runs, so `--help` and the others start fast
+    from clusterplan.assistant.sessions.batch import run_batch
+    from clusterplan.assistant.sessions.history_memory import HistoryInMemory
+    from clusterplan.assistant.sessions.session import Assistant
 
     assistant = Assistant(opened, history=HistoryInMemory(), writes_files=False)
     if not sys.stderr.isatty():
@@ -64,10 +67,9 @@ def _answer_all(questions: list[BatchQuestion], opened: Store) -> list[BatchItem
 
 
 def _render(items: list[BatchItem], fmt: str, title: str) -> str:
-    import datetime as dt
-
-    from clusterplan.assistant.batch import as_json, as_jsonl
-    from clusterplan.assistant.report import render_report
+    # lazy: loaded when this command runs, so `--help` and the others start fast
+    from clusterplan.assistant.report.document import render_report
+    from clusterplan.assistant.sessions.batch import as_json, as_jsonl
 
     if fmt == "json":
         return as_json(items)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 def store(ctx: click.Context) -> Store:
     """Open the store once per command (building it if needed) and make it the active one."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.active import open_store, use_store
     from clusterplan.db.store import StoreError
 
@@ -37,6 +38,7 @@ def store(ctx: click.Context) -> Store:
 
 def echo_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Print a result as indented JSON on stdout."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from pydantic import BaseModel
 
     if isinstance(value, BaseModel):

@@ -11,6 +11,7 @@ from clusterplan.commands.common import store
 @click.pass_context
 def mcp_command(ctx: click.Context) -> None:
     """Serve every tool, `ask` and the notes over MCP (stdio), for agents and editors."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     import anyio
 
     from clusterplan.mcp_server import serve_stdio

@@ -23,6 +23,7 @@ def models_group() -> None:
 @click.pass_context
 def list_models(ctx: click.Context, family: str | None, origin: str, as_json: bool) -> None:
     """One line per model: id, parameters (active for a MoE), layers, attention, context."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.catalog import load_catalog, normalise
 
     rows = sorted(load_catalog(store(ctx)).models.rows.values(),
@@ -59,6 +60,7 @@ def _context(tokens: int) -> str:
 @click.pass_context
 def show_model(ctx: click.Context, name: str, as_json: bool) -> None:
     """Every column of one model, found by id, name or alias (e.g. 'qwen2.5:72b')."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.catalog import UnknownName, load_catalog
 
     try:
@@ -72,6 +74,7 @@ def show_model(ctx: click.Context, name: str, as_json: bool) -> None:
 
 
 def _print_row(row: object) -> None:
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.rows import ModelRow
 
     assert isinstance(row, ModelRow)
@@ -101,6 +104,7 @@ def import_model_command(ctx: click.Context, path: Path, name: str | None, row_i
 
     The row survives catalog upgrades; importing the same id again replaces it.
     """
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.hf_config import ConfigError
     from clusterplan.db.models import import_model
 
@@ -126,6 +130,7 @@ def import_model_command(ctx: click.Context, path: Path, name: str | None, row_i
 @click.pass_context
 def remove_model_command(ctx: click.Context, name: str) -> None:
     """Delete a model you imported (catalog models cannot be removed)."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.models import remove_model
 
     row = remove_model(store(ctx), name)

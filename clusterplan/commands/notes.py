@@ -15,6 +15,7 @@ def notes_group() -> None:
 @notes_group.command("list")
 def list_notes() -> None:
     """One line per note: its id, its title and how many claims it makes."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.knowledge.notes import shipped_notes
 
     loaded = shipped_notes()
@@ -28,10 +29,12 @@ def list_notes() -> None:
 @click.argument("note_id")
 def show(note_id: str) -> None:
     """Print one note: title, sources, claims and body."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.knowledge.notes import shipped_notes
 
     note = shipped_notes().notes.get(note_id)
     if note is None:
+        # lazy: loaded when this command runs, so `--help` and the others start fast
         from clusterplan.tools.registry import invoke
 
         try:
@@ -55,6 +58,7 @@ def show(note_id: str) -> None:
 @click.option("--limit", default=5, show_default=True, help="Most notes to show.")
 def search_notes(text: tuple[str, ...], limit: int) -> None:
     """Find the notes that best match TEXT, with the passage that matched."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.commands.terminal import emphasis
     from clusterplan.knowledge.search import search
 
@@ -77,7 +81,8 @@ def check(ctx: click.Context, note_ids: tuple[str, ...], as_json: bool) -> None:
     when a check could not run (tool missing, input refused, output absent), since that is a
     defect in a note or a tool.
     """
-    from clusterplan.assistant.notes_check import check_all
+    # lazy: loaded when this command runs, so `--help` and the others start fast
+    from clusterplan.assistant.notes.check import check_all
     from clusterplan.commands.common import echo_json, store
     from clusterplan.knowledge.notes import NoteSet, shipped_notes
 

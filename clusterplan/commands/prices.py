@@ -31,6 +31,7 @@ def prices_group() -> None:
 def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind: str | None,
                 as_json: bool) -> None:
     """One line per offer, cheapest $/GPU-hour first, with its date and source note."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.catalog import UnknownName, load_catalog
     from clusterplan.db.offers import find_offers
     from clusterplan.tools.pricing.offers import by_price, offer_view, price_disagreements
@@ -86,6 +87,7 @@ def _print_table(offers: list[Offer]) -> None:
 @click.pass_context
 def import_prices(ctx: click.Context, file: Path, dry_run: bool) -> None:
     """Add the offers in FILE (CSV, the export format); one bad row refuses the whole file."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.offers import import_offers
 
     try:
@@ -114,6 +116,7 @@ def import_prices(ctx: click.Context, file: Path, dry_run: bool) -> None:
 @click.pass_context
 def export_prices(ctx: click.Context, origin: str, output: Path | None) -> None:
     """Print the offers as CSV, in the format `prices import` reads."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.offers import export_offers
 
     text = export_offers(store(ctx), origin)

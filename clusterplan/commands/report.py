@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,7 @@ import click
 from clusterplan.commands.common import UsageFailure, emit, store
 
 if TYPE_CHECKING:
-    from clusterplan.assistant.history_store import HistoryStore, SessionInfo
+    from clusterplan.assistant.sessions.history_store import HistoryStore, SessionInfo
 
 
 @click.command("report")
@@ -34,8 +35,9 @@ def report(ctx: click.Context, session: str | None, out: Path | None, force: boo
 
     A question asked again (the same words, or a typo fixed after no answer) appears once.
     """
-    from clusterplan.assistant.history_store import HistoryStore
-    from clusterplan.assistant.session import Assistant
+    # lazy: loaded when this command runs, so `--help` and the others start fast
+    from clusterplan.assistant.sessions.history_store import HistoryStore
+    from clusterplan.assistant.sessions.session import Assistant
 
     dropped = _numbers(drop)
     if out is not None and out.exists() and not force:
@@ -57,8 +59,9 @@ def report(ctx: click.Context, session: str | None, out: Path | None, force: boo
                    f"(--session NAME for another)", err=True)
     text = Assistant(opened, session=found.id).report(title=title, drop=dropped, author=author)
     if (fmt or ("html" if out and out.suffix.lower() in (".html", ".htm") else "")) == "html":
-        from clusterplan.assistant.report import DEFAULT_TITLE
-        from clusterplan.assistant.report_html import render_html
+        # lazy: loaded when this command runs, so `--help` and the others start fast
+        from clusterplan.assistant.report.document import DEFAULT_TITLE
+        from clusterplan.assistant.report.html import render_html
 
         text = render_html(text, title or DEFAULT_TITLE)
     if emit(text, out):
@@ -84,8 +87,6 @@ def _numbers(text: str | None) -> list[int]:
 
 
 def _no_session(saved: HistoryStore, wanted: str | None) -> str:
-    import difflib
-
     named = [s.name for s in saved.sessions() if s.name]
     if wanted is None or not saved.sessions():
         return ("no sessions yet; ask in the app, or clusterplan ask --session NAME \"...\"")

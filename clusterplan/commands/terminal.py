@@ -31,6 +31,7 @@ def wants_text(fmt: str) -> bool:
 
 def render_markdown(markdown: str) -> str:
     """Markdown as a reader sees it: bold, tables and lists drawn, escapes and `**` gone."""
+    # lazy: Rich loads only when the output goes to a terminal
     from rich.console import Console
     from rich.markdown import Markdown
 

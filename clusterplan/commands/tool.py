@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import click
@@ -27,6 +28,7 @@ def tool() -> None:
                    "piped).")
 def list_tools(as_json: bool) -> None:
     """One line per tool in a terminal; its JSON Schemas with --json or when piped."""
+    # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.commands.terminal import is_terminal
     from clusterplan.tools.registry import tools
 
@@ -34,7 +36,6 @@ def list_tools(as_json: bool) -> None:
     if as_json or not is_terminal():
         echo_json([t.schema() for t in listed])
         return
-    import shutil
 
     width = shutil.get_terminal_size((100, 24)).columns
     for entry in listed:
@@ -49,6 +50,7 @@ def _run_command(name: str) -> click.Command:
     @click.pass_context
     def run_tool(ctx: click.Context, input_text: str) -> None:
         """Run one tool on a JSON input and print its result as JSON."""
+        # lazy: loaded when this command runs, so `--help` and the others start fast
         from clusterplan.tools import registry
         from clusterplan.tools.contract import ToolError
 

@@ -17,6 +17,7 @@ from functools import cached_property
 
 from clusterplan.db.rows import LinkRow
 from clusterplan.tools.contract import Step, ToolError
+from clusterplan.tools.interconnect.collective_steps import explain
 from clusterplan.tools.interconnect.links import Bandwidth, per_direction_gb_s
 
 OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv")
@@ -196,7 +197,6 @@ class CollectiveTime:
     @cached_property
     def steps(self) -> list[Step]:
         """The reasoning, built only when someone reads it (a search never does)."""
-        from clusterplan.tools.interconnect.collective_steps import explain
 
         return explain(self)
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from clusterplan.db.rows import LinkRow
 from clusterplan.tools.contract import Step, ToolError, q
 from clusterplan.tools.interconnect.collectives import GB, collective_time
+from clusterplan.tools.interconnect.input import size_bytes
 from clusterplan.tools.interconnect.links import (
     bidirectional_gb_s,
     find_link,
@@ -18,17 +19,16 @@ from clusterplan.tools.interconnect.links import (
     rate_notes,
     require_scope,
 )
-from clusterplan.tools.interconnect.tool import (
+from clusterplan.tools.interconnect.result import (
     Candidate,
     InterconnectResult,
     LinkFigures,
     PhaseOut,
-    size_bytes,
 )
-from clusterplan.tools.units import UnitError
+from clusterplan.tools.units import UnitError, parse, read_unit
 
 if TYPE_CHECKING:
-    from clusterplan.tools.interconnect.tool import InterconnectInput
+    from clusterplan.tools.interconnect.input import InterconnectInput
 
 DEFAULT_INTRA, DEFAULT_INTER, DEFAULT_GPUS_PER_NODE = "nvlink-4", "ib-ndr", 8
 
@@ -175,8 +175,6 @@ def _path(text: str, bandwidth: str) -> tuple[LinkRow | None, float, float, list
     try:
         link = find_link(text, "link")
     except ToolError as unknown:
-        from clusterplan.tools.units import parse
-
         try:
             rate = float(parse(text, "GB/s").to("GB/s").magnitude)
         except UnitError:
@@ -190,7 +188,6 @@ def _path(text: str, bandwidth: str) -> tuple[LinkRow | None, float, float, list
 
 def convert(inp: InterconnectInput) -> InterconnectResult:
     """A quantity in another unit of the same kind, through pint: 400 Gb/s is 50 GB/s."""
-    from clusterplan.tools.units import parse, read_unit
 
     if not inp.value or not inp.to:
         raise ToolError("value, to: convert needs value ('400 Gb/s') and to ('GB/s')")

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from clusterplan.tools.contract import ToolInput
-from clusterplan.tools.input_checks import plausible_params_b, within
+from clusterplan.tools.input_checks import CheckedInput
 from clusterplan.tools.memory.model_shape import ARCHITECTURE_FIELDS
 from clusterplan.tools.memory.optimizers import Optimizer
 from clusterplan.tools.memory.precision import QUANTISED, TRAINING_PRECISIONS, Precision
@@ -32,8 +31,10 @@ RANGES: dict[str, tuple[float, float]] = {
 MAX_CONFIG_CHARS = 200_000  # the largest real config.json seen is under 20 kB
 
 
-class MemoryInput(ToolInput):
+class MemoryInput(CheckedInput):
     """A model (catalog name, or params_b and what is known of its shape) and a workload."""
+
+    RANGES = RANGES
 
     model: str | None = Field(default=None, max_length=200,
                               description="catalog id or name as typed, e.g. 'Llama 3 70B'")
@@ -99,16 +100,6 @@ class MemoryInput(ToolInput):
         "for inference layers on the CPU (default 89.6), PCIe per direction for training "
         "offload (default 31.5)")
 
-    @field_validator(*RANGES, mode="after")
-    @classmethod
-    def _in_range(cls, value: int | None, info: ValidationInfo) -> int | None:
-        return within(value, str(info.field_name), RANGES)
-
-    @field_validator("params_b", "active_params_b", mode="after")
-    @classmethod
-    def _plausible_size(cls, value: float | None) -> float | None:
-        return plausible_params_b(value)
-
     @model_validator(mode="after")
     def _consistent(self) -> MemoryInput:
         if self.config is not None:
@@ -118,13 +109,8 @@ class MemoryInput(ToolInput):
             if len(json.dumps(self.config)) > MAX_CONFIG_CHARS:
                 raise ValueError(f"config: longer than {MAX_CONFIG_CHARS:,} characters; a "
                                  "config.json is a few kilobytes")
-        elif (self.model is None) == (self.params_b is None):
-            raise ValueError("give either `model` (a catalog name) or `params_b` (billions of "
-                             "parameters), exactly one of them")
-        given = [f for f in ARCHITECTURE_FIELDS if getattr(self, f) is not None]
-        if self.model is not None and given:
-            raise ValueError(f"{given[0]}: architecture fields go with params_b; a catalog model "
-                             "brings its own")
+        else:
+            self.check_model_or_size(ARCHITECTURE_FIELDS)
         self._check_shape_fields()
         self._check_precision()
         return self

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, PrivateAttr, ValidationInfo, field_validator, model_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from clusterplan.tools.contract import ToolInput
-from clusterplan.tools.input_checks import plausible_params_b, within
+from clusterplan.tools.input_checks import CheckedInput
 from clusterplan.tools.memory.input import KvPrecision, Recompute
 from clusterplan.tools.memory.model_shape import ARCHITECTURE_FIELDS
 from clusterplan.tools.memory.optimizers import Optimizer
@@ -56,8 +55,10 @@ def parse_count(text: str | float) -> float:
     return float(found.group(1).replace(",", "").replace("_", "")) * _SUFFIX[found.group(2)]
 
 
-class ParallelismInput(ToolInput):
+class ParallelismInput(CheckedInput):
     """A model, a cluster and a workload: the layouts to search and how to rank them."""
+
+    RANGES = RANGES
 
     model: str | None = Field(default=None, max_length=200, description="catalog name")
     params_b: float | None = Field(default=None, description="total parameters, in billions")
@@ -113,16 +114,6 @@ class ParallelismInput(ToolInput):
         """Fields given that the workload does not use (warned about, not refused)."""
         return self._ignored
 
-    @field_validator(*RANGES, mode="after")
-    @classmethod
-    def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
-        return within(value, str(info.field_name), RANGES)
-
-    @field_validator("params_b", "active_params_b", mode="after")
-    @classmethod
-    def _plausible_size(cls, value: float | None) -> float | None:
-        return plausible_params_b(value)
-
     @field_validator("micro_batches", mode="after")
     @classmethod
     def _micro_batches(cls, value: list[int]) -> list[int]:
@@ -139,13 +130,7 @@ class ParallelismInput(ToolInput):
     def _consistent(self) -> ParallelismInput:
         if self.workload == "train":
             self.workload = "pretrain"
-        if (self.model is None) == (self.params_b is None):
-            raise ValueError("give either `model` (a catalog name) or `params_b` (billions of "
-                             "parameters), exactly one of them")
-        given = [f for f in ARCHITECTURE_FIELDS if getattr(self, f) is not None]
-        if self.model is not None and given:
-            raise ValueError(f"{given[0]}: architecture fields go with params_b; a catalog model "
-                             "brings its own")
+        self.check_model_or_size(ARCHITECTURE_FIELDS)
         if self.gpus is None and self.nodes is None:
             raise ValueError("give `gpus`, or `nodes` (with `gpus_per_node` or the GPU's usual "
                              "node size)")

@@ -6,15 +6,14 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from clusterplan.tools.contract import ToolInput
-from clusterplan.tools.input_checks import plausible_params_b
+from clusterplan.tools.input_checks import CheckedInput
 from clusterplan.tools.parallelism.input import token_budget
 
 PlanWorkload = Literal["pretrain", "full_finetune", "lora", "qlora", "inference"]
 TRAINING = ("pretrain", "full_finetune", "lora", "qlora")
 
 
-class PlanInput(ToolInput):
+class PlanInput(CheckedInput):
     """What to plan for: the model, the workload, the goal and the limits."""
 
     model: str | None = Field(default=None, max_length=200, description="catalog name")
@@ -49,11 +48,6 @@ class PlanInput(ToolInput):
         if isinstance(value, str):
             return [v.strip() for v in value.split(",") if v.strip()]
         return value
-
-    @field_validator("params_b", mode="after")
-    @classmethod
-    def _plausible(cls, value: float | None) -> float | None:
-        return plausible_params_b(value)
 
     @field_validator("tokens", mode="after")
     @classmethod

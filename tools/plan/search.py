@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.parallelism.result import ServingPlan, TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
@@ -273,7 +274,6 @@ def serving_replica(inp: PlanInput, gpu: str, gpn: int,
 
 def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:
     """(catalog id, usual GPUs per node) of every GPU kind, or of the ones asked for."""
-    from clusterplan.tools.catalog_lookup import active_catalog
 
     cat = active_catalog()
     if not inp.gpus:

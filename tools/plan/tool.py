@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
 from clusterplan.tools.plan.input import PlanInput
@@ -121,7 +122,6 @@ def _pick(inp: PlanInput, options: list[Option]) -> Option | None:
 def run(inp: PlanInput) -> PlanResult:
     """Search GPU kinds x node counts, keep the ones meeting the goal, recommend one."""
     kinds = gpu_kinds(inp)
-    from clusterplan.tools.catalog_lookup import active_catalog
 
     rows = active_catalog().gpus.rows
     peaks = {g.id: g.bf16_tflops for g in rows.values()}

@@ -62,6 +62,13 @@ def offer_view(row: OfferRow, as_of: dt.date) -> Offer:
     )
 
 
+def makes_cluster(offer: Offer, gpus: int, full_node: int) -> bool:
+    """Whether `gpus` rented on this offer are one cluster: they fit one of its nodes, or they
+    fill whole multi-GPU nodes of the GPU's usual size (an 8-GPU HGX node is sold with the
+    fabric that joins nodes). Many single-GPU or part-node instances are not a cluster."""
+    return gpus <= offer.gpus_per_node or (offer.gpus_per_node == full_node >= 2)
+
+
 def by_price(offers: list[Offer]) -> list[Offer]:
     """Cheapest effective $/GPU-hour first; among equal prices the newest reading first."""
     return sorted(offers, key=lambda o: (o.effective_usd_per_gpu_hour, -o.verified_on.toordinal(),

@@ -22,6 +22,7 @@ from clusterplan.tools.pricing.offers import (
     STALE_AFTER_DAYS,
     Offer,
     by_price,
+    makes_cluster,
     offer_view,
     offer_warnings,
 )
@@ -113,6 +114,8 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
         pool = result.offers
         result.warnings.append("only announced offers match: the cheapest shown cannot be "
                                "rented yet")
+    if inp.gpus is not None:
+        pool = _clusters(pool, inp.gpus, ask.gpu, result)
     if inp.gpus is not None:  # whole nodes: a small instance may beat a cheaper-per-GPU big one
         # sorted is stable: equal bills keep the pool's order (no pool.index: that was n^2)
         pool = sorted(pool, key=lambda o: _billed_hourly(o, inp.gpus or 1))
@@ -122,6 +125,26 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     if cheapest.kind == "spot":
         result.warnings.append(f"the cheapest offer, {cheapest.label()}, is spot capacity, "
                                "which the provider can take back at short notice")
+
+
+def _clusters(pool: list[Offer], gpus: int, gpu: str, result: PricingResult) -> list[Offer]:
+    """The offers that can host `gpus` as one cluster when they span several full nodes; all
+    of them, with a warning, if none can (the price is then a lower bound). Up to one full
+    node, separate instances are priced as they are (they may serve separate replicas)."""
+    full_node = catalog().gpus.rows[gpu].gpus_per_node
+    if gpus <= full_node:
+        return pool
+    hosts = [o for o in pool if makes_cluster(o, gpus, full_node)]
+    if not hosts:
+        result.warnings.append(f"no offer sells {gpus} GPUs as one cluster (whole {full_node}-GPU "
+                               "nodes): the cheapest shown rents separate instances")
+        return pool
+    if len(hosts) < len(pool):
+        result.assumptions.append(
+            f"{gpus} GPUs priced as one cluster: only offers of whole {full_node}-GPU nodes "
+            "(or one node that holds them all) count as the cheapest; single-GPU and part-node "
+            "instances are listed but do not make a cluster")
+    return hosts
 
 
 def _billed_hourly(offer: Offer, gpus: int) -> float:

@@ -1,0 +1,1 @@
+"""The answer as people read it: Markdown, the trace and the citations."""

@@ -1,0 +1,134 @@
+"""GPU counts and node layouts as people type them, in English and Chinese.
+
+"8x H100", "8*A100", "A100 80G *4", "H800 PCIE * 8", "H200(8*141G)", "3x24 GB",
+"2 nodes x 4 A100", "2Nodes * 8 A100", "2 H100*8 machines", "4x8 A100s", "one 8xH100 node",
+"three A100 nodes", "2 nodes and each of them has 2 V100", "两张4090", "8卡A800", "4块T4",
+"2台H100*8", "4台8卡", "三个8*V100", "千卡集群". Reads the masked question (GPU names are
+markers such as `<g0>`). Several counts in one question: a nodes-by-GPUs layout wins, else the
+first count above one (a question comparing one card with two is about the two).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.quantities import COUNT, count
+
+_I = re.IGNORECASE
+G = r"<g\d>"
+X = r"\s*[x×*]\s*"
+NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
+ZH_DIGITS = {"一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+             "七": 7, "八": 8, "九": 9, "十": 10, "千": 1000, "万": 10000}
+ZN = r"(\d+|[一单两二双三四五六七八九十])"
+PAIRS = {"pair": 2, "couple": 2, "dual": 2, "quad": 4}
+MEM = r"\d+\s*g(?:i?b)?\b"  # a memory size beside a GPU name: "40G", "80GB"
+B = r"(?<![0-9A-Za-z_.])"  # a word start that Chinese text around a number does not hide
+
+# Layouts: (nodes, GPUs per node).
+LAYOUTS = (
+    # "one 8xH100 node", "two 8xH100 nodes"
+    lazy(rf"{B}(?:{COUNT}\s+)?(\d+){X}{G}\s*{NODE}\b", _I),
+    # "2 nodes x 4 A100", "2Nodes * 8 A100 80G"
+    lazy(rf"{B}{COUNT}\s*{NODE}{X}(\d+)\s*(?:{G}|gpus?|cards?)", _I),
+    # "16 nodes of H100x8GPUs"
+    lazy(rf"{B}{COUNT}\s*{NODE}\s+(?:of|with)\s+{G}{X}(\d+)", _I),
+    # "2 H100*8 machines"
+    lazy(rf"{B}(\d+)\s*{G}{X}(\d+)\s*{NODE}\b", _I),
+    # "4x8 A100s"
+    lazy(rf"{B}(\d+){X}(\d+)(?:{X}|\s*){G}", _I),
+    # "2 nodes and each of them has 2 V100", "2 servers with 8 GPUs each"
+    lazy(rf"{B}{COUNT}\s+{NODE}\s*,?\s*(?:and\s+)?(?:each\s+(?:of\s+them\s+)?(?:has|with)|"
+         rf"with|of)\s+(\d+)\s*(?:{G}|gpus?|cards?)", _I),
+    # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
+    lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+)"),
+    lazy(rf"{ZN}\s*台\s*各?\s*{ZN}\s*卡"),
+    lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
+)
+# GPU counts.
+COUNTS = (
+    # "8x H100", "8*A100", "8 x 40GB A100"
+    lazy(rf"{B}(\d[\d,]*){X}(?:{MEM}\s*)?{G}", _I),
+    # "A100 80G *4", "A100 80GB * 2", "H800 PCIE * 8", "h100 sxm x 4", "H200(8*141G)"
+    lazy(rf"{G}\s*(?:\(?\s*{MEM}\s*\)?\s*)?(?:pcie|sxm\d?|nvl)?{X}(\d+)(?![\d.]|\s*[gmt]i?b?\b)",
+         _I),
+    lazy(rf"{G}\s*\(\s*(\d+){X}{MEM}", _I),
+    # "3x24 GB" (the GPU named by its memory only)
+    lazy(rf"{B}(\d+){X}{MEM}", _I),
+    # "4 MI300X", "three A100" (not "three A100 nodes": a node count)
+    lazy(rf"{B}{COUNT}\s+{G}(?!\s*{NODE})", _I),
+    # "8 GPUs" (not "CPU: 80 GPU": a label's value)
+    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I),
+    # "a pair of H100s", "dual 4090", "a couple of GPUs"
+    lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
+    # "with 64 of them" (a follow-up counting the GPUs just named)
+    lazy(rf"{B}{COUNT}\s+of\s+(?:them|those|these)\b", _I),
+    # "两张4090", "2块V100", "3个A100", "8卡A800", "3090双卡", "千卡"
+    lazy(rf"{ZN}\s*[张块](?!量)"),
+    lazy(rf"{ZN}\s*个\s*(?:{G}|gpu|显卡|卡)", _I),
+    lazy(r"(\d+|[单两二双三四五六七八九十千万])\s*卡"),
+)
+N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
+           lazy(rf"{ZN}\s*(?:台|个节点)"))
+PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
+
+
+@dataclass
+class Layout:
+    gpus: int | None = None
+    nodes: int | None = None
+    per_node: int | None = None
+
+
+def number(text: str) -> int:
+    """'8', 'three', '两' -> the count."""
+    if text in ZH_DIGITS:
+        return ZH_DIGITS[text]
+    if text.lower() in PAIRS:
+        return PAIRS[text.lower()]
+    return count(text)
+
+
+def read_layout(text: str) -> Layout:
+    """The GPU count and node layout the (masked) question states."""
+    text = text.replace("\\*", "*")  # Markdown-escaped stars: "2\*8\*A100"
+    for pattern in LAYOUTS:
+        m = pattern.search(text)
+        if m:
+            nodes = number(m[1]) if m[1] else 1
+            per_node = number(m[2])
+            if nodes > 0 and per_node > 0:
+                return Layout(nodes * per_node, nodes, per_node)
+    found: list[tuple[int, int]] = []
+    for pattern in COUNTS:
+        for m in pattern.finditer(text):
+            value = number(m[1])
+            if value > 0:
+                found.append((m.start(), value))
+    found.sort()
+    layout = Layout()
+    if found:
+        layout.gpus = next((v for _, v in found if v > 1), found[0][1])
+    for pattern in N_NODES:
+        nodes = pattern.search(text)
+        if nodes and number(nodes[1]) > 0:
+            layout.nodes = number(nodes[1])
+            break
+    each = PER_NODE.search(text)
+    if each:
+        layout.per_node = int(each[1])
+    return layout
+
+
+def layout_slots(text: str, slots: dict[str, Any]) -> None:
+    """Fill gpus, nodes and gpus_per_node from the question."""
+    layout = read_layout(text)
+    if layout.gpus is not None:
+        slots["gpus"] = layout.gpus
+    if layout.nodes is not None:
+        slots["nodes"] = layout.nodes
+    if layout.per_node is not None:
+        slots["gpus_per_node"] = layout.per_node

@@ -1,0 +1,266 @@
+"""Entities of a question: catalog names, counts and layouts, precisions, workloads, quantities."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplan.assistant.parsing.counts import layout_slots
+from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
+from clusterplan.assistant.parsing.offload_words import read_offload
+from clusterplan.assistant.parsing.quantities import read_params_b, read_quantities
+from clusterplan.db.catalog import Catalog
+from clusterplan.tools.memory.precision import FORMATS
+
+_I = re.IGNORECASE
+PRECISIONS = (
+    (lazy(r"\b(?:bf16|bfloat-?16)\b", _I), "bf16"),
+    (lazy(r"\b(?:fp16|float-?16|half[\s-]precision)\b", _I), "fp16"),
+    (lazy(r"\b(?:fp32|float-?32|full[\s-]precision)\b", _I), "fp32"),
+    (lazy(r"\b(?:fp8|float-?8|e4m3)\b", _I), "fp8"),
+    (lazy(r"\b(?:int8|8[\s-]?bit)\b(?![\s-]*adam)", _I), "int8"),
+    (lazy(r"\b(?:nf4)\b", _I), "nf4"),
+    (lazy(r"\b(?:int4|4[\s-]?bit|q4|awq|gptq)\b", _I), "int4"),
+)
+# Named storage formats (tools/memory/quant_mix): these win over the generic bit widths above.
+FORMAT_WORDS = (
+    (lazy(r"\bgptq\b[^.?!]{0,20}?\b8[\s-]?bit\b|\b8[\s-]?bit\s+gptq\b", _I), "gptq-8bit"),
+    (lazy(r"\bgptq\b", _I), "gptq"),
+    (lazy(r"\bawq\b", _I), "awq"),
+    (lazy(r"\bmxfp4\b", _I), "mxfp4"),
+    (lazy(r"\b1\.58[\s-]?bits?\b|\bternary\b|\bbitnet\b", _I), "1.58bit"),
+    (lazy(r"\bllm\.int8\b|\bload_in_8bit\b|\bbitsandbytes\s+8[\s-]?bit\b", _I), "bnb-int8"),
+    (lazy(r"\bload_in_4bit\b|\bbitsandbytes\s+4[\s-]?bit\b", _I), "nf4"),
+)
+GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
+WORKLOADS = (
+    (lazy(r"\bq-?lora\b", _I), "qlora"),
+    (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
+    (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
+                r"\bsft\b|微调", _I), "full_finetune"),
+    (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
+          _I), "pretrain"),
+    (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
+                r"\bdecod|\bkv[\s-]*cache\b|推理|部署", _I), "inference"),
+    (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
+    (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
+)
+OPTIMIZERS = (
+    (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
+    (lazy(r"\badam(?:w)?\b", _I), "adamw"),
+    (lazy(r"\bsgd\b", _I), "sgd_momentum"),
+    (lazy(r"\badafactor\b", _I), "adafactor"),
+    (lazy(r"\blion\b", _I), "lion"),
+)
+COLLECTIVES = (
+    (lazy(r"\ball[\s-]*reduce", _I), "all_reduce"),
+    (lazy(r"\ball[\s-]*gather", _I), "all_gather"),
+    (lazy(r"\breduce[\s-]*scatter", _I), "reduce_scatter"),
+    (lazy(r"\ball[\s-]*to[\s-]*all", _I), "all_to_all"),
+    (lazy(r"\bbroadcast", _I), "broadcast"),
+)
+PRICE_KINDS = (
+    (lazy(r"\bon[\s-]*demand\b", _I), "on_demand"),
+    (lazy(r"\bspot\b|\bpreemptible\b", _I), "spot"),
+    (lazy(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
+)
+GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
+                          r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
+MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
+MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(\d+)\s*g(?:i?b)?(?![a-z])", _I)
+VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
+MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
+
+
+@dataclass
+class Entities:
+    """What the question names, before an intent is chosen."""
+
+    slots: dict[str, Any] = field(default_factory=dict)
+    mentions: list[Mention] = field(default_factory=list)
+    masked: str = ""
+    readings: list[str] = field(default_factory=list)
+
+
+def extract(text: str, catalog: Catalog) -> Entities:
+    """Read every entity of `text` (already cut to a sane length)."""
+    # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
+    spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
+    mentions = find_mentions(spaced, catalog)
+    masked = mask(spaced, mentions)
+    found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
+    _catalog_slots(found, catalog)
+    _words(found)
+    _layout(found)
+    return found
+
+
+def _catalog_slots(found: Entities, catalog: Catalog) -> None:
+    slots = found.slots
+    unknown = unknown_gpus(found.masked, catalog)
+    if unknown:
+        slots["unknown_gpu"] = unknown[0][0]
+        found.readings.extend(f"'{said}' is not a GPU in the catalog (nearest: {near}); it was "
+                              "not read as one" for said, near in unknown)
+    for m in found.mentions:
+        if m.fuzzy:
+            found.readings.append(f"read '{m.text}' as {m.id}")
+    gpus = list(dict.fromkeys(_by_memory(found, i, m.id, catalog)
+                              for i, m in enumerate(by_kind(found.mentions, "gpus"))))
+    if gpus:
+        slots["gpu"] = gpus[0]
+        first = by_kind(found.mentions, "gpus")[0]
+        if first.text.endswith("s") and not first.fuzzy:
+            slots["gpu_plural"] = True  # 'H100s': some number of them, not one
+        if len(gpus) > 1:
+            slots["gpu_list"] = gpus
+    models = by_kind(found.mentions, "models")
+    if models:
+        slots["model"] = models[0].id
+    else:
+        _model_by_size(found, catalog)
+    links = [(m.start, m.id) for m in by_kind(found.mentions, "links")]
+    links += _generic_links(found, catalog, slots.get("gpu"))
+    if links:
+        slots["links"] = list(dict.fromkeys(link for _, link in sorted(links)))
+    providers = by_kind(found.mentions, "providers")
+    if providers:
+        slots["provider"] = providers[0].id
+
+
+def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
+    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+    mark = f"<g{index}>"
+    text = found.masked
+    at = text.find(mark)
+    if at < 0:
+        return gpu_id
+    said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
+    rows = catalog.gpus.rows
+    if not said or gpu_id not in rows:
+        return gpu_id
+    gb = int(said[1])
+    if rows[gpu_id].memory_label.upper() == f"{gb}GB":
+        return gpu_id
+    stem = gpu_id.split("-")[0]
+    for row_id, row in rows.items():
+        if row_id.split("-")[0] == stem and row.memory_label.upper() == f"{gb}GB":
+            found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
+            return row_id
+    return gpu_id
+
+
+def _model_by_size(found: Entities, catalog: Catalog) -> None:
+    """'a 70B model' is a size; '175B GPT' is the catalog model of that size and family."""
+    if MOE_NAME.search(found.masked):
+        return
+    size = read_params_b(found.masked)
+    if size is None:
+        return
+    params_b, said = size
+    at = found.masked.find(said)
+    if at >= 0 and VARIANT.search(found.masked[max(0, at - 25):at]):
+        found.slots["params_b"] = params_b  # 'Qwen2-VL-72B' is not Qwen2 72B: a size only
+        return
+    words = set(re.findall(r"[a-z]+", found.masked.lower()))
+    matches = []
+    for row in catalog.models.rows.values():
+        family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
+        # a total size alone names a dense model, not an MoE of that total
+        if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \
+                and not _other_version(found.masked, row) \
+                and (row.active_params_b >= row.params_b * 0.99 or "moe" in words):
+            matches.append((row, ", ".join(sorted(words & family - {"b"}))))
+    # One catalog model of that family and size is the one meant; several ("Qwen 72B": Qwen1.5,
+    # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version.
+    if len(matches) == 1:
+        row, named = matches[0]
+        found.slots["model"] = row.id
+        found.readings.append(f"read '{said}' with '{named}' as {row.id}")
+        return
+    found.slots["params_b"] = params_b
+    if matches:
+        found.readings.append(f"read '{said}' as a {num_b(params_b)} model: the catalog has "
+                              + ", ".join(r.id for r, _ in matches) + " of that size")
+
+
+def num_b(params_b: float) -> str:
+    return f"{params_b:g}B"
+
+
+def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
+    """'NVLink' is the NVLink of the GPU named (else NVLink 4); 'InfiniBand' alone is NDR."""
+    links: list[tuple[int, str]] = []
+    for m in GENERIC_LINK.finditer(found.masked):
+        word = m[0]
+        if word.lower() == "nvlink":
+            row = catalog.gpus.rows.get(gpu or "")
+            link = row.intra_link if row and row.intra_link in catalog.links.rows else "nvlink-4"
+            named = row is not None and row.intra_link == link
+            whose = f"the link of {gpu}" if named else "the H100 generation"
+        else:
+            link, whose = "ib-ndr", "400 Gb/s per port, the common HGX fabric"
+        if link in catalog.links.rows:
+            links.append((m.start(), link))
+            found.readings.append(f"read '{word}' as {link} ({whose})")
+    return links
+
+
+def _other_version(text: str, row: Any) -> bool:
+    """'Llama 2 70B' names another generation than the catalog's Llama 3 70B."""
+    letters = re.findall(r"[a-z]+", row.family.lower())
+    if not letters:
+        return False
+    name = re.escape(letters[0])
+    said = re.search(rf"\b{name}[\s-]*(\d+(?:\.\d+)?)(?![\d.]*\s*[bk]\b)", text, re.I)
+    return said is not None and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
+
+
+# "without peft", "not LoRA", "no QLoRA", "LoRA is not the best option", "不用LoRA": a
+# method named only to be ruled out.
+NEGATED_BEFORE = lazy(r"(?:\b(?:without|no|not|w/o|instead\s+of|rather\s+than|other\s+than|"
+                      r"except)\s+(?:using\s+|use\s+|the\s+|a\s+)?|不用|不使用|不想用|没有用)$", _I)
+NEGATED_AFTER = lazy(r"^\s*(?:is\s+not|isn't|is\s+no|are\s+not|aren't|won't|doesn't)\b", _I)
+
+
+def _negated(text: str, m: re.Match[str]) -> bool:
+    return bool(NEGATED_BEFORE.search(text[max(0, m.start() - 30):m.start()])
+                or NEGATED_AFTER.match(text[m.end():m.end() + 20]))
+
+
+def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | None:
+    for pattern, value in pairs:
+        if any(not _negated(text, m) for m in pattern.finditer(text)):
+            return value
+    return None
+
+
+def _words(found: Entities) -> None:
+    text, slots = found.masked, found.slots
+    for name, pairs in (("precision", PRECISIONS), ("workload", WORKLOADS),
+                        ("optimizer", OPTIMIZERS), ("op", COLLECTIVES), ("kind", PRICE_KINDS)):
+        value = _first(pairs, text)
+        if value:
+            slots[name] = value
+    if fmt := _format(text):
+        slots["precision"] = fmt
+    read_offload(text, slots)
+    if slots.get("workload") == "qlora" and slots.get("precision") == "int4":
+        slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
+    if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":
+        del slots["precision"]
+
+
+def _format(text: str) -> str | None:
+    """A named quantisation format ('Q4_K_M', 'gptq', 'mxfp4'), as the memory tool spells it."""
+    gguf = GGUF_NAME.search(text)
+    if gguf and (name := gguf[1].lower().replace("-", "_")) in FORMATS:
+        return name
+    return _first(FORMAT_WORDS, text)
+
+
+def _layout(found: Entities) -> None:
+    """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
+    layout_slots(found.masked, found.slots)

@@ -1,0 +1,167 @@
+"""Which question was asked: intent rules over the masked question and the slots found in it.
+
+Rules are tried in order; the first that matches names the intent. A rule match is a *strong*
+signal (the words ask for that thing); an intent guessed only from the entities present is
+*weak*, so a short follow-up ("and on H200?") keeps the previous question's intent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.measurements import any_in, find
+
+_I = re.IGNORECASE
+KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
+         "pricing", "training", "gpu_compare", "serving", "checkpoint", "concept", "plan",
+         "gpu_specs", "diagnose")
+
+PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
+                  r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
+GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|we)\s+"
+            r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b", _I)
+CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
+                     r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
+# Saved weights: checkpoints, an exported or merged model, an adapter's size (保存 save,
+# 合并 merge, 导出 export, 权重 weights).
+CHECKPOINT = lazy(r"\bcheckpoints?\b|\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsafetensors\b|"
+                  r"\badapt(?:er|or)\b.{0,30}\b(?:size|large|big|gb)|\bmerg(?:e|ing)\b.{0,30}"
+                  r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
+                  r"保存|合并|导出|权重", _I)
+EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
+TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
+COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
+                     r"better|than|which)\b", _I)
+LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
+TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\btrain|\btrain.*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+                           r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
+                           r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
+                           _I)
+COST = lazy(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:al|ing)?\b|"
+                  r"\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
+                  r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
+                  r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
+                  r"多少钱|费用|花费多少|美元|人民币|成本", _I)
+LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?:plan|"
+                    r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
+                    r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|张量并行|流水线并行|"
+                    r"管道并行|模型并行|多机多卡", _I)
+CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
+                     r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
+                     r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
+HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
+                      r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
+                      r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
+                _I)
+SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
+                     r"\bthroughput\b|\bqps\b|"
+                     r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
+                     r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
+                     r"并发|吞吐|\bttft\b",
+                     _I)
+FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
+                 r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b|"
+                 r"够不够|能不能|能否|可以|行不行|可行|跑得?起来|跑不起来|支持吗|够用", _I)
+SPECS = lazy(r"\bbandwidth\b|\bspecs?\b|\bspecifications?\b|\btflops?\b|\bflops\b|"
+                   r"\bmemory\b|\bhbm\b|\bvram\b|\btdp\b|\bpower\b|\bwatts?\b", _I)
+FITS = lazy(r"\bfits?\b", _I)
+MEMORY = lazy(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
+                    r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b|"
+                    r"显存|内存|多大",
+                    _I)
+
+# A measurement someone wants checked: words of doubt or surprise (with a measured figure), or
+# a symptom of slowness or excess that is itself the question.
+CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expected|reasonable|"
+             r"ok|okay|realistic)|\bnormal\b|\bexpected?\b|\bwhy\b|\bstrange\b|\bweird\b|"
+             r"\bcrazy\b|\breason\b|\bwrong\b|\bmatch\b|\bshould\s+be\b|\bjumps?\s+(?:up\s+)?to\b|"
+             r"\bonly\s+(?:about\s+|around\s+|~\s*)?\d|正常|为什么|为啥|"
+             r"原因|理论|怎么回事", _I)
+SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|正常吗|正常的吗|"
+               r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
+               r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|\bonly\s+"
+               r"(?:achieves?|gets?|getting|reach(?:es)?|about|around)\b|\bno\s+speed\s*up\b|"
+               r"\bunable\s+to\s+reproduce\b|\b(?:more|higher)\s+(?:gpu\s+)?(?:memory|vram)\b|"
+               r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)|"
+               r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
+               r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
+               r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事|"
+               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected?\b|"
+               r"\bdo(?:es)?\s+not\s+support\s+this\b|\bseems?\s+to\s+be\s+bigger\b|"
+               r"\b(?:the\s+)?same\s+amount\s+of\s+(?:gpu\s+)?memory\b|\balmost\s+the\s+same\s+as\b|"
+               r"\bconsumes?\s+a\s+lot\b|\btaking\s+(?:a\s+)?lot\s+of\s+time\b|为什么还是|出了问题|"
+               r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
+
+Slots = dict[str, Any]
+
+
+def _has_model(s: Slots) -> bool:
+    return "model" in s or "params_b" in s or "config" in s
+
+
+def _measured(t: str) -> bool:
+    return any_in(t)
+
+
+def _measured_twice(t: str) -> bool:
+    """Two measured rates or times of one kind: a run set against another ("60 vs 13 tokens/s")."""
+
+    kinds = [m.kind for m in find(t) if m.kind in ("tokens_per_s", "step_time", "samples_per_s",
+                                                   "tflops")]
+    return len(kinds) > len(set(kinds))
+
+
+def _links(s: Slots, t: str) -> int:
+    return len(s.get("links", [])) + len(LINK_WORDS.findall(re.sub(r"<l\d>", "", t)))
+
+
+RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
+    ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
+                                                          and _measured(t))
+     or _measured_twice(t)),
+    ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
+     and s.get("workload") != "inference"),
+    ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
+                                                          or "value" in s)),
+    ("pricing", lambda t, s: bool(EGRESS.search(t))),
+    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
+    ("interconnect", lambda t, s: "op" in s),
+    ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
+     and "size" in s),
+    ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
+    ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
+    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2),
+    ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
+     and not COST.search(t)),
+    ("pricing", lambda t, s: bool(COST.search(t))),
+    ("pricing", lambda t, s: "gpu" in s and not _has_model(s)
+     and any(k in s for k in ("hours", "utilization", "usd"))),
+    ("gpu_specs", lambda t, s: "gpu" in s and "gpu_list" not in s and not _has_model(s)
+     and bool(SPECS.search(t))),
+    ("layout", lambda t, s: bool(LAYOUT.search(t))),
+    ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
+    # Host RAM with no GPU kind ("12 GB VRAM and 64 GB RAM") is a layer-offload question.
+    ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)
+     and not ("host_ram_gb" in s and "gpu" not in s)),
+    ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
+                                                  or bool(FITS.search(t)))),
+    ("memory", lambda t, s: bool(MEMORY.search(t))),
+)
+
+
+def classify(masked: str, slots: Slots) -> tuple[str, bool]:
+    """The intent of a question and whether its words asked for it (strong) or not (weak)."""
+    for kind, rule in RULES:
+        if rule(masked, slots):
+            return kind, True
+    if _has_model(slots):
+        return ("fit" if "gpu" in slots else "memory"), False
+    if "bandwidth" in slots and "to_unit" in slots:
+        return "convert", False
+    if CONCEPT.search(masked) or _links(slots, masked):
+        return "concept", False
+    return "unknown", False

@@ -1,0 +1,72 @@
+"""The job a question describes, as the memory tool takes it and as a sentence names it."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.routing.dispatch import model_fields, slot
+from clusterplan.db.active import catalog
+from clusterplan.tools.registry import get
+
+TRAINING_SLOTS = ("optimizer", "seq_len", "micro_batch", "zero_stage", "lora_rank")
+INFERENCE_SLOTS = ("batch", "context_len")
+LAYOUT_SLOTS = ("tp", "pp", "dp", "ep")
+WORKLOAD_WORDS = {"pretrain": "pre-training", "full_finetune": "full fine-tuning",
+                  "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning",
+                  "inference": "serving"}
+
+
+def memory_payload(intent: Intent, with_gpu: bool = True, least: bool = False
+                   ) -> dict[str, Any]:
+    """The memory tool's input from the intent's slots and assumed defaults.
+
+    `least`: training with the settings that need the least memory (ZeRO-3, full recompute),
+    for "does it fit at all" and "how few GPUs" questions.
+    """
+    workload = slot(intent, "workload", "inference")
+    # Fields a direct /memory call gave (kv_precision, recompute...) carry into its follow-ups.
+    other = TRAINING_SLOTS if workload == "inference" else INFERENCE_SLOTS
+    payload = {k: v for k, v in intent.slots.items() if k in _memory_fields() and k not in other}
+    payload |= {**model_fields(intent), "workload": workload,
+                "precision": slot(intent, "precision")}
+    names = INFERENCE_SLOTS if workload == "inference" else TRAINING_SLOTS
+    payload.update({k: slot(intent, k) for k in (*names, *LAYOUT_SLOTS)})
+    if least and workload != "inference":
+        payload.setdefault("recompute", "full")
+        if payload.get("zero_stage") is None:
+            payload["zero_stage"] = 3
+    if with_gpu:
+        payload.update(gpu=slot(intent, "gpu"), gpus=slot(intent, "gpus"))
+    return payload
+
+
+LEAST = ("training with the least memory a layout allows: ZeRO stage 3 and full activation "
+         "recompute (if it does not fit so, no setting makes it fit)")
+
+
+@cache
+def _memory_fields() -> frozenset[str]:
+    return frozenset(get("memory").input_model.model_fields)
+
+
+def subject(intent: Intent, result: dict[str, Any]) -> str:
+    """'Serving Llama 3 70B in BF16' from the intent and what the tool resolved."""
+
+    rows = catalog().models.rows
+    name = rows[result["model"]].name if result["model"] in rows else \
+        f"a {result['params_b']:g}B-parameter model"
+    workload = WORKLOAD_WORDS.get(result["workload"], result["workload"])
+    precision = str(slot(intent, "precision") or "").upper()
+    return f"{workload} {name}" + (f" in {precision}" if precision else "")
+
+
+def cap(text: str) -> str:
+    """The first letter in upper case (a sentence may start with a subject)."""
+    return text[:1].upper() + text[1:]
+
+
+def gpu_name(gpu_id: str | None) -> str:
+    rows = catalog().gpus.rows
+    return rows[gpu_id].name if gpu_id in rows else str(gpu_id)

@@ -1,0 +1,146 @@
+"""Measured figures in a question: what someone saw and wants checked.
+
+Each figure is read with its unit and what it measures (nccl-tests algbw or busbw, tokens per
+second, MFU, TFLOP/s per GPU, time per collective call, time per iteration, samples per second,
+GPU memory in use), converted to one unit per kind: GB/s (decimal, one direction), tokens/s,
+a fraction, TFLOP/s, seconds, samples/s, GB (decimal). Gb/s is divided by 8; MiB and GiB are
+converted to decimal GB.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from clusterplan.assistant.parsing.lazy_re import lazy
+
+_I = re.IGNORECASE
+NUM = r"(\d[\d,]*(?:\.\d+)?)"
+
+BANDWIDTH = lazy(NUM + r"\s*(GB/s|GB/sec|GBps|Gb/s|Gbps|Gbit/s)", 0)
+BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
+TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
+# "420/1979": a throughput divided by a peak (checked against the catalog's peaks by the route)
+OVER_PEAK = lazy(NUM + r"\s*/\s*(\d{3,4}(?:\.\d+)?)\b(?!\s*(?:GB|G\b|MB|tokens?|s\b))", _I)
+MFU = lazy(r"\bmfu\b\D{0,30}?" + NUM + r"\s*%|" + NUM + r"\s*%\s*(?:of\s+)?mfu\b", _I)
+# "70B trains at 20% MFU, 32B at 47%": a later "at N%" in a sentence about MFU is one too.
+MFU_MORE = lazy(r"\bat\s+" + NUM + r"\s*%", _I)
+SIZE_BEFORE = lazy(r"(\d+(?:\.\d+)?\s*[bB])\b(?!.*\d+(?:\.\d+)?\s*[bB]\b)", 0)
+TOKENS = lazy(NUM + r"\s*(k)?\s*(?:tokens?|toks?)\s*(?:/|per\s*|每)\s*"
+              r"(?:sec(?:ond)?s?|s|秒)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?", _I)
+CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per|/|for\s+each|"
+                 r"each|a)\s*(?:call|all-?reduce|collective|op)", _I)
+COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:takes?|took|is|"
+                       r"costs?|of)\s+(?:about\s+|around\s+|~)?" + NUM
+                       + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)", _I)
+STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|per\s*|一个?)\s*"
+                 r"(?:it|iter|iteration|step)s?\b|" + NUM + r"\s*(it/s)\b", _I)
+SAMPLES = lazy(NUM + r"\s*(?:samples?)\s*(?:/|per\s*)\s*(?:s|sec|second)\b", _I)
+MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
+MEMORY_USE = lazy(r"占用|使用|用了|需要|usage|\bused?\b|\buses\b|\busing\b|consum|\bcost\b|"
+                  r"\btakes?\b|\boccup", _I)
+NOT_USED = lazy(r"^\s*(?:的|\s)*(?:<g\d>|a\d|h\d|显卡|卡|card|gpus?|vram\s+card|of\s+total|"
+                r"total|ram\b|memory\s+each|每张|mac|laptop|file)", _I)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured figure: what it measures, its value in the kind's unit, the text read."""
+
+    # bandwidth | tflops | mfu | tokens_per_s | call_time | step_time | samples_per_s | memory
+    kind: str
+    value: float
+    unit: str
+    text: str
+    what: str = ""  # bandwidth: algbw | busbw | ""; tokens_per_s: per_gpu | ""; mfu: "70B"
+    divisor: float | None = None  # tflops: the peak the user divided by ("420/1979")
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _seconds(value: float, unit: str) -> float:
+    u = unit.lower()
+    if u in ("us", "µs", "μs") or u.startswith("micro"):
+        return value * 1e-6
+    if u == "ms" or u.startswith("milli"):
+        return value * 1e-3
+    return value
+
+
+def find(text: str) -> list[Measurement]:
+    """Every measured figure in `text`, in the order they appear."""
+    found: list[tuple[int, Measurement]] = []
+    for m in BANDWIDTH.finditer(text):
+        value = _f(m[1]) / (8 if m[2] in ("Gb/s", "Gbps", "Gbit/s") else 1)  # bits to bytes
+        near = text[max(0, m.start() - 40): m.end() + 25]
+        what = BW_WHAT.search(near)
+        label = ""
+        if what:
+            label = "busbw" if "bus" in what[1].lower() else "algbw"
+        found.append((m.start(), Measurement("bandwidth", value, "GB/s", m[0], label)))
+    for m in TFLOPS.finditer(text):
+        found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0])))
+    for m in OVER_PEAK.finditer(text):
+        found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0],
+                                             divisor=_f(m[2]))))
+    mfu_at = [(m, m[1] or m[2]) for m in MFU.finditer(text)]
+    if mfu_at:
+        spans = [m.span() for m, _ in mfu_at]
+        mfu_at += [(m, m[1]) for m in MFU_MORE.finditer(text, spans[0][0])
+                   if not any(a <= m.start() < b or m.start() <= a < m.end() for a, b in spans)]
+    for m, figure in mfu_at:
+        size = SIZE_BEFORE.search(text[max(0, m.start() - 30): m.start()])
+        found.append((m.start(), Measurement("mfu", _f(figure) / 100, "", m[0],
+                                             size[1].replace(" ", "") if size else "")))
+    for m in TOKENS.finditer(text):
+        value = _f(m[1]) * (1000 if m[2] else 1)
+        found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s", m[0],
+                                             "per_gpu" if m[3] else "")))
+    for rx in (CALL_TIME, COLLECTIVE_TIME):
+        for m in rx.finditer(text):
+            found.append((m.start(), Measurement("call_time", _seconds(_f(m[1]), m[2]), "s",
+                                                 m[0])))
+    for m in STEP_TIME.finditer(text):
+        if m[3]:
+            rate = _f(m[3])
+            if rate > 0:
+                found.append((m.start(), Measurement("step_time", 1 / rate, "s", m[0])))
+        else:
+            found.append((m.start(), Measurement("step_time", _seconds(_f(m[1]), m[2]), "s",
+                                                 m[0])))
+    for m in SAMPLES.finditer(text):
+        found.append((m.start(), Measurement("samples_per_s", _f(m[1]), "samples/s", m[0])))
+    found.extend(_memory(text))
+    found.sort(key=lambda pair: pair[0])
+    seen: set[tuple[str, float]] = set()
+    unique = []
+    for _, m in found:
+        if (m.kind, m.value) not in seen:
+            seen.add((m.kind, m.value))
+            unique.append(m)
+    return unique
+
+
+def _memory(text: str) -> list[tuple[int, Measurement]]:
+    """GPU memory in use: a size in a clause that speaks of using memory, not a card's size."""
+    out = []
+    for m in MEMORY.finditer(text):
+        clause_start = max(text.rfind(sep, 0, m.start()) for sep in ",，。.;；\n") + 1
+        clause = text[clause_start: m.end() + 12]
+        before = text[max(0, m.start() - 8): m.start()]
+        if not MEMORY_USE.search(clause) or NOT_USED.match(text[m.end():]):
+            continue
+        if re.search(r"[x×*]\s*$|<g\d>\s*$", before):
+            continue  # "8x40GB", "A100 80G": a card's size
+        value = _f(m[1])
+        unit = m[2]
+        gb = {"gib": value * 2**30 / 1e9, "mib": value * 2**20 / 1e9}.get(unit.lower(), value)
+        out.append((m.start(), Measurement("memory", gb, "GB", m[0])))
+    return out
+
+
+def any_in(text: str) -> bool:
+    """Whether `text` states a measured figure."""
+    return bool(find(text))

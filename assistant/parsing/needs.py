@@ -1,0 +1,161 @@
+"""What each intent needs: the slots it cannot do without, and the defaults it may assume.
+
+A default is only taken where a planner would take it without asking (BF16, a 4,096-token
+sequence, AdamW, one GPU when one is named); every default is listed as an assumption. What
+changes the answer by a factor (which model, how many GPUs, which GPU to price) is asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.db.catalog import Catalog
+
+Slots = dict[str, Any]
+
+TRAINING = ("pretrain", "full_finetune", "lora", "qlora")
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "memory": ("model",),
+    "fit": ("model", "gpu"),
+    "cluster_size": ("model",),
+    "layout": ("model", "gpu", "gpus"),
+    "serving": ("model", "gpu", "gpus"),
+    "training": ("model", "gpu", "gpus", "tokens"),
+    "plan": ("model", "workload"),
+    "checkpoint": ("model",),
+    "interconnect": ("size", "gpus"),
+    "convert": ("value", "to_unit"),
+    "link_compare": ("links",),
+    "gpu_compare": ("gpu_list",),
+    "pricing": ("gpu",),
+    "concept": (),
+    "gpu_specs": ("gpu",),
+    "unknown": ("question",),
+}
+WHY = {
+    "model": "which model (a catalog name such as llama-3-70b, or a size such as 70B)",
+    "gpu": "which GPU",
+    "gpus": "how many GPUs",
+    "tokens": "how many training tokens (for example 15T tokens)",
+    "workload": "which workload (pretrain, full fine-tune, LoRA, QLoRA or inference)",
+    "size": "how much data (for example 140 GB)",
+    "value": "which quantity to convert (for example 400 Gb/s)",
+    "to_unit": "which unit to convert to (for example GB/s)",
+    "links": "which two links to compare (for example NVLink 4 and InfiniBand NDR)",
+    "gpu_list": "which two GPUs to compare",
+    "provider": "which provider",
+    "path": "over what (a rate such as 10 Gb/s, or a path such as local NVMe)",
+    "question": "what you would like to know: memory, fit, a parallel layout, interconnect "
+                "time, prices or a concept",
+}
+
+
+def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str]]:
+    """The defaults assumed for `kind` and the slots still missing."""
+    assumed: Slots = {}
+    _workload(kind, slots, assumed)
+    _model_defaults(kind, slots, assumed, catalog)
+    _cluster_defaults(kind, slots, assumed, catalog)
+    filled = {**slots, **assumed}
+    required = REQUIRED.get(kind, ())
+    if kind == "pricing" and slots.get("egress"):
+        required = ("size", "provider")
+    if kind == "interconnect" and "op" not in slots:
+        required = ("size", "path")  # a transfer: how much, and over what
+    missing = [name for name in required if not _present(name, filled)]
+    return assumed, missing
+
+
+def _present(name: str, slots: Slots) -> bool:
+    if name == "model":
+        return "model" in slots or "params_b" in slots or "config" in slots
+    if name == "gpus":
+        return "gpus" in slots or "nodes" in slots
+    if name == "gpu_list":
+        return len(slots.get("gpu_list", [])) >= 2
+    if name == "path":
+        return "bandwidth" in slots or bool(slots.get("links"))
+    if name == "value":
+        return any(k in slots for k in ("value", "bandwidth", "size"))
+    return name in slots
+
+
+def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
+    if "workload" in slots or kind in ("plan",):
+        return
+    if "offload" in slots or "zero_stage" in slots:  # ZeRO and its offload are training
+        assumed["workload"] = "full_finetune"
+        return
+    if kind in ("memory", "fit", "cluster_size", "serving", "gpu_compare"):
+        assumed["workload"] = "inference"
+    elif kind in ("layout", "training", "checkpoint"):
+        assumed["workload"] = "pretrain"
+
+
+def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
+    workload = slots.get("workload") or assumed.get("workload")
+    if workload is None:
+        return
+    if "precision" not in slots:
+        # QLoRA's base is 4-bit NF4 by definition (the QLoRA paper); a model served as released
+        # keeps its checkpoint's precision (DeepSeek-V3/R1 in FP8, gpt-oss in MXFP4); else BF16.
+        assumed["precision"] = "nf4" if workload == "qlora" else \
+            _released_precision(slots, catalog) if workload == "inference" else "bf16"
+    if workload == "inference":
+        if "seq_len" in slots and "context_len" not in slots:
+            # a served sequence's length ("max sequence length 32k") is its context length
+            slots["context_len"] = slots.pop("seq_len")
+        assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
+    else:
+        defaults = (("seq_len", 4096), ("micro_batch", 1), ("optimizer", "adamw"))
+        assumed.update({k: v for k, v in defaults if k not in slots})
+
+
+def _released_precision(slots: Slots, catalog: Catalog) -> str:
+    """The precision a catalog model's released weights are stored in (BF16 if not known)."""
+    try:
+        row = catalog.models.find(slots["model"]) if "model" in slots else None
+    except LookupError:
+        row = None
+    return getattr(row, "native_precision", None) or "bf16"
+
+
+# A GPU kind, a count and a token budget have defaults a planner would take and show (the
+# common H100 SXM, one node of it, 20 tokens per parameter as Chinchilla-optimal training);
+# only the model, which nothing stands in for, is asked.
+DEFAULT_GPU = "h100-sxm"
+GPU_DEFAULT_KINDS = ("cluster_size", "plan", "fit", "layout", "serving", "training", "pricing")
+NODE_DEFAULT_KINDS = ("layout", "serving", "training")
+TOKENS_PER_PARAM = 20
+
+
+def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
+    if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress") \
+            and "unknown_gpu" not in slots:  # a GPU named outside the catalog is asked about
+        assumed["gpu"] = DEFAULT_GPU
+    _default_count_and_tokens(kind, slots, assumed, catalog)
+    gpu_id = slots.get("gpu") or assumed.get("gpu")
+    counted = "gpus" in slots or "nodes" in slots
+    if kind in ("fit", "pricing", "memory") and gpu_id and not counted:
+        assumed["gpus"] = 1
+    if gpu_id and "gpus_per_node" not in slots and gpu_id in catalog.gpus.rows:
+        per_node = catalog.gpus.rows[gpu_id].gpus_per_node
+        if "nodes" in slots or kind in ("layout", "training", "interconnect"):
+            assumed["gpus_per_node"] = per_node
+    if "nodes" in slots and "gpus" not in slots:
+        per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
+        if per_node:
+            assumed["gpus"] = slots["nodes"] * per_node
+    if kind in NODE_DEFAULT_KINDS and not counted and gpu_id in catalog.gpus.rows:
+        assumed["gpus"] = catalog.gpus.rows[gpu_id].gpus_per_node
+
+
+def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
+                              catalog: Catalog) -> None:
+    if kind != "training" or "tokens" in slots:
+        return
+    params_b = slots.get("params_b")
+    if params_b is None and slots.get("model") in catalog.models.rows:
+        params_b = catalog.models.rows[slots["model"]].params_b
+    if params_b:
+        assumed["tokens"] = TOKENS_PER_PARAM * float(params_b) * 1e9

@@ -1,0 +1,37 @@
+"""Words of an offload question: the GPU's memory ("8 GB VRAM"), the host's RAM ("32 GB RAM",
+"1 TB RAM"), and whether training offloads ("offload", "ZeRO-Offload", "host RAM")."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from clusterplan.assistant.parsing.lazy_re import lazy
+
+_I = re.IGNORECASE
+_SIZE = r"(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b\s*(?:of\s+)?"
+VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram)\b", _I)
+RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\s+host|dram)\b",
+           _I)
+OFFLOAD = lazy(r"\boffload|\bzero[\s-]?offload|\bhost\s+ram\b|\bcpu\s+ram\b|\bsystem\s+ram\b",
+               _I)
+PARAMS_OFFLOAD = lazy(r"\bzero[\s-]?infinity\b|\bnvme\b|\boffload\w*\s+(?:the\s+)?param", _I)
+ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?[0-9]\b|\bzero[\s-]?offload\b|\bdeepspeed\b", _I)
+
+
+def _gb(value: str, unit: str) -> float:
+    return float(value) * (1000.0 if unit.lower().startswith("t") else 1.0)
+
+
+def read_offload(text: str, slots: dict[str, Any]) -> None:
+    """Fill gpu_memory_gb, host_ram_gb and (for training) offload from the question."""
+    if m := VRAM.search(text):
+        slots["gpu_memory_gb"] = _gb(m[1], m[2])
+    if m := RAM.search(text):
+        slots["host_ram_gb"] = _gb(m[1], m[2])
+    if ZERO.search(text) and slots.get("workload") == "inference":
+        del slots["workload"]  # "host RAM" reads as hosting; ZeRO is training
+    training = slots.get("workload") not in (None, "inference") or ZERO.search(text)
+    if training and (OFFLOAD.search(text) or "host_ram_gb" in slots):
+        slots["offload"] = ("optimizer_and_params" if PARAMS_OFFLOAD.search(text)
+                            else "optimizer")

@@ -1,0 +1,200 @@
+"""Question -> Intent: entities, intent rules, follow-ups and the slots still missing.
+
+Slot names are the tools' field names where a tool has one (model, params_b, workload,
+precision, optimizer, gpu, gpus, nodes, gpus_per_node, seq_len, micro_batch, batch,
+context_len, tokens, zero_stage, tp, pp, provider, kind, utilization, hours), so a direct
+`/memory key=value` call is an Intent(kind="memory", slots=payload) that follow-ups continue.
+Others: size ("140 GB"), bandwidth ("400 Gb/s"), value and to_unit (conversion), links and
+gpu_list (comparisons), op (collective), period, usd, question (concept), and the flags
+egress, break_even, cost, gpu_plural.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.parsing.entities import extract
+from clusterplan.assistant.parsing.intents import COST, classify
+from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.needs import REQUIRED, complete
+from clusterplan.db.catalog import Catalog
+
+MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
+FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
+                       r"at|for|using|but|if|what\s+if|ok|okay|that|it)\b", re.IGNORECASE)
+REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
+                         re.IGNORECASE)
+BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
+BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
+EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+KV_CACHE = lazy(r"\bkv[\s-]*cache\b|\bkv\b|键值缓存", re.IGNORECASE)
+BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
+                        r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
+# Words of the field: a question using them that no rule placed is answered from the notes
+# (as a concept) rather than asked what it is about.
+DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|\blora\b|"
+              r"\bpeft\b|adapt[eo]r|checkpoint|\btokens?\b|\bbatch|memory|\bvram\b|\bgpus?\b|"
+              r"\bcuda\b|\boom\b|offload|throughput|latency|bandwidth|\bnccl\b|nvlink|"
+              r"infiniband|\bquanti[sz]|\bmodels?\b|\btrain|inference|显存|内存|微调|训练|推理|"
+              r"带宽|并行|模型|显卡", re.IGNORECASE)
+# A memory or layout question that asks no figure ("relationship between KV cache and max
+# length", "which parallelism is better") is a concept, with no model to ask for.
+ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|多少|多大|几张|"
+                   r"最少|至少|最低", re.IGNORECASE)
+# Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
+CARRIED = ("gpu", "gpus")
+# Slots that mark how a question was worded, not what it is about: never listed as kept.
+FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question")
+# A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
+RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len", "batch")
+# Slots that describe the cluster size together: a new one replaces the old set.
+COUNT_SLOTS = ("gpus", "nodes")
+MODEL_SLOTS = ("model", "params_b")
+# Keys that make a pasted JSON object a model's config.json.
+CONFIG_KEYS = {"num_hidden_layers", "n_layer", "hidden_size", "n_embd", "num_attention_heads"}
+# A short question naming none of these is about the previous question's subject.
+SUBJECTS = ("gpu", "size", "bandwidth", "links", "provider", "tokens")
+
+
+def clean(question: str) -> str:
+    """The question as one line of printable text, cut to MAX_CHARS."""
+    text = unicodedata.normalize("NFKC", question or "")
+    text = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_CHARS * 2])
+    return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> Intent:
+    """Read `question` (continuing `previous` when it is a follow-up or an answer to it)."""
+    config, text = pasted_config(clean(question))
+    found = extract(text, catalog)
+    slots = dict(found.slots)
+    if config is not None:
+        slots["config"] = config
+        for name in MODEL_SLOTS:  # the config is the model; sizes in it are not a guess
+            slots.pop(name, None)
+        found.readings.append("read the pasted config.json as the model's shape")
+    _flags(text, slots)
+    kind, strong = classify(found.masked, slots)
+    if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
+        kind = "cluster_size"  # "serve it on H100s": how many of them is the question
+    if previous is not None and _continues(text, kind, strong, slots, previous):
+        _bare_answer(text, slots, previous)
+        if (not strong or kind == "unknown") and previous.kind != "unknown":
+            kind = previous.kind
+        before = _carried(previous, slots)
+        kept = {k: v for k, v in before.items() if k not in slots and k not in FLAGS}
+        if kept:
+            found.readings.append("kept from the previous question: " + ", ".join(
+                "the pasted config.json" if k == "config" else f"{k}={v}"
+                for k, v in kept.items()))
+        slots = merge(before, slots)
+    if kind == "unknown" and DOMAIN.search(found.masked):
+        kind = "concept"
+    if kind in ("concept", "diagnose"):
+        slots["question"] = text
+    assumed, missing = complete(kind, slots, catalog)
+    if kind in ("memory", "layout") and missing == ["model"] and previous is None \
+            and not ASKS_FIGURE.search(text):
+        kind, slots["question"] = "concept", text
+        assumed, missing = complete(kind, slots, catalog)
+    return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
+                  readings=found.readings)
+
+
+def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
+    """A Hugging Face config.json pasted into the question, and the words around it."""
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None, text
+    try:
+        found = json.loads(text[start:end + 1])
+    except ValueError:
+        return None, text
+    if not isinstance(found, dict) or not CONFIG_KEYS & set(found):
+        return None, text
+    return found, (text[:start] + " " + text[end + 1:]).strip()
+
+
+def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:
+    """What a follow-up builds on: the slots given, and the GPUs the last answer settled on,
+    unless the follow-up changes what that count was sized for (the model, the workload, the
+    precision): "what about QLoRA?" after sizing a full fine-tune is sized afresh."""
+    settled = {k: previous.assumed[k] for k in CARRIED if k in previous.assumed}
+    if any(k in previous.slots for k in ("gpus", "nodes")) or any(k in new for k in RESIZES):
+        settled.pop("gpus", None)
+    return {**settled, **previous.slots}
+
+
+def _flags(text: str, slots: dict[str, Any]) -> None:
+    if EGRESS.search(text):
+        slots["egress"] = True
+    if BREAK_EVEN.search(text):
+        slots["break_even"] = True
+    if COST.search(text):
+        slots["cost"] = True
+    if KV_CACHE.search(text):
+        slots["kv_focus"] = True
+
+
+def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
+               previous: Intent) -> bool:
+    """A follow-up changes a slot of the last question; a reply fills a slot it asked for."""
+    if previous.kind in ("unknown", "concept", "notes") and not previous.missing:
+        return False
+    if previous.missing and (not strong or kind == previous.kind):
+        return True
+    if previous.missing and BARE_NUMBER.match(text):
+        return True
+    if strong and not _same_subject(kind, previous):
+        return False
+    new_model = "model" in slots or "params_b" in slots
+    if _lacks_the_model(kind, new_model, previous):
+        return True  # "how long on 2T tokens?" after sizing Llama 3 70B is about Llama 3 70B
+    if len(text.split()) > 12:
+        return False
+    if FOLLOW_UP.search(text):
+        return True
+    own_subject = new_model or any(k in slots for k in SUBJECTS)
+    return not own_subject or (bool(REFERS_BACK.search(text)) and not new_model)
+
+
+def _lacks_the_model(kind: str, new_model: bool, previous: Intent) -> bool:
+    """A question that needs a model and names none, after one that named it: the model is
+    kept (and shown as kept) rather than asked for again."""
+    needs_model = "model" in REQUIRED.get(kind, ())
+    had_model = "model" in previous.slots or "params_b" in previous.slots
+    return needs_model and not new_model and had_model
+
+
+def _same_subject(kind: str, previous: Intent) -> bool:
+    # "how much per month?" after a fit question keeps its GPUs; a new model means a new question.
+    return kind in ("pricing", "interconnect", "training", "fit", "memory", "layout", "serving",
+                    "cluster_size", "checkpoint")
+
+
+def _bare_answer(text: str, slots: dict[str, Any], previous: Intent) -> None:
+    """'16' in reply to "how many GPUs?" is the GPU count; 'GB/s' to "which unit?" the unit."""
+    wanted = previous.missing[0] if previous.missing else ""
+    m = BARE_NUMBER.match(text)
+    if m and wanted in ("gpus", "nodes", "batch", "context_len"):
+        slots[wanted] = int(m[1].replace(",", ""))
+    unit = BARE_UNIT.match(text)
+    if unit and wanted == "to_unit":
+        slots["to_unit"] = unit[1]
+
+
+def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The previous slots with the new ones laid over, keeping related slots consistent."""
+    merged = dict(old)
+    for group in (COUNT_SLOTS, MODEL_SLOTS):
+        if any(k in new for k in group):
+            for k in group:
+                merged.pop(k, None)
+    if "gpu" in new and "gpu_list" not in new:
+        merged.pop("gpu_list", None)
+    merged.update(new)
+    return merged

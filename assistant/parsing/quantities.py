@@ -1,0 +1,205 @@
+"""Numbers a person types with their units: sizes, bandwidths, money, durations, tokens, counts.
+
+Every pattern is compiled once at import; each reader takes the masked question (catalog
+names already replaced by markers such as `<g0>`) and returns the slots it found.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from clusterplan.assistant.parsing.lazy_re import lazy
+
+# A number starts where a run of digits starts (the lookbehind): without it a long run of
+# digits is tried from every position, and 2,000 digits took seconds of backtracking.
+NUM = r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+WORD_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16,
+    "thirty-two": 32, "sixty-four": 64,
+}
+COUNT = r"((?<![\d,])\d{1,3}(?:,\d{3})+|(?<![\d,])\d+" \
+        r"|a|an|one|single|two|three|four|five|six|seven|eight|nine|ten" \
+        r"|twelve|sixteen|thirty-two|sixty-four)"
+SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
+         "t": 1e12, "trillion": 1e12}
+
+_I = re.IGNORECASE
+SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*s|ps)")
+BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
+TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
+MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
+DURATION = lazy(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
+PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
+                    r"weekly|monthly|yearly|annually)\b", _I)
+TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
+CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
+CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
+                            + NUM + r"\s*(k)?\b", _I)
+BARE_K = lazy(r"(?<![\w.])(\d+)k\b", _I)
+SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
+                     + NUM + r"\s*(k)?\b", _I)
+MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
+CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
+                         r"users|sequences|streams|sessions|queries)\b", _I)
+BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
+UTILISATION = lazy(NUM + r"\s*%", _I)
+ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
+DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
+LORA_RANK = lazy(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
+# A model size: "70B", "7b", "405-billion", "1.8 trillion"; not "8x7B" (an MoE name).
+# Chinese text around a size ("14b最低", "72B模型") hides no word boundary, so the edges are
+# ASCII; a family name glued to its size ("qwen14b", "Qwen72B-int4") is a size too.
+PARAMS = lazy(r"(?<![xX0-9_.])(?<![^a-zA-Z][a-zA-Z])(?<!^[a-zA-Z])(?<![a-zA-Z][0-9])" + NUM
+              + r"\s*-?\s*(b|bn|billion|t|trillion)(?![0-9A-Za-z_])"
+              r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
+
+
+MAX_DIGITS = 15  # digits before the point: nothing planned here needs 10^15 of anything
+
+
+class OutOfRange(ValueError):
+    """A number too long to be meant; the message names what it was read as and the limit."""
+
+
+def number(text: str, what: str = "a number") -> float:
+    """'1,024' -> 1024.0; a count word -> its value. Over MAX_DIGITS digits: OutOfRange."""
+    low = text.lower()
+    if low in WORD_NUMBERS:
+        return float(WORD_NUMBERS[low])
+    plain = low.replace(",", "")
+    whole = plain.split(".")[0]
+    if len(whole) > MAX_DIGITS:
+        shown = plain if len(plain) <= 12 else f"{plain[:4]}...{plain[-4:]} ({len(whole)} digits)"
+        raise OutOfRange(f"{what} {shown} is out of range: at most {MAX_DIGITS} digits "
+                         f"(below 10^{MAX_DIGITS}) are read")
+    return float(plain[:64])
+
+
+def count(text: str, what: str = "the count") -> int:
+    return int(number(text, what))
+
+
+def read_quantities(text: str) -> dict[str, Any]:
+    """Every numeric slot found in the (masked) question."""
+    slots: dict[str, Any] = {}
+    for reader in _READERS:
+        reader(text, slots)
+    return slots
+
+
+def _sizes(text: str, slots: dict[str, Any]) -> None:
+    size = SIZE.search(text)
+    if size:
+        slots["size"] = f"{size[1].replace(',', '')} {_byte_unit(size[2])}"
+    rates = []
+    for m in BANDWIDTH.finditer(text):
+        unit = f"{m[2]}/s" if m[2] else f"{m[3]}{'b' if m[4] == 'bps' else 'B'}/s"
+        rates.append(f"{m[1].replace(',', '')} {unit}")
+    if rates:
+        slots["bandwidth"] = rates[0]
+    to = TO_UNIT.search(text)
+    if to:
+        slots["to_unit"] = re.sub(r"\s+", "", to[1]).replace("ps", "/s")
+    asked = CONVERT.match(text)
+    if asked:  # whatever is asked to convert goes to the tool, which names a bad unit
+        slots["value"] = slots.get("bandwidth") or slots.get("size") or asked[1]
+        slots.setdefault("to_unit", asked[2])
+    elif "to_unit" in slots and ("bandwidth" in slots or "size" in slots):
+        slots["value"] = slots.get("bandwidth") or slots["size"]
+
+
+def _byte_unit(unit: str) -> str:
+    return "B" if unit.lower().startswith("byte") else unit
+
+
+def _money_and_time(text: str, slots: dict[str, Any]) -> None:
+    money = MONEY.search(text)
+    if money:
+        slots["usd"] = number(money[1], "the amount") * SCALE.get((money[2] or "").lower()[:1], 1)
+    duration = DURATION.search(text)
+    if duration:
+        unit = duration[2].lower().rstrip("s")
+        hours = {"hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+        slots["hours"] = number(duration[1], "the duration") * hours[unit]
+    period = PERIOD.search(text)
+    if period:
+        word = (period[1] or period[2]).lower()
+        slots["period"] = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month",
+                           "yearly": "year", "annually": "year"}.get(word, word)
+
+
+def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
+    tokens = TOKENS.search(text)
+    if tokens and tokens[2]:
+        slots["tokens"] = number(tokens[1], "the token count") * SCALE[tokens[2].lower()[:1]]
+    for pattern in (SEQ_LEN,):
+        m = pattern.search(text)
+        if m:
+            slots["seq_len"] = _k(m[1], m[2])
+    m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text)
+    if m:
+        slots["context_len"] = _k(m[1], m[2])
+    elif "seq_len" not in slots:
+        bare = BARE_K.search(text)
+        if bare and not (tokens and bare.start() == tokens.start()):
+            slots["context_len"] = _k(bare[1], "k")
+
+
+def _k(value: str, k: str | None) -> int:
+    # "32k" context means 32 x 1024 tokens, as model cards count them (32k = 32,768).
+    return int(number(value, "the context length") * (1024 if k else 1))
+
+
+def _batches(text: str, slots: dict[str, Any]) -> None:
+    m = MICRO_BATCH.search(text)
+    if m:
+        slots["micro_batch"] = count(m[1], "the micro-batch")
+    m = CONCURRENCY.search(text) or BATCH.search(text)
+    if m:
+        slots["batch"] = count(m[1], "the batch")
+    m = UTILISATION.search(text)
+    if m:
+        slots["utilization"] = number(m[1], "the utilisation") / 100
+    m = ZERO.search(text)
+    if m:
+        slots["zero_stage"] = int(m[1])
+    for name, value in DEGREES.findall(text):
+        slots[name.lower()] = count(value, f"the {name.upper()} degree")
+    m = LORA_RANK.search(text)
+    if m:
+        slots["lora_rank"] = count(m[1], "the LoRA rank")
+
+
+def read_params_b(text: str) -> tuple[float, str] | None:
+    """A bare model size ('70B', '405-billion', '1.8 trillion') in billions, with its text."""
+    m = PARAMS.search(text)
+    if not m:
+        return None
+    scale = 1000.0 if m[2].lower().startswith("t") else 1.0
+    return number(m[1], "the model size") * scale, m[0].strip()
+
+
+RATE = lazy(NUM + r"\s*(k)?\s*(?:output\s+)?tok(?:en)?s?\s*(?:/\s*s(?:ec)?|per\s+sec(?:ond)?)\b"
+            r"(\s*(?:each|per\s+user|a\s+user))?", _I)
+USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?users\b", _I)
+OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
+
+
+def _goals(text: str, slots: dict[str, Any]) -> None:
+    """A plan's goal: a throughput (in all, or per user), users at once, cheapest/fastest."""
+    rate = RATE.search(text)
+    if rate:
+        value = number(rate[1]) * (1e3 if rate[2] else 1)
+        slots["user_tokens_per_s" if rate[3] else "tokens_per_s"] = value
+    users = USERS.search(text)
+    if users:
+        slots["users"] = count(users[1])
+    objective = OBJECTIVE.search(text)
+    if objective:
+        slots["objective"] = objective[1].lower()
+
+
+_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals)

@@ -1,0 +1,1 @@
+"""The planning report: the document, its sections and tables, and its HTML export."""

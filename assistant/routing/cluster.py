@@ -1,0 +1,152 @@
+"""Cluster questions: the parallel layout, training time and cost, serving, a whole plan."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd
+from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.db.active import catalog
+
+MAX_PLANS = 5
+
+
+def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
+    """The parallelism tool's input from the intent's slots and assumed defaults."""
+    workload = slot(intent, "workload", "pretrain")
+    payload: dict[str, Any] = {**model_fields(intent), "workload": workload,
+                               "gpu": slot(intent, "gpu"), "precision": slot(intent, "precision")}
+    if gpus is not None:
+        payload["gpus"] = gpus
+    elif "nodes" in intent.slots and "gpus" not in intent.slots:
+        payload.update(nodes=intent.slots["nodes"], gpus_per_node=slot(intent, "gpus_per_node"))
+    else:
+        payload["gpus"] = slot(intent, "gpus")
+        if "nodes" in intent.slots:
+            payload["gpus_per_node"] = slot(intent, "gpus") // intent.slots["nodes"]
+    if workload == "inference":
+        payload.update(context_len=slot(intent, "context_len"), concurrency=slot(intent, "batch"))
+    else:
+        payload.update(seq_len=slot(intent, "seq_len"), optimizer=slot(intent, "optimizer"),
+                       tokens=slot(intent, "tokens"))
+        if "micro_batch" in intent.slots:
+            payload["micro_batches"] = [intent.slots["micro_batch"]]
+        if "zero_stage" in intent.slots:
+            payload["zero_stages"] = [intent.slots["zero_stage"]]
+    return payload
+
+
+def layout(intent: Intent, calls: Calls) -> Reply:
+    """The best TP × PP × DP layout and why the others lose."""
+    result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
+    return Reply(headline=layout_sentence(result), tables=plan_tables(result))
+
+
+def layout_sentence(result: dict[str, Any]) -> str:
+    where = f"{result['gpus']}× {gpu_name(result['gpu'])} ({result['nodes']} node" \
+            f"{'s' if result['nodes'] != 1 else ''})"
+    if not result["plans"]:
+        small = result.get("smallest_cluster")
+        if not small:
+            return f"No layout fits on {where}: {result['verdict']}."
+        lay = small["layout"]
+        return (f"No layout fits on {where}. The smallest cluster that holds it: "
+                f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with TP {lay['tp']} × "
+                f"PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute "
+                f"{lay['recompute']}: {small['per_gpu_gb']:.3g} GB per GPU.")
+    best = result["plans"][0]
+    if result["workload"] == "inference":
+        return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
+                f"{plural(best['replicas'], 'replica')} on {where}: about "
+                f"**{num(best['decode_tokens_per_s'])} output tokens/s** in all, "
+                f"{num(best['time_per_output_token_ms'])} ms per token per sequence, room for "
+                f"{num(best['kv_capacity_tokens'])} tokens of KV cache per replica.")
+    return (f"Best layout on {where}: **TP {best['tp']} × PP {best['pp']} × DP {best['dp']}**"
+            f" (ZeRO-{best['zero_stage']}, micro-batch {best['micro_batch']}, recompute "
+            f"{best['recompute']}): step {num(best['step_time_s'])} s, MFU "
+            f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU.")
+
+
+def plan_tables(result: dict[str, Any]) -> list[str]:
+    tables = []
+    plans = result.get("plans", [])[:MAX_PLANS]
+    if plans and result["workload"] == "inference":
+        tables.append(table(["rank", "tp", "pp", "replicas", "GB/GPU", "KV tokens/replica",
+                             "output tokens/s", "ms/token"],
+                            [[p["rank"], p["tp"], p["pp"], p["replicas"], p["per_gpu_gb"],
+                              p["kv_capacity_tokens"], p["decode_tokens_per_s"],
+                              p["time_per_output_token_ms"]] for p in plans]))
+    elif plans:
+        tables.append(table(["rank", "tp", "pp", "dp", "ZeRO", "micro-batch", "recompute",
+                             "GB/GPU", "step (s)", "MFU", "tokens/s"],
+                            [[p["rank"], p["tp"], p["pp"], p["dp"], p["zero_stage"],
+                              p["micro_batch"], p["recompute"], p["per_gpu_gb"],
+                              p["step_time_s"], pct(p["mfu"]), p["tokens_per_s"]]
+                             for p in plans]))
+    rejected = result.get("rejected") or {}
+    if rejected:
+        tables.append(table(["rejected because", "layouts"],
+                            [[reason, n] for reason, n in rejected.items()]))
+    recipe = result.get("recipe")
+    if recipe:
+        tables.append(table(["recipe", "found", "rank", "step (s)", "× best", "rejected because"],
+                            [[f"tp {recipe['tp']} pp {recipe['pp']} dp {recipe['dp']}",
+                              recipe["found"], recipe.get("rank"), recipe.get("step_time_s"),
+                              recipe.get("slower_than_best"), recipe.get("rejected_because")]]))
+    return tables
+
+
+def training(intent: Intent, calls: Calls) -> Reply:
+    """Days and GPU-hours for a token budget, then what the GPU-hours cost."""
+    result = calls.run("parallelism", parallel_payload(intent), "layouts and training time")
+    if not result["plans"] or not result.get("gpu_hours"):
+        return Reply(headline=layout_sentence(result), tables=plan_tables(result))
+    tokens = result["tokens"]
+    said = f"{num(tokens / 1e12)}T" if tokens >= 1e12 else f"{num(tokens / 1e9)}B"
+    lead = (f"Training on {said} tokens on {result['gpus']}× "
+            f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
+            f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
+    price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
+                                  "gpus": result["gpus"],
+                                  "kind": slot(intent, "kind", "on_demand")},
+                      "cost of the GPU-hours at the cheapest offer")
+    cheapest = price.get("cheapest")
+    if cheapest and price.get("run_usd"):
+        lead += (f" At {cheapest['provider']}'s {usd(cheapest['effective_usd_per_gpu_hour'])} "
+                 f"per GPU-hour it costs about **{usd(price['run_usd'])}**.")
+    return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result))
+
+
+def serving(intent: Intent, calls: Calls) -> Reply:
+    result = calls.run("parallelism", parallel_payload(intent), "serving layouts and throughput")
+    return Reply(headline=layout_sentence(result), tables=plan_tables(result))
+
+
+def plan(intent: Intent, calls: Calls) -> Reply:
+    """Memory sets the floor, the layout search picks the split, pricing says what it costs."""
+    gpu = slot(intent, "gpu")
+    memory = calls.run("memory", memory_payload(intent, with_gpu=False, least=True) | {"gpu": gpu},
+                       "bytes of the job and the fewest GPUs that hold it")
+    fewest = (memory.get("min_gpus") or {}).get(memory["gpu"])
+    if not fewest:
+        return Reply(headline=f"{cap(subject(intent, memory))} does not fit on any number of "
+                     f"{gpu_name(gpu)}.")
+    gpus = slot(intent, "gpus") or _whole_nodes(fewest, memory["gpu"])
+    result = calls.run("parallelism", parallel_payload(intent, gpus=gpus),
+                       f"the best layout on {gpus} GPUs")
+    lead = (f"Plan: {subject(intent, memory)} needs at least {fewest}× {gpu_name(gpu)} "
+            f"({num(memory['per_gpu_gb'])} GB unsharded); on {gpus} GPUs (whole nodes): "
+            + layout_sentence(result))
+    price = calls.run("pricing", {"gpu": memory["gpu"], "gpus": gpus, "kind": "on_demand"},
+                      "what the cluster costs a month")
+    if price.get("cheapest"):
+        lead += (f" It rents for about **{usd(price['monthly_usd'])} a month** on demand "
+                 f"({price['cheapest']['provider']}).")
+    return Reply(headline=lead, tables=plan_tables(result), resolved={"gpus": gpus})
+
+
+def _whole_nodes(gpus: int, gpu_id: str) -> int:
+    per_node = catalog().gpus.rows[gpu_id].gpus_per_node
+    return max(per_node, -(-gpus // per_node) * per_node)

@@ -1,0 +1,676 @@
+"""Measurements someone wants checked: what the calculators expect, what was measured, the ratio,
+a verdict and the likely causes, ranked, each with the note it rests on.
+
+Each check takes the figures it understands (see `measurements`): collective bandwidth against
+the interconnect tool, TFLOP/s and MFU against the GPU's dense peak and the parallelism planner,
+decode tokens/s against the memory-bandwidth bound, the time per collective call against the
+calls a token makes, GPU memory in use against the memory tool, and slower runs on more GPUs
+against the gradient all-reduce. A figure the question lacks gets a shown default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, pct, table
+from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.measurements import Measurement, find
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.db.active import catalog
+from clusterplan.tools.citing import note_ref
+from clusterplan.tools.contract import Step
+
+DEFAULT_GPU = "h100-sxm"
+# The verdict bands are this tool's own convention, stated in every answer that uses them.
+NORMAL_FROM = 0.8
+LOW_FROM = 0.5
+BANDS = (f"verdict bands (this tool's convention): for rates, measured/expected >= {NORMAL_FROM} "
+         f"is as expected, {LOW_FROM}-{NORMAL_FROM} below, < {LOW_FROM} well below; for times "
+         f"and memory the same bands on expected/measured")
+# Published end-to-end MFU: Llama 3 405B on H100 at 38-43% (mfu-calibration#llama3-mfu).
+PUBLISHED_MFU = 0.38
+# One token's activations when no model is named: hidden 8192 (Llama 3 70B, note model-llama-3).
+ASSUMED_HIDDEN = 8192
+DEFAULT_TRAINING_GPUS = 64
+COLLECTIVE_WORDS = lazy(r"nccl|all[-_ ]?reduce|allreduce|all[-_ ]?gather|busbw|algbw|"
+                        r"bus\s*bandwidth", 2)
+TRAINING_WORDS = lazy(r"\btrain|\bpre-?train|fine-?tun|\bsft\b|训练|微调|megatron|nemo", 2)
+PIPELINE_WORDS = lazy(r"\bpp\s*=?\s*([2-9]|\d\d)|\bpp([2-9]|\d\d)\b|pipeline", 2)
+QUANT_WORDS = lazy(r"int4|int8|8\s*-?bits?|4\s*-?bits?|gptq|awq|量化|bitsandbytes|bnb|nf4", 2)
+TP_PAIR = lazy(r"\btp\s*=?\s*(\d+)\b.{0,40}?\b(?:slower|faster|than|vs\.?|versus)\b.{0,20}?"
+               r"\btp\s*=?\s*(\d+)\b", 2)
+MEMORY_WORDS = lazy(r"memory|vram|显存|内存|\d\s*(?:gb|g|gib)\b", 2)
+# GPU memory idle: the complaint is the opposite of a reservation.
+IDLE_WORDS = lazy(r"没在用|没有用|not\s+(?:being\s+)?used|not\s+using|\b0\s*%", 2)
+SLOWER = lazy(r"slower|slow|慢", 2)
+# A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
+DEFAULT_TP_MODEL = "llama-3-8b"
+MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\d\s*[块张台]|比一[块张个台]|\b2\s*(?:nodes|gpus)|"
+                       r"\bnodes?\b.*\bslower|slower.*\bnodes?\b|比单卡|than\s+(?:a\s+)?single|"
+                       r"one\s+node|单卡", 2)
+
+
+@dataclass
+class Finding:
+    """One check: the figure expected, the figure measured, and why they may differ."""
+
+    what: str
+    expected: float
+    measured: float | None  # None: the question gave no figure; the expectation alone is shown
+    unit: str
+    causes: list[tuple[str, str]] = field(default_factory=list)  # (cause, note key)
+    note: str = ""  # the note the expected figure rests on
+    lower_is_better: bool = False  # times and memory: more than expected is the complaint
+
+    @property
+    def ratio(self) -> float | None:
+        if self.measured is None:
+            return None
+        return self.measured / self.expected if self.expected else float("inf")
+
+    @property
+    def verdict(self) -> str:
+        r = self.ratio
+        if r is None:
+            return "no measured figure given: the expectation alone"
+        if self.lower_is_better:
+            r = 1 / r if r else float("inf")
+            words = ("less than the estimate", "as expected", "above expected",
+                     "far above expected")
+        else:
+            words = ("above the estimate", "as expected", "below expected",
+                     "well below expected")
+        if r > 1 / NORMAL_FROM:
+            return words[0]
+        if r >= NORMAL_FROM:
+            return words[1]
+        return words[2] if r >= LOW_FROM else words[3]
+
+
+@dataclass
+class Context:
+    intent: Intent
+    calls: Calls
+    text: str
+    found: list[Measurement]
+    assumptions: list[str] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    layouts: list[list[Any]] = field(default_factory=list)  # the planner's layouts consulted
+
+    def gpu(self) -> str:
+        gpu = slot(self.intent, "gpu")
+        if gpu:
+            return str(gpu)
+        note = f"GPU not named: assumed {DEFAULT_GPU}"
+        if note not in self.assumptions:
+            self.assumptions.append(note)
+        return DEFAULT_GPU
+
+    def gpu_row(self) -> Any:
+        return catalog().gpus.rows.get(self.gpu())
+
+    def of(self, kind: str) -> list[Measurement]:
+        return [m for m in self.found if m.kind == kind]
+
+    def has_model(self) -> bool:
+        return "model" in self.intent.slots or "params_b" in self.intent.slots
+
+
+def diagnose(intent: Intent, calls: Calls) -> Reply:
+    """Check each measured figure in the question against what the calculators expect."""
+    text = str(intent.slots.get("question", ""))
+    ctx = Context(intent, calls, text, find(text))
+    findings: list[Finding] = []
+    for check in (_collective, _flops, _call_time, _decode, _memory, _scaling, _tp_compare):
+        findings.extend(check(ctx))
+    if not findings:
+        return _unmeasured(ctx)
+    for f in findings:
+        ctx.steps.append(Step(
+            label=f"diagnosis: {f.what}", formula="measured / expected, then the verdict band",
+            inputs={"expected": {"value": f.expected, "unit": f.unit},
+                    "measured": {"value": f.measured, "unit": f.unit},
+                    "ratio": {"value": f.ratio, "unit": ""}},  # None where nothing measured
+            result={"value": f.verdict, "unit": ""},
+            notes=list(dict.fromkeys([f.note] + [k for _, k in f.causes]))))
+    rows = [[f.what, f"{num(f.expected)} {f.unit}",
+             f"{num(f.measured)} {f.unit}" if f.measured is not None else "not given",
+             f"{num(f.ratio)}", f.verdict] for f in findings]
+    lead = " ".join(f"{f.what}: measured **{num(f.measured)} {f.unit}** against about "
+                    f"**{num(f.expected)} {f.unit}** expected (ratio {num(f.ratio)}), "
+                    f"**{f.verdict}**." if f.measured is not None else
+                    f"{f.what}: expected about **{num(f.expected)} {f.unit}** (no measured "
+                    f"figure in the question to set against it)." for f in findings)
+    tables = [table(["check", "expected", "measured", "measured / expected", "verdict"], rows)]
+    causes = _ranked(findings)
+    if ctx.layouts:
+        tables.append(table(["model", "cluster", "planner's layout", "bubble",
+                             "communication share", "planner's MFU"], ctx.layouts))
+    if causes:
+        tables.append(table(["rank", "likely cause", "note"],
+                            [[i + 1, c, k] for i, (c, k) in enumerate(causes)]))
+    keys = [f.note for f in findings if f.note] + [k for _, k in causes]
+    return Reply(headline=lead, tables=tables, steps=ctx.steps,
+                 assumptions=ctx.assumptions + [BANDS],
+                 citations=[note_ref(k) for k in dict.fromkeys(keys)])
+
+
+def _ranked(findings: list[Finding]) -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
+    for f in findings:
+        for cause, key in f.causes:
+            seen.setdefault(cause, key)
+    return list(seen.items())
+
+
+# --- collectives: nccl-tests algbw / busbw -------------------------------------------------
+
+def _collective(ctx: Context) -> list[Finding]:
+    rates = ctx.of("bandwidth")
+    if not rates or not (COLLECTIVE_WORDS.search(ctx.text) or any(m.what for m in rates)):
+        return []
+    op = slot(ctx.intent, "op") or "all_reduce"
+    ranks = slot(ctx.intent, "gpus")
+    if ranks == 1:
+        ctx.assumptions.append("a collective needs 2 or more GPUs; 1 was named, so its "
+                               "bandwidth was not checked")
+        return []
+    if not ranks:
+        ranks = 8
+        ctx.assumptions.append("GPU count not named: assumed 8 (one HGX node)")
+    payload = {"op": op, "size": "8 GB", "ranks": ranks, "gpu": ctx.gpu()}
+    usable = ctx.calls.run("interconnect", payload, "bus bandwidth NCCL can reach at 8 GB")
+    line = ctx.calls.run("interconnect", {**payload, "bandwidth": "line_rate"},
+                         "bus bandwidth at the link's one-way line rate")
+    factor = float(usable["bus_factor"])
+    out = []
+    for m in rates:
+        busbw = m.value * factor if m.what == "algbw" else m.value
+        if not m.what:
+            ctx.assumptions.append(f"{m.text} read as bus bandwidth (busbw); if it is algbw, "
+                                   f"multiply by {num(factor)}")
+        ctx.steps.append(Step(
+            label="measured bus bandwidth",
+            formula="busbw = algbw x bus factor (2(n-1)/n for all-reduce)",
+            inputs={"algbw": {"value": m.value, "unit": "GB/s"} if m.what == "algbw"
+                    else {"value": busbw / factor, "unit": "GB/s"},
+                    "bus factor": {"value": factor, "unit": ""}},
+            result={"value": busbw, "unit": "GB/s busbw"},
+            notes=["nccl-tests-performance#factors"]))
+        causes: list[tuple[str, str]] = []
+        if busbw > float(line["busbw_gbps"]) * 1.05:
+            causes.append(("busbw above the link's one-way line rate: the figure may count both "
+                           "directions, or be busbw already read as algbw",
+                           "nvlink-generations#headline-is-bidirectional"))
+        elif busbw < NORMAL_FROM * float(usable["busbw_gbps"]):
+            causes += [
+                ("message sizes too small: at small sizes latency, not bandwidth, sets the time; "
+                 "read the busbw of the largest sizes", "nccl-tests-performance#small-sizes"),
+                ("traffic not on NVLink (PCIe path or a GPU outside the NVLink domain)",
+                 "pcie-bandwidth#gen4-rate"),
+            ]
+        else:
+            causes.append(("nothing wrong: busbw, not algbw, is the figure to set against the "
+                           "link's one-way rate", "nccl-tests-performance#busbw"))
+        out.append(Finding(f"{op.replace('_', '-')} bus bandwidth on {ranks} x {ctx.gpu()} "
+                           f"(line rate {num(line['busbw_gbps'])} GB/s one way)",
+                           float(usable["busbw_gbps"]), busbw, "GB/s", causes,
+                           "nccl-tests-performance#busbw"))
+    return out
+
+
+# --- TFLOP/s per GPU and MFU ----------------------------------------------------------------
+
+def _flops(ctx: Context) -> list[Finding]:
+    tflops = ctx.of("tflops")
+    mfus = ctx.of("mfu")
+    per_gpu_tokens = [m for m in ctx.of("tokens_per_s")
+                      if m.what == "per_gpu" or (TRAINING_WORDS.search(ctx.text)
+                                                 and slot(ctx.intent, "workload") != "inference"
+                                                 and not ctx.of("call_time"))]
+    if not (tflops or mfus or (per_gpu_tokens and ctx.has_model())):
+        return []
+    row = ctx.gpu_row()
+    if row is None:
+        return []
+    precision = slot(ctx.intent, "precision") or "bf16"
+    peak = float(row.fp8_tflops if precision == "fp8" and row.fp8_tflops else row.bf16_tflops
+                 or row.fp16_tflops)
+    note = row.source_note
+    ctx.steps.append(Step(label="dense peak per GPU", formula=f"{row.name}, {precision}, "
+                          "without 2:4 sparsity", result={"value": peak, "unit": "TFLOP/s"},
+                          notes=[note]))
+    expected, source = _expected_mfu(ctx)
+    by_size: dict[str, tuple[float, str]] = {}
+    for m in mfus:
+        if m.what and m.what not in by_size:
+            by_size[m.what] = _expected_mfu(ctx, float(m.what[:-1]))
+    out = []
+    measured: list[tuple[float, Measurement]] = []
+    for m in tflops:
+        measured.append((m.value / peak, m))
+    for m in mfus:
+        measured.append((m.value, m))
+    if per_gpu_tokens and ctx.has_model():
+        params = _params(ctx)
+        for m in per_gpu_tokens:
+            if not params:
+                break
+            if m.what != "per_gpu":
+                gpus = slot(ctx.intent, "gpus") or 1
+                rate = m.value / gpus
+            else:
+                rate = m.value
+            achieved = 6 * params * 1e9 * rate / 1e12
+            ctx.steps.append(Step(label="achieved model TFLOP/s per GPU",
+                                  formula="6 x parameters x tokens/s per GPU",
+                                  inputs={"parameters": {"value": params * 1e9, "unit": ""},
+                                          "tokens/s per GPU": {"value": rate, "unit": "tokens/s"}},
+                                  result={"value": achieved, "unit": "TFLOP/s"},
+                                  notes=["mfu-calibration#model-flops-per-token"]))
+            measured.append((achieved / peak, m))
+    for value, m in measured:
+        ctx.steps.append(Step(label="MFU", formula="achieved TFLOP/s / dense peak TFLOP/s",
+                              inputs={"measured": {"value": m.value, "unit": m.unit or "fraction"}},
+                              result={"value": value * 100, "unit": "%"},
+                              notes=["mfu-calibration#mfu-definition"]))
+        causes: list[tuple[str, str]] = []
+        if m.divisor and abs(m.divisor - 2 * peak) <= 0.05 * 2 * peak:
+            causes.append((f"divided by {num(m.divisor)} TFLOP/s, the 2:4-sparsity peak; the "
+                           f"dense peak is {num(peak)}, so the MFU is {pct(m.value / peak)}",
+                           note))
+        if value < NORMAL_FROM * expected:
+            if PIPELINE_WORDS.search(ctx.text):
+                causes.append(("pipeline bubble: (p-1)/m of the compute idles; more "
+                               "micro-batches per batch shrink it", "megatron-lm-2021#bubble-1f1b"))
+            causes += [
+                ("tensor-parallel all-reduces every layer: keep TP inside one NVLink node",
+                 "megatron-lm-2021#tp-within-node"),
+                ("pipeline bubble: (p-1)/m of the compute idles when the model is split into "
+                 "stages", "megatron-lm-2021#bubble-1f1b"),
+                ("small micro-batch: low arithmetic intensity per matmul",
+                 "megatron-lm-2021#microbatch-tradeoff"),
+                ("recomputed FLOPs are not counted in MFU (they are in HFU)",
+                 "mfu-calibration#hfu-definition"),
+            ]
+        what = (f"MFU from {m.text.strip()} on {row.name}" if m.kind != "mfu"
+                else f"MFU as stated ({m.text.strip()})")
+        mine, my_source = expected, source
+        if m.kind == "mfu" and m.what in by_size:
+            mine, my_source = by_size[m.what]
+            what = f"MFU of the {m.what} model as stated ({m.text.strip()})"
+        out.append(Finding(what, mine * 100, value * 100, "%", causes, my_source))
+    return out
+
+
+def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str]:
+    """The planner's MFU for this model (or a model of `size_b` billion parameters) and cluster
+    when it can place it, else the published 38% (Llama 3 405B on H100)."""
+    gpus = slot(ctx.intent, "gpus")
+    if size_b and not gpus:
+        gpus = DEFAULT_TRAINING_GPUS
+        note = (f"cluster not named: the planner's MFU is for {DEFAULT_TRAINING_GPUS} GPUs "
+                f"(8 nodes of 8)")
+        if note not in ctx.assumptions:
+            ctx.assumptions.append(note)
+    model = {"params_b": size_b} if size_b else model_fields(ctx.intent)
+    if (size_b or ctx.has_model()) and gpus and gpus >= 1 and TRAINING_WORDS.search(ctx.text):
+        try:
+            plan = ctx.calls.run("parallelism", {**model, "gpu": ctx.gpu(), "gpus": gpus,
+                                                 "workload": "pretrain"},
+                                 "the planner's MFU for this model and cluster")
+        except Exception:  # the planner refusing the input leaves the published figure
+            plan = {}
+        plans = plan.get("plans") or []
+        if plans and plans[0].get("mfu"):
+            best = plans[0]
+            name = model.get("model") or f"{num(model.get('params_b'))}B"
+            ctx.layouts.append([name, f"{gpus} x {ctx.gpu()}",
+                                f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}",
+                                pct(best["bubble_fraction"]),
+                                pct(best["comm_s"] / best["step_time_s"]), pct(best["mfu"])])
+            ctx.steps.append(Step(label=f"planner's best layout for {name}",
+                                  formula=f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}; "
+                                          f"bubble {pct(best['bubble_fraction'])}, communication "
+                                          f"{pct(best['comm_s'] / best['step_time_s'])} of the "
+                                          "step",
+                                  result={"value": best["mfu"] * 100, "unit": "% MFU"},
+                                  notes=["mfu-calibration#efficiency-assumption"]))
+            return float(best["mfu"]), "mfu-calibration#efficiency-assumption"
+    ctx.assumptions.append(f"expected MFU: {pct(PUBLISHED_MFU)}, the low end of Llama 3 405B's "
+                           "published 38-43% on H100")
+    return PUBLISHED_MFU, "mfu-calibration#llama3-mfu"
+
+
+def _weights_gb(ctx: Context) -> float | None:
+    payload = {**model_fields(ctx.intent), "workload": "inference"}
+    precision = slot(ctx.intent, "precision")
+    if precision:
+        payload["precision"] = precision
+    result = ctx.calls.run("memory", payload, "the weights read for every token")
+    return float(result["breakdown_gb"]["weights"]) or None
+
+
+def _params(ctx: Context) -> float | None:
+    result = ctx.calls.run("memory", {**model_fields(ctx.intent), "workload": "inference"},
+                           "the model's parameter count")
+    return float(result["params_b"]) if result.get("params_b") else None
+
+
+# --- time per collective call -----------------------------------------------------------------
+
+def _call_time(ctx: Context) -> list[Finding]:
+    times = ctx.of("call_time")
+    if not times:
+        return []
+    t = times[0].value
+    tokens = ctx.of("tokens_per_s")
+    out = []
+    layers = _layers(ctx)
+    hidden = _hidden(ctx)
+    gpus = max(2, slot(ctx.intent, "gpus") or 2)
+    if not hidden:
+        hidden = ASSUMED_HIDDEN
+        ctx.assumptions.append(f"model not named: one token's activations assumed "
+                               f"{ASSUMED_HIDDEN} x 2 B (hidden size of a 70B-class model)")
+    if not slot(ctx.intent, "gpus"):
+        ctx.assumptions.append("GPU count not named: assumed 2 (tensor parallel 2)")
+    one = ctx.calls.run("interconnect", {"op": "all_reduce", "size": f"{hidden * 2} B",
+                                         "ranks": gpus, "gpu": ctx.gpu()},
+                        "one token's activations all-reduced (hidden x 2 B)")
+    causes = [("per-call overhead dominates small messages: latency, not bandwidth, sets the "
+               "time", "nccl-tests-performance#small-sizes"),
+              ("all-reduce latency per call caps decode speed: each token waits for 2 "
+               "all-reduces per layer", "megatron-lm-2021#tp-allreduces")]
+    out.append(Finding(f"time per all-reduce of one token's activations ({hidden} x 2 B on "
+                       f"{gpus} x {ctx.gpu()})", float(one["time_s"]) * 1e6, t * 1e6, "us",
+                       causes, "nccl-tests-performance#small-sizes", lower_is_better=True))
+    if layers:
+        calls_per_token = 2 * layers
+        ctx.steps.append(Step(label="all-reduces per generated token",
+                              formula="2 per transformer layer (attention and MLP) x layers",
+                              inputs={"layers": {"value": layers, "unit": ""}},
+                              result={"value": calls_per_token, "unit": "calls"},
+                              notes=["megatron-lm-2021#tp-allreduces"]))
+        ceiling = 1 / (calls_per_token * t)
+        ctx.steps.append(Step(label="tokens/s ceiling from all-reduce time alone",
+                              formula="1 / (calls per token x time per call)",
+                              inputs={"calls per token": {"value": calls_per_token, "unit": ""},
+                                      "time per call": {"value": t, "unit": "s"}},
+                              result={"value": ceiling, "unit": "tokens/s"},
+                              notes=["megatron-lm-2021#tp-allreduces"]))
+        if tokens:
+            out.append(Finding(f"tokens/s against the ceiling that {calls_per_token} all-reduces "
+                               f"of {num(t * 1e6)} us allow", ceiling, tokens[0].value,
+                               "tokens/s", causes[1:], "megatron-lm-2021#tp-allreduces"))
+    elif tokens:
+        per_token = 1 / tokens[0].value
+        room = per_token / t
+        ctx.steps.append(Step(label="all-reduce calls that fit in one token's time",
+                              formula="(1 / tokens/s) / time per call",
+                              inputs={"time per token": {"value": per_token, "unit": "s"},
+                                      "time per call": {"value": t, "unit": "s"}},
+                              result={"value": room, "unit": "calls"},
+                              notes=["megatron-lm-2021#tp-allreduces"]))
+        ctx.assumptions.append(f"at {num(t * 1e6)} us per call, {num(tokens[0].value)} "
+                               f"tokens/s leaves room for {num(room)} calls per token; tensor "
+                               f"parallelism makes 2 per layer, so a {num(room / 2)}-layer model "
+                               f"would spend all its time in all-reduce")
+    return out
+
+
+def _model_row(ctx: Context) -> Any:
+    model = ctx.intent.slots.get("model")
+    return catalog().models.rows.get(model) if model else None
+
+
+def _layers(ctx: Context) -> int | None:
+    row = _model_row(ctx)
+    return int(row.layers) if row is not None and row.layers else None
+
+
+def _hidden(ctx: Context) -> int | None:
+    row = _model_row(ctx)
+    return int(row.hidden) if row is not None and row.hidden else None
+
+
+# --- decode tokens/s --------------------------------------------------------------------------
+
+def _decode(ctx: Context) -> list[Finding]:
+    tokens = [m for m in ctx.of("tokens_per_s") if m.what != "per_gpu"]
+    if not tokens or not ctx.has_model() or ctx.of("call_time") or (
+            TRAINING_WORDS.search(ctx.text) and slot(ctx.intent, "workload") != "inference"):
+        return []
+    gpus = slot(ctx.intent, "gpus") or 1
+    payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
+               "gpus": gpus, "concurrency": 1, "precision": slot(ctx.intent, "precision")}
+    if payload["precision"] not in (None, "bf16", "fp16", "fp8", "int8", "int4"):
+        payload.pop("precision")
+    try:
+        result = ctx.calls.run("parallelism", payload, "decode speed bound for one request")
+    except Exception:
+        return []
+    plans = result.get("plans") or []
+    row = ctx.gpu_row()
+    link = getattr(row, "intra_link", "") or ""
+    if plans:
+        best = plans[0]
+        expected = float(best["decode_tokens_per_s_per_replica"])
+    elif row is not None and row.memory_bandwidth_tb_s and slot(ctx.intent, "gpus"):
+        # Not enough memory for the weights: the bandwidth bound as if they fitted, said so.
+        weights = _weights_gb(ctx)
+        if not weights:
+            return []
+        expected = gpus * float(row.memory_bandwidth_tb_s) * 1000 / weights
+        ctx.steps.append(Step(label="decode bound from memory bandwidth",
+                              formula="GPUs x memory bandwidth / weight bytes per token",
+                              inputs={"GPUs": {"value": gpus, "unit": ""},
+                                      "bandwidth": {"value": float(row.memory_bandwidth_tb_s),
+                                                    "unit": "TB/s"},
+                                      "weights": {"value": weights, "unit": "GB"}},
+                              result={"value": expected, "unit": "tokens/s"},
+                              notes=["inference-roofline#decode-memory-bound", row.source_note]))
+        ctx.assumptions.append(f"the weights do not fit {gpus} x {row.name} by the memory "
+                               f"calculator; the bound is computed as if they did (check which "
+                               f"GPU variant you have)")
+        best = {"tp": gpus, "decode_bound": "memory bandwidth"}
+    else:
+        return []
+    causes: list[tuple[str, str]] = [
+        ("one request's decode streams every weight per token: memory bandwidth, not FLOPs, "
+         "sets the speed", "inference-roofline#decode-memory-bound")]
+    if best.get("tp", 1) > 1 and link.startswith("pcie"):
+        causes.insert(0, ("tensor parallel over PCIe: 2 all-reduces per layer per token cross "
+                          "PCIe", "megatron-lm-2021#tp-allreduces"))
+    causes.append(("long prompts: the KV cache read grows with the context",
+                   "inference-roofline#kv-cache-grows"))
+    return [Finding(f"decode tokens/s, one request, {best['tp']} x {ctx.gpu()} (bound: "
+                    f"{best.get('decode_bound', 'memory bandwidth')})", expected, m.value,
+                    "tokens/s", causes, "inference-roofline#decode-memory-bound")
+            for m in tokens[:1]]
+
+
+# --- GPU memory in use --------------------------------------------------------------------------
+
+def _memory(ctx: Context) -> list[Finding]:
+    used = ctx.of("memory")
+    if not used or not ctx.has_model():
+        return []
+    workload = slot(ctx.intent, "workload") or "inference"
+    payload = {**model_fields(ctx.intent), "workload": workload}
+    precision = slot(ctx.intent, "precision")
+    if precision:
+        payload["precision"] = precision
+    try:
+        result = ctx.calls.run("memory", payload, "memory the model needs per GPU")
+    except Exception:
+        return []
+    expected = float(result["per_gpu_gb"])
+    weights = float(result["breakdown_gb"]["weights"])
+    m = used[0]
+    causes: list[tuple[str, str]] = []
+    if m.value > expected / NORMAL_FROM and workload == "inference":
+        causes += [
+            ("the serving engine reserves most of the free memory for its KV cache at start "
+             "(vLLM 90% of the GPU, TensorRT-LLM 90% of what is free): memory in use is a "
+             "reservation, not a need", "serving-memory-preallocation#vllm-default"),
+            ("a long maximum context sizes the KV cache", "kv-cache"),
+        ]
+    elif m.value > expected / NORMAL_FROM:
+        causes.append(("activations grow with micro-batch and sequence length",
+                       "activation-memory"))
+    if m.value < NORMAL_FROM * weights:
+        causes.append(("weights quantized or offloaded to CPU: less than the 16-bit weights "
+                       "is on the GPU", "memory-sizing"))
+    causes.append(("CUDA context and allocator cache sit outside the tensors",
+                   "gpu-memory-overhead#cuda-context"))
+    return [Finding(f"GPU memory for {result['model'] or 'the model'} ({workload}; weights "
+                    f"{num(weights)} GB)", expected, m.value, "GB", causes, "memory-sizing",
+                    lower_is_better=True)]
+
+
+# --- slower on more GPUs ------------------------------------------------------------------------
+
+def _scaling(ctx: Context) -> list[Finding]:
+    steps = ctx.of("step_time")
+    samples = ctx.of("samples_per_s")
+    if len(steps) >= 2:
+        before, after = steps[0].value, steps[1].value
+        slowdown = after / before
+    elif len(samples) >= 2:
+        slowdown = samples[0].value / samples[1].value
+    else:
+        return []
+    gpus = slot(ctx.intent, "gpus") or 2
+    causes: list[tuple[str, str]] = []
+    row = ctx.gpu_row()
+    link = getattr(row, "intra_link", "") or ""
+    if ctx.has_model() and gpus >= 2:
+        params = _params(ctx)
+        if params:
+            grads = ctx.calls.run("interconnect", {"op": "all_reduce",
+                                                   "size": f"{params * 2:.6g} GB",
+                                                   "ranks": gpus, "gpu": ctx.gpu()},
+                                  "gradient all-reduce per step (2 B per parameter)")
+            ctx.steps.append(Step(label="gradient all-reduce per step",
+                                  formula="16-bit gradients of every parameter over the link",
+                                  result={"value": float(grads["time_s"]), "unit": "s"},
+                                  notes=["parallelism-strategies#data-parallel"]))
+    more_gpus = bool(MORE_GPUS_WORDS.search(ctx.text)) or (slot(ctx.intent, "gpus") or 1) > 1
+    if more_gpus:
+        if link.startswith("pcie") or MORE_GPUS_WORDS.search(ctx.text):
+            causes.append(("gradients (and under ZeRO-3 the parameters) cross PCIe every step: "
+                           "without NVLink the exchange can outweigh the halved compute",
+                           "pcie-bandwidth#gen4-rate"))
+        causes += [("ZeRO-3 gathers the parameters in every forward and backward pass",
+                    "zero-paper#stage-3"),
+                   ("data parallelism all-reduces the gradients once a step",
+                    "parallelism-strategies#data-parallel")]
+        ctx.assumptions.append("expected: the same time per step or less on more GPUs at the "
+                               "same per-GPU batch (data parallelism)")
+    else:
+        ctx.assumptions.append("expected: the same time per step on the same GPUs; nothing the "
+                               "calculators model explains a slowdown within one run")
+    return [Finding("time per step (or per sample) relative to the first figure", 1.0, slowdown,
+                    "x", causes,
+                    "parallelism-strategies#strategy-decides-performance",
+                    lower_is_better=True)]
+
+
+# --- nothing measured that a calculator can check ---------------------------------------------
+
+def _unmeasured(ctx: Context) -> Reply:
+    causes: list[tuple[str, str]] = []
+    if QUANT_WORDS.search(ctx.text):
+        causes.append(("quantized weights are expanded to 16 bits inside each matmul; memory "
+                       "shrinks, speed need not improve", "memory-sizing"))
+    if MORE_GPUS_WORDS.search(ctx.text) or "gpus" in ctx.intent.slots:
+        causes += [("gradients or parameters cross a slow link every step (PCIe, Ethernet)",
+                    "pcie-bandwidth#gen4-rate"),
+                   ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
+    if MEMORY_WORDS.search(ctx.text) and not IDLE_WORDS.search(ctx.text):
+        causes.append(("serving engines reserve memory for the KV cache up front",
+                       "serving-memory-preallocation#vllm-default"))
+    lead = ("This asks for a check of a measurement, but no figure in it could be checked by a "
+            "calculator as stated (a rate with its unit: GB/s, tokens/s, TFLOP/s, MFU %, s/it, "
+            "or GPU memory in use with a model). Likely causes for what it describes, ranked:")
+    if ctx.has_model() and (slot(ctx.intent, "workload") or "inference") == "inference":
+        try:
+            payload = {**model_fields(ctx.intent), "workload": slot(ctx.intent, "workload")
+                       or "inference"}
+            result = ctx.calls.run("memory", payload, "what the model needs, for comparison")
+            lead = (f"Expected for {result['model'] or 'the model'} "
+                    f"({payload['workload']}): **{num(result['per_gpu_gb'])} GB** per GPU, of "
+                    f"which weights {num(result['breakdown_gb']['weights'])} GB. " + lead)
+        except Exception:  # a refused input leaves the causes alone
+            pass
+    if not causes:
+        lead = lead.replace("Likely causes for what it describes, ranked:",
+                            "Nothing in it names a setting the calculators can relate to, so no "
+                            "cause is ranked.")
+    tables = [table(["rank", "likely cause", "note"],
+                    [[i + 1, c, k] for i, (c, k) in enumerate(causes)])] if causes else []
+    return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions,
+                 citations=[note_ref(k) for _, k in causes])
+
+
+# --- one tensor-parallel degree against another -----------------------------------------------
+
+def _tp_compare(ctx: Context) -> list[Finding]:
+    """Decode time per token at two TP degrees: the weights' read shrinks with the degree, the
+    2 all-reduces per layer appear and grow with it."""
+    m = TP_PAIR.search(ctx.text)
+    if not m or m[1] == m[2] or not (1 <= int(m[1]) <= 64 and 1 <= int(m[2]) <= 64):
+        return []
+    first, second = int(m[1]), int(m[2])
+    intent = ctx.intent
+    if not ctx.has_model():
+        intent = intent.model_copy(update={"slots": {**intent.slots, "model": DEFAULT_TP_MODEL}})
+        ctx.assumptions.append(f"model not named: sized with {DEFAULT_TP_MODEL}")
+
+    model_row = catalog().models.rows.get(intent.slots.get("model", ""))
+    row = ctx.gpu_row()
+    if model_row is None or row is None or not row.memory_bandwidth_tb_s:
+        return []
+    weights = float(ctx.calls.run("memory", {**model_fields(intent), "workload": "inference"},
+                                  "the weights read for every token")["breakdown_gb"]["weights"])
+    bandwidth = float(row.memory_bandwidth_tb_s) * 1000  # GB/s
+    times = {}
+    for tp in (first, second):
+        read = weights / (tp * bandwidth)
+        comm = 0.0
+        if tp > 1:
+            one = ctx.calls.run("interconnect", {"op": "all_reduce",
+                                                 "size": f"{model_row.hidden * 2} B",
+                                                 "ranks": tp, "gpu": ctx.gpu()},
+                                f"one all-reduce of a token's activations at TP={tp}")
+            comm = 2 * model_row.layers * float(one["time_s"])
+        times[tp] = read + comm
+        ctx.steps.append(Step(
+            label=f"decode time per token at TP={tp}",
+            formula="weights / (TP x memory bandwidth) + 2 x layers x all-reduce time",
+            inputs={"weights": {"value": weights, "unit": "GB"},
+                    "memory bandwidth": {"value": bandwidth, "unit": "GB/s"},
+                    "all-reduce time per token": {"value": comm, "unit": "s"}},
+            result={"value": times[tp] * 1000, "unit": "ms"},
+            notes=["inference-roofline#decode-memory-bound", "megatron-lm-2021#tp-allreduces"]))
+    expected = times[first] / times[second]
+    link = str(getattr(row, "intra_link", "") or "")
+    causes = [("2 all-reduces per layer for every token: at one request they are small "
+               "messages whose latency does not shrink with TP",
+               "nccl-tests-performance#small-sizes"),
+              ("tensor parallelism all-reduces in every layer", "megatron-lm-2021#tp-allreduces")]
+    if link.startswith("pcie"):
+        causes.insert(0, ("no NVLink: the all-reduces cross PCIe", "pcie-bandwidth#gen4-rate"))
+    if expected < 1 and SLOWER.search(ctx.text):
+        causes.insert(0, (f"the calculators expect TP={first} to be faster; a slower run means "
+                          f"each all-reduce costs far more than NCCL's latency model (about 1 us "
+                          f"a step on PCIe, under 1 us on NVLink): launch overhead or P2P off",
+                          "nccl-link-bandwidths#latency"))
+    steps = ctx.of("step_time")
+    measured = steps[0].value / steps[1].value if len(steps) >= 2 else None
+    return [Finding(f"decode time per token at TP={first} relative to TP={second} "
+                    f"({model_row.name}, {ctx.gpu()}, one request)", expected, measured, "x",
+                    causes, "inference-roofline#decode-memory-bound", lower_is_better=True)]

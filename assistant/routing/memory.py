@@ -1,0 +1,163 @@
+"""Memory questions: how much, does it fit, how many GPUs, how big a checkpoint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, plural, table
+from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.network import write_time
+from clusterplan.assistant.routing.offload import offload_lead, smaller_format
+from clusterplan.tools.contract import Step, q
+
+TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+SHOWN_GPUS = ("h100-sxm", "h200-sxm", "b200-sxm", "a100-sxm-80gb", "mi300x", "rtx-4090")
+
+
+def breakdown_table(result: dict[str, Any]) -> str:
+    rows = [[term.replace("_", " "), result["breakdown_gb"].get(term, 0.0)] for term in TERMS]
+    rows.append(["total per GPU", result["per_gpu_gb"]])
+    return table(["term", "GB per GPU"], rows)
+
+
+def min_gpus_table(result: dict[str, Any]) -> str:
+    fewest = result.get("min_gpus") or {}
+    shown = [g for g in SHOWN_GPUS if g in fewest] or list(fewest)[:6]
+    return table(["GPU", "fewest GPUs that hold it"],
+                 [[gpu_name(g), fewest[g] if fewest[g] is not None else "none fits"]
+                  for g in shown])
+
+
+def memory(intent: Intent, calls: Calls) -> Reply:
+    """How much memory a job needs; the KV cache first when the question is about it."""
+    if slot(intent, "gpu"):
+        return fit(intent, calls, least=False)
+    result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
+    if result.get("offload"):
+        return _offloaded(intent, calls, result)
+    parts = result["breakdown_gb"]
+    lead = (f"{cap(subject(intent, result))} needs about **{num(result['per_gpu_gb'])} GB** of "
+            f"GPU memory (weights {num(parts['weights'])} GB")
+    if result["workload"] == "inference":
+        lead += f", KV cache {num(parts['kv_cache'])} GB"
+        kv = _kv_sentence(intent, result)
+        lead = kv + " " + lead if _asks_kv(intent) else lead
+    else:
+        lead += f", gradients {num(parts['gradients'])} GB, optimizer states " \
+                f"{num(parts['optimizer'])} GB, activations {num(parts['activations'])} GB"
+    lead += f", overhead {num(parts['overhead'])} GB) on one GPU before any sharding."
+    fewest = (result.get("min_gpus") or {}).get("h100-sxm")
+    if fewest:
+        lead += f" The fewest H100 80GB that hold it: {fewest}."
+    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)])
+
+
+def _asks_kv(intent: Intent) -> bool:
+    """The question is about the KV cache: it names it, or gives a context or batch size."""
+    return any(k in intent.slots for k in ("kv_focus", "context_len", "batch"))
+
+
+def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
+    per_token = result["kv_cache_bytes_per_token"]
+    context, batch = slot(intent, "context_len", 4096), slot(intent, "batch", 1)
+    return (f"The KV cache takes **{num(per_token)} bytes per token**: "
+            f"**{num(result['breakdown_gb']['kv_cache'])} GB** for {plural(context, 'token')} "
+            f"× {plural(batch, 'sequence')}.")
+
+
+def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
+    """Whether the job fits the GPUs named, with the headroom or the shortfall."""
+    result = calls.run("memory", memory_payload(intent, least=least),
+                       "bytes per GPU on the GPUs named")
+    if result.get("offload"):
+        return _offloaded(intent, calls, result)
+    gpus, gpu = result["layout"]["gpus"], gpu_name(result["gpu"])
+    per_gpu, memory_gb, spare = result["per_gpu_gb"], result["gpu_memory_gb"], result["headroom_gb"]
+    verdict = "Yes, it fits" if result["fits"] else "No, it does not fit"
+    lead = (f"{verdict}: {subject(intent, result)} on {gpus}× {gpu} needs "
+            f"**{num(per_gpu)} GB per GPU** of {num(memory_gb)} GB")
+    steps: list[Step] = []
+    if result["fits"]:
+        lead += f", leaving **{num(spare)} GB** free per GPU."
+        if result["workload"] == "inference":
+            extra, step = _kv_room(result)
+            lead += " " + extra
+            steps.append(step)
+    else:
+        fewest = (result.get("min_gpus") or {}).get(result["gpu"])
+        more = f" The fewest {gpu} that hold it: **{fewest}**." if fewest else \
+            f" No number of {gpu} holds it."
+        lead += f", {num(-spare)} GB more than it has.{more}"
+    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)],
+                 steps=steps, assumptions=_least(result) if least else [])
+
+
+def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
+    """Part of the job in host RAM: the split, and for layers that overflow the host, the
+    widest GGUF mix that fits (when the question named no precision)."""
+    lead = offload_lead(result, cap(subject(intent, result)))
+    off = result["offload"]
+    if off["mode"] == "layers" and off["host_fits"] is False and "precision" not in intent.slots:
+        found = smaller_format(calls, memory_payload(intent))
+        lead += (f" The widest GGUF mix that fits both: **{found[0].upper()}**, which " +
+                 offload_lead(found[1], "").split(" ", 1)[1] if found
+                 else " No GGUF mix down to Q2_K fits both.")
+    return Reply(headline=lead, tables=[breakdown_table(result)])
+
+
+def _least(result: dict[str, Any]) -> list[str]:
+    return [LEAST] if result["workload"] != "inference" else []
+
+
+def _kv_room(result: dict[str, Any]) -> tuple[str, Step]:
+    """The free memory as KV cache tokens: each GPU holds 1/(tp·pp) of every token's cache."""
+    gpus, per_token = result["layout"]["gpus"], result["kv_cache_bytes_per_token"]
+    tokens = int(result["headroom_gb"] * 1e9 * gpus / per_token)
+    step = Step(label="room left for KV cache", formula="headroom per GPU × GPUs / KV bytes per "
+                "token", inputs={"headroom": q(result["headroom_gb"], "GB"), "gpus": q(gpus),
+                                 "kv_per_token": q(per_token, "B/token")},
+                result=q(tokens, "tokens"), notes=["kv-cache#per-token"])
+    return (f"That room holds about **{num(tokens)} more tokens** of KV cache "
+            f"({num(per_token)} bytes per token).", step)
+
+
+def cluster_size(intent: Intent, calls: Calls) -> Reply:
+    """The fewest GPUs of the kind asked that hold the job (memory is the floor)."""
+    payload = memory_payload(intent, with_gpu=False, least=True) | {"gpu": slot(intent, "gpu")}
+    result = calls.run("memory", payload, "bytes of the job and the fewest GPUs of each kind")
+    gpu_id = result["gpu"]
+    fewest = (result.get("min_gpus") or {}).get(gpu_id)
+    need = f"**{fewest}× {gpu_name(gpu_id)}**" if fewest else f"no number of {gpu_name(gpu_id)}"
+    lead = (f"{cap(subject(intent, result))} needs at least {need} just to hold it in memory "
+            f"({num(result['per_gpu_gb'])} GB unsharded). More GPUs shorten the run: give a "
+            f"token budget (e.g. 15T tokens) to size the cluster by training time.")
+    if result["workload"] == "inference":
+        lead = lead.split(" More GPUs")[0]
+    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result)],
+                 assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
+
+
+def _unsharded(result: dict[str, Any]) -> int:
+    # The breakdown is per GPU; without GPUs given the layout is one GPU, so this is 1.
+    return int(result["layout"]["gpus"])
+
+
+def checkpoint(intent: Intent, calls: Calls) -> Reply:
+    """The bytes a full training checkpoint writes, and how long writing them takes."""
+    payload = memory_payload(intent, with_gpu=False)
+    result = calls.run("memory", payload, "bytes of weights and optimizer states")
+    size_gb = result["checkpoint_gb"]
+    lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
+            f"optimizer states) is **{num(size_gb)} GB**.")
+    parts = result["breakdown_gb"]
+    tables = [table(["part", "GB"], [["weights", parts["weights"] * _unsharded(result)],
+                                      ["optimizer states", parts["optimizer"] * _unsharded(result)],
+                                      ["full checkpoint", size_gb]])]
+    rate = slot(intent, "bandwidth")
+    if rate:
+        seconds, extra = write_time(calls, size_gb, rate)
+        lead += f" Writing it at {rate} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
+        tables += extra
+    return Reply(headline=lead, tables=tables)

@@ -1,0 +1,103 @@
+"""Interconnect questions: a collective's time, a unit conversion, two links compared, a write."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.db.active import catalog
+
+OP_WORDS = {"all_reduce": "all-reduce", "all_gather": "all-gather",
+            "reduce_scatter": "reduce-scatter", "all_to_all": "all-to-all",
+            "broadcast": "broadcast", "send_recv": "send/receive", "transfer": "transfer"}
+
+
+def _links_by_scope(intent: Intent) -> dict[str, str]:
+    rows = catalog().links.rows
+    found: dict[str, str] = {}
+    for link in intent.slots.get("links", []):
+        scope = rows[link].scope if link in rows else ""
+        found.setdefault(scope, link)
+    return found
+
+
+def collective(intent: Intent, calls: Calls) -> Reply:
+    """Time of a collective (or a transfer) on the GPUs and links named."""
+    op = slot(intent, "op", "transfer")
+    if op == "transfer":
+        return transfer(intent, calls)
+    links = _links_by_scope(intent)
+    # A direct /interconnect call names ranks and links; a question names GPUs and link words.
+    payload = {"op": op, "size": slot(intent, "size"), "size_gb": slot(intent, "size_gb"),
+               "ranks": slot(intent, "gpus") or slot(intent, "ranks"),
+               "gpus_per_node": slot(intent, "gpus_per_node"), "gpu": slot(intent, "gpu"),
+               "intra_link": links.get("intra_node") or slot(intent, "intra_link"),
+               "inter_link": links.get("inter_node") or slot(intent, "inter_link")}
+    result = calls.run("interconnect", payload, f"time of the {OP_WORDS[op]}")
+    where = f"{result['ranks']} GPUs" + (f" in {result['nodes']} nodes" if
+                                         (result.get("nodes") or 1) > 1 else "")
+    lead = (f"An {OP_WORDS[op]} of {num(result['size_gb'])} GB across {where} takes about "
+            f"**{num(result['time_s'])} s** ({result['algorithm']} algorithm, "
+            f"{result['bandwidth']} bandwidth; bus bandwidth {num(result['busbw_gbps'])} GB/s, "
+            f"bottleneck {result['bottleneck']}).")
+    rows = [[p["name"], p["link"], p["size_gb"], p["bandwidth_gbps"], p["time_s"]]
+            for p in result.get("phases", [])]
+    tables = [table(["phase", "link", "GB per GPU", "GB/s one way", "time (s)"], rows)] \
+        if rows else []
+    others = result.get("candidates") or []
+    if others:
+        tables.append(table(["algorithm", "time (s)"],
+                            [[c["algorithm"], c["time_s"]] for c in others]))
+    return Reply(headline=lead, tables=tables)
+
+
+def transfer(intent: Intent, calls: Calls) -> Reply:
+    size = slot(intent, "size")
+    rate = slot(intent, "bandwidth")
+    link = rate or next(iter(intent.slots.get("links", [])), None)
+    result = calls.run("interconnect", {"op": "transfer", "size": size, "link": link},
+                       "time to move the data")
+    lead = f"Moving {size} over {link} takes about **{num(result['time_s'])} s** " \
+           f"({num(result['time_s'] / 3600)} h)."
+    return Reply(headline=lead)
+
+
+def write_time(calls: Calls, size_gb: float, rate: str) -> tuple[float, list[str]]:
+    """Seconds to write `size_gb` at `rate` (a bandwidth such as '10 GB/s')."""
+    result = calls.run("interconnect", {"op": "transfer", "size_gb": size_gb, "link": rate},
+                       "time to write the checkpoint")
+    return float(result["time_s"]), []
+
+
+def convert(intent: Intent, calls: Calls) -> Reply:
+    value = slot(intent, "value") or slot(intent, "bandwidth") or slot(intent, "size")
+    to = slot(intent, "to_unit")
+    result = calls.run("interconnect", {"op": "convert", "value": value, "to": to},
+                       "unit conversion")
+    lead = f"{value} = **{result['value']:.6g} {result['unit']}**."
+    explanation = str(result.get("explanation") or "")
+    if explanation and not explanation.startswith(str(value)):
+        lead += f" {explanation}"
+    return Reply(headline=lead)
+
+
+def link_compare(intent: Intent, calls: Calls) -> Reply:
+    """Two links per direction per GPU, with the marketed figures beside them."""
+    links = list(intent.slots.get("links", []))[:2]
+    result = calls.run("interconnect", {"op": "compare", "links": links},
+                       "the two links per direction")
+    figures: list[dict[str, Any]] = result.get("links", [])
+    a, b = figures[0], figures[1]
+    lead = (f"{a['name']} carries **{num(a['per_direction_gbps'])} GB/s** per direction per GPU "
+            f"and {b['name']} **{num(b['per_direction_gbps'])} GB/s**: "
+            f"**{num(result['ratio'])}×** faster per direction.")
+    if result.get("marketed_ratio") and abs(result["marketed_ratio"] - result["ratio"]) > 0.01:
+        lead += (f" Setting the marketed figures side by side gives "
+                 f"{num(result['marketed_ratio'])}×, which mixes a both-ways figure with a "
+                 f"one-way one.")
+    rows = [[f["name"], f["per_direction_gbps"], f["bidirectional_gbps"], f["marketed_as"]]
+            for f in figures]
+    return Reply(headline=lead, tables=[table(["link", "GB/s one way", "GB/s both ways",
+                                               "marketed as"], rows)])
