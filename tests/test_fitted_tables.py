@@ -92,3 +92,19 @@ def test_plan_options_mark_the_cheapest_fastest_and_recommended():
     assert [(r["option"], r["cluster"], r["layout"]) for r in rows] == [
         ("recommended, cheapest", "32× b200-sxm", "tp=1 pp=1 dp=32"),
         ("fastest", "64× b200-sxm", "tp=1 pp=1 dp=64")]
+
+
+def test_a_trace_step_keeps_its_result_whole_and_cuts_its_name_at_a_word():
+    from rich.text import Text
+
+    from clusterplan.tools.contract import Step, q
+    from clusterplan.tui.trace_panel import fitted, step_label
+
+    step = Step(label="training time of the recommendation", formula="", inputs={},
+                result=q(25.9573, "days"))
+    # '5. ' 3 + ' = 25.9573 days' 15 = 18 cells; 40 leave 22 for the name: 'training time of
+    # the recommendation' cut at a word to 'training time of the' (20) + ' …' (2)
+    assert step_label(5, step, 40).plain == "5. training time of the … = 25.9573 days"
+    assert step_label(5, step).plain == "5. training time of the recommendation = 25.9573 days"
+    assert fitted(Text("Goal: pretrain on 2,000,000,000,000 tokens"), 30).plain == \
+        "Goal: pretrain on …", "the number is dropped whole, never cut"
