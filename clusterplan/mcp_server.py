@@ -159,9 +159,9 @@ def build_server() -> Server[Any]:
 
 
 async def serve_stdio() -> None:
-    """Serve until the client closes stdin."""
-    from mcp.server.stdio import stdio_server
+    """Serve until the client closes stdin; every malformed line gets an error reply."""
+    from clusterplan.mcp_transport import screened_stdio
 
     server = build_server()
-    async with stdio_server() as (read_stream, write_stream):
+    async with screened_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -61,9 +61,21 @@ def offers_on_record(store: Store) -> list[Any]:
     return _all_offers(store)
 
 
+# Writes this process made to each store's offers (SQLite's data_version counts only others').
+_writes: WeakKeyDictionary[Store, int] = WeakKeyDictionary()
+
+
+def offers_version(store: Store) -> tuple[Any, ...]:
+    """A token that changes whenever the offers of `store` may have changed, read without
+    reading the offers (a store may hold 100,000 of them)."""
+    return (id(store), store.meta("catalog"),
+            store.conn.execute("pragma data_version").fetchone()[0], _writes.get(store, 0))
+
+
 def forget_offers(store: Store) -> None:
     """Drop the offers kept for `store` (after rows were written to it)."""
     _cache.pop(store, None)
+    _writes[store] = _writes.get(store, 0) + 1
 
 
 def offer_providers(store: Store) -> list[str]:

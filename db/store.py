@@ -108,6 +108,7 @@ class Store:
         store.conn.execute("pragma synchronous = normal")
         if not _up_to_date(store.conn):
             _refresh(store.db)
+        _index_offers(store.conn)
         return store
 
     def rebuild_catalog(self) -> None:
@@ -311,6 +312,37 @@ def _load_catalog(db: Database) -> None:
         if rows:
             db.table(table).insert_all(rows)
     db.table("meta").upsert({"key": "catalog", "value": _wanted_fingerprint()}, pk="key")
+    _index_offers(db.conn)
+
+
+def effective_price_sql(t: str = "") -> str:
+    """SQL for an offer's effective $/GPU-hour before rounding, the dearer of the per-GPU
+    price and the node price / GPUs (the arithmetic of the pricing tool's `offer_view`);
+    `t` qualifies the columns ("o.")."""
+    per_gpu = f"coalesce({t}usd_per_gpu_hour, {t}usd_per_node_hour / {t}gpus_per_node)"
+    per_node = (f"(coalesce({t}usd_per_node_hour, {per_gpu} * {t}gpus_per_node) "
+                f"/ {t}gpus_per_node)")
+    return f"max({per_gpu}, {per_node})"
+
+
+# Price lookups group offers by these columns and seek by effective price: with 100,000
+# imported rows a lookup reads a few hundred index entries, not the table.
+OFFERS_INDEXES = (
+    "create index if not exists offers_lookup on offers(gpu, provider, kind, gpus_per_node, "
+    f"status, region, product, {effective_price_sql()}, verified_on, usd_per_gpu_hour, "
+    "usd_per_node_hour)",
+    f"create index if not exists offers_price on offers(gpu, {effective_price_sql()})",
+)
+
+
+def _index_offers(conn: sqlite3.Connection) -> None:
+    """Add the lookup index to a store made before it existed. Only a speed-up: where it
+    cannot be written (a full disk, a damaged table) lookups still answer, scanning."""
+    try:
+        for statement in OFFERS_INDEXES:
+            conn.execute(statement)
+    except sqlite3.Error:
+        pass
 
 
 def _user_rows(db: Database, table: str) -> list[dict]:

@@ -238,3 +238,93 @@ def test_slash_arguments_are_length_capped():
     result = run_cli("ask", "/memory model=" + "x " * 500_000)
     assert time.monotonic() - started < 10
     assert result.exit_code == 1 and "at most 4,000" in result.output
+
+
+@pytest.mark.parametrize("question, said", [
+    ("Convert 1e999 GB to GiB", "the number 1e999 is out of range"),
+    ("cheapest 1e308 H100 for a month?", "the number 1e308 is out of range"),
+    ("can I serve llama 3 8b on 1e308 H100s?", "the number 1e308 is out of range"),
+    ("how much memory to serve llama 3 8b at 1e-308 utilisation?",
+     "the number 1e-308 is out of range"),
+    ("Convert 9**9**9 GB to GiB", "9**9**9 is arithmetic, which is not evaluated"),
+    ("convert 2^10 GB to GiB", "2^10 is arithmetic, which is not evaluated"),
+])
+def test_numbers_in_exponent_form_or_arithmetic_are_refused_naming_the_range(question, said):
+    # Before: 1e999 GB was read as 999 GB, 9**9**9 GB as 9 GB, 1e308 H100 as 1 GPU.
+    result = run_cli("ask", question)
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1, result.output
+    assert lines[0].startswith(f"Error: {said}")
+    assert "below 10^15" in lines[0]
+
+
+def test_a_number_in_exponent_form_in_range_is_read_whole():
+    # 1.5e3 GB = 1500e9 B = 1500e9 / 2^30 GiB = 1396.98 GiB (was read as 3 GB)
+    result = run_cli("ask", "Convert 1.5e3 GB to GiB")
+    assert result.exit_code == 0 and "1500 GB = **1396.98 GiB**" in result.output
+
+
+@pytest.mark.parametrize("name, payload, said", [
+    ("memory", {"model": "llama-3-8b", "workload": "inference", "flash_attention": "yes"},
+     'flash_attention: give true or false, not "yes"'),
+    ("memory", {"model": "llama-3-8b", "workload": "inference", "gpus": "8"},
+     'gpus: give a number, not "8"'),
+    ("memory", {"model": "llama-3-8b", "workload": "inference", "gpus": True},
+     "gpus: give a number, not true"),
+    ("pricing", {"gpu": "h100", "hours": "10"}, 'hours: give a number, not "10"'),
+])
+def test_tool_inputs_are_not_coerced_from_what_a_user_could_mean_otherwise(name, payload, said):
+    code, output = _tool(name, payload)
+    assert code != 0 and said in output, output
+
+
+def test_a_whole_number_given_as_a_float_is_still_a_count():
+    code, output = _tool("memory", {"model": "llama-3-8b", "workload": "inference",
+                                    "gpus": 8.0})
+    assert code == 0, output
+
+
+def test_serving_on_a_million_gpus_is_many_replicas_not_an_error():
+    # Before: "125000 pipeline stages for 80 layers". Each replica is tp=8: Llama 3 70B's
+    # 70.55e9 parameters x 2 bytes / 8 GPUs = 17.6 GB of weights per GPU.
+    result = run_cli("ask", "serve llama 3 70b on 1,000,000 H100")
+    assert result.exit_code == 0, result.output
+    assert "| weights | 17.6 |" in result.output
+    assert "the GPUs hold 125000 replicas" in result.output
+
+
+def test_garbage_lines_in_a_batch_end_as_answers_or_plain_refusals(tmp_path):
+    import random
+    import string
+
+    rng = random.Random(23)
+    words = ["9**9**9 GB", "1e999", "nan", "-1", "\x00", "\x0c", "/nosuch", "/memory model=",
+             "TP=", "$", "H100", "llama 3 70b", "GB", "cheapest", "serve", "tokens", "fp8"]
+    lines = ["".join(rng.choice(string.printable[:-6]) for _ in range(rng.randint(1, 60)))
+             if i % 2 else " ".join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+             for i in range(300)]
+    path = tmp_path / "garbage.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run_cli("batch", str(path), "--format", "jsonl")
+    items = [json.loads(x) for x in result.output.split("\n") if x.startswith("{")]
+    assert len(items) > 250
+    errors = [i["answer"]["error"] for i in items if i["failed"]]
+    assert not [e for e in errors if "internal error" in e]
+    assert all(len(e.splitlines()) == 1 for e in errors)
+
+
+def test_a_report_command_over_mcp_writes_nothing(tmp_path, memory_store):
+    from clusterplan.mcp_server import call
+
+    target = tmp_path / "victim.md"
+    result = call("ask", {"question": f"/report {target}"})
+    assert not target.exists()
+    result.model_dump_json().encode("utf-8")
+
+
+def test_exported_cells_starting_with_plus_or_minus_are_quoted(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text(HEADER + "acme,h100,8,on_demand,1,,-eu,2026-11-30,available,+cmd\n")
+    assert run_cli("prices", "import", str(path)).exit_code == 0
+    exported = run_cli("prices", "export", "--origin", "user").output
+    assert ",'-eu," in exported and ",'+cmd" in exported

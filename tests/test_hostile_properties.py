@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -53,9 +54,68 @@ def test_any_question_gets_a_serialisable_finite_answer(question, memory_store):
         assert " nan " not in f" {text.lower()} " and " inf " not in f" {text.lower()} "
 
 
-@pytest.mark.parametrize("tool", ["memory", "interconnect", "parallelism", "pricing"])
+TOOLS = ["notes", "memory", "interconnect", "parallelism", "pricing", "plan"]
+
+
+def test_every_tool_is_covered():
+    from clusterplan.tools.registry import tools
+
+    assert sorted(tools()) == sorted(TOOLS)
+
+
+def _negative(value, path: str = "") -> str | None:
+    """The path of the first negative number in `value`, or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return path if value < 0 else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) \
+        if isinstance(value, list) else ()
+    for key, item in items:
+        found = _negative(item, f"{path}.{key}".lstrip("."))
+        if found is not None:
+            return found
+    return None
+
+
+def _checked_call(tool: str, payload) -> None:
+    """One call: a result that is finite, not negative and serialisable, or a one-line
+    ToolError; either within 2 s."""
+    from clusterplan.tools.registry import invoke
+
+    started = time.perf_counter()
+    try:
+        result = invoke(tool, payload)
+    except ToolError as exc:
+        assert len(str(exc).splitlines()) == 1, str(exc)
+        return
+    finally:
+        took = time.perf_counter() - started
+        assert took < 2, f"{tool} took {took:.1f} s on {payload!r}"
+    dumped = result.model_dump(mode="json")
+    assert _finite(dumped)
+    assert _negative(dumped) is None, (_negative(dumped), payload)
+    json.dumps(dumped).encode("utf-8")
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_inputs_drawn_from_the_tool_schema_are_answered_quickly_and_finitely(tool, memory_store):
+    from clusterplan.tools.registry import get
+    from tests.schema_inputs import tool_inputs
+
+    schema = get(tool).input_model.model_json_schema()
+
+    @settings(BUDGET, max_examples=40)
+    @given(payload=tool_inputs(tool, schema))
+    def check(payload):
+        _checked_call(tool, payload)
+
+    check()
+
+
+@pytest.mark.parametrize("tool", TOOLS)
 def test_any_tool_input_is_a_result_or_a_tool_error(tool, memory_store):
-    from clusterplan.tools.registry import get, invoke
+    from clusterplan.tools.registry import get
 
     fields = list(get(tool).input_model.model_fields)
     values = st.one_of(HOSTILE_NUMBERS, st.text(max_size=30), st.booleans(), st.none(),
@@ -64,12 +124,6 @@ def test_any_tool_input_is_a_result_or_a_tool_error(tool, memory_store):
     @BUDGET
     @given(payload=st.dictionaries(st.sampled_from(fields), values, max_size=6))
     def check(payload):
-        try:
-            result = invoke(tool, payload)
-        except ToolError:
-            return
-        dumped = result.model_dump(mode="json")
-        assert _finite(dumped)
-        json.dumps(dumped)
+        _checked_call(tool, payload)
 
     check()

@@ -245,13 +245,16 @@ def test_many_conflicting_rows_are_one_warning_naming_the_widest_gap():
     assert "$1/GPU-h" in found[0] and "$3.999/GPU-h" in found[0] and "2998 more row(s)" in found[0]
 
 
-def test_sixteen_gpus_are_priced_on_whole_8_gpu_nodes_not_single_gpu_pods():
+def test_sixteen_gpus_are_priced_on_nodes_joined_by_a_fabric_not_single_gpu_pods():
     # On demand, RunPod's community H100 at $2.69 and Hyperstack's at $3.20 are single-GPU
-    # pods; 16 of them are not a cluster. The cheapest whole 8-GPU node available on demand is
-    # Lambda's 8x H100 SXM at $3.99 per GPU-hour: 1,000 GPU-hours cost 1,000 x 3.99 = $3,990.
+    # pods, and Lambda's 8x instance at $3.99 comes with no inter-node fabric (note
+    # plan-cluster-fabrics): none makes a 16-GPU cluster. CoreWeave's HGX H100 node on
+    # InfiniBand at $49.24 a node-hour is 49.24 / 8 = $6.155 per GPU-hour: 1,000 GPU-hours
+    # cost $6,155.
     result = price(gpu="h100-sxm", gpus=16, kind="on_demand", gpu_hours=1000)
-    assert (result["cheapest"]["provider"], result["cheapest"]["gpus_per_node"]) == ("lambda", 8)
-    assert result["run_usd"] == pytest.approx(3990, abs=0.01)
+    assert (result["cheapest"]["provider"], result["cheapest"]["gpus_per_node"]) == \
+        ("coreweave", 8)
+    assert result["run_usd"] == pytest.approx(6155, abs=0.01)
     assert any("one cluster" in a for a in result["assumptions"])
 
 

@@ -321,3 +321,14 @@ def test_a_comparison_on_several_gpus_says_per_gpu_not_before_sharding():
     answer = respond("Llama 3 70B inference on 8 A100 40GB vs 8 A100 80GB?")
     assert "per GPU when split over 8 GPUs" in answer.markdown
     assert "before sharding" not in answer.markdown
+
+
+def test_users_at_a_speed_each_on_no_named_cluster_is_planned():
+    # Issue example: 200 users x 30 tokens/s = 6,000 output tokens/s in all, and each user's
+    # stream at most 1,000 / 30 = 33.3 ms a token.
+    answer = respond("Serve Llama 3 70B to 200 concurrent users at 30 tokens/s each")
+    assert answer.intent.kind == "plan"
+    best = answer.data["plan"]["recommendation"]
+    assert best["tokens_per_s"] >= 6000
+    assert best["time_per_output_token_ms"] <= 1000 / 30
+    assert best["replicas"] * best["concurrency_per_replica"] >= 200

@@ -231,3 +231,39 @@ def test_a_transient_error_raises_store_error_not_a_rename(tmp_path, monkeypatch
     with pytest.raises(StoreError, match="nothing in it was changed"):
         Store.open(path)
     assert not list(tmp_path.glob("store.db.unreadable-*"))
+
+
+def _page_limited(monkeypatch, path: Path) -> None:
+    """Every connection the store opens may not grow the file: SQLite's max_page_count set to
+    the pages it has reports 'database or disk is full', as a full disk would, anywhere."""
+    real = store_module._connect
+    pages = sqlite3.connect(path).execute("pragma page_count").fetchone()[0]
+
+    def limited(target, *args, **kwargs):
+        conn = real(target, *args, **kwargs)
+        conn.execute(f"pragma max_page_count = {pages}")
+        return conn
+
+    monkeypatch.setattr(store_module, "_connect", limited)
+
+
+def test_a_page_limit_as_a_full_disk_keeps_rows_and_sessions(tmp_path, monkeypatch):
+    path = tmp_path / "store.db"
+    _seed(path, tmp_path)
+    sqlite3.connect(path).execute("pragma wal_checkpoint(truncate)").close()
+    _page_limited(monkeypatch, path)
+    bulk = tmp_path / "bulk.csv"
+    bulk.write_text(OFFER.splitlines()[0] + "\n" + "".join(
+        f"Bulk,h100,8,on_demand,{1 + i / 1000:.3f},,eu-west,2026-11-30,available,n{i}\n"
+        for i in range(5000)))
+    imported = run_cli("--db", str(path), "prices", "import", str(bulk))
+    assert "full" in _one_line_error(imported)
+    for question in ("and on H200?", "and on A100?", "what about 4 of them?"):
+        asked = run_cli("--db", str(path), "ask", "--session", "keep", question)
+        assert "Traceback" not in asked.output
+        if asked.exit_code != 0:
+            assert "full" in _one_line_error(asked)
+    monkeypatch.undo()
+    _intact(path)
+    conn = sqlite3.connect(path)
+    assert conn.execute("select count(*) from offers where provider = 'Bulk'").fetchone()[0] == 0

@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+
+def _kinds(annotation: Any) -> set[Any]:
+    """The plain types a field accepts (int | None -> {int, NoneType}; Literal -> its values'
+    types)."""
+    args = get_args(annotation)
+    if get_origin(annotation) is Literal:
+        return {type(a) for a in args}
+    if not args:
+        return {annotation}
+    return set().union(*(_kinds(a) for a in args))
+
+
+def _shown(value: Any) -> str:
+    """A value as the JSON input spelled it ('"8"', 'true'), cut short."""
+    import json
+
+    return json.dumps(value, default=str, ensure_ascii=False)[:60]
 
 
 # defer_build: a model's validator is built on its first use, not when its module is imported,
@@ -15,6 +33,21 @@ class ToolInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, defer_build=True,
                               allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_guessed_types(cls, value: Any, info: ValidationInfo) -> Any:
+        """A yes/no field takes true or false, a number field a number: "yes" is not read as
+        true, nor "8" as 8, nor true as 1, since a user could have meant something else."""
+        kinds = _kinds(cls.model_fields[info.field_name or ""].annotation)
+        if value is None or not kinds & {bool, int, float} or str in kinds:
+            return value
+        if bool in kinds and not isinstance(value, bool):
+            if not kinds & {int, float}:
+                raise ValueError(f"give true or false, not {_shown(value)}")
+        if isinstance(value, str) or (isinstance(value, bool) and bool not in kinds):
+            raise ValueError(f"give a number, not {_shown(value)}")
+        return value
 
 
 class Quantity(BaseModel):

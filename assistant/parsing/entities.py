@@ -10,7 +10,11 @@ from clusterplan.assistant.parsing.counts import layout_slots
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.parsing.offload_words import read_offload
-from clusterplan.assistant.parsing.quantities import read_params_b, read_quantities
+from clusterplan.assistant.parsing.quantities import (
+    plain_numbers,
+    read_params_b,
+    read_quantities,
+)
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
 
@@ -87,6 +91,7 @@ class Entities:
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
     # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
+    text = plain_numbers(text)  # "1.5e3" -> "1500"; "1e999" and "9**9**9" are refused here
     spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)

@@ -120,11 +120,15 @@ def _links(s: Slots, t: str) -> int:
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
+    ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
      or _measured_twice(t)),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
+    # "serve it to 200 users at 30 tokens/s each" on no cluster named: what to rent for that
+    ("plan", lambda t, s: _has_model(s) and not any(k in s for k in ("gpus", "nodes"))
+     and (("users" in s and "user_tokens_per_s" in s) or "requests_per_s" in s)),
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from clusterplan.assistant.parsing.lazy_re import lazy
 
 _I = re.IGNORECASE
-NUM = r"(\d[\d,]*(?:\.\d+)?)"
+# A figure starts where its run of digits starts: tried from inside a run, a 2,000-digit
+# question took seconds (each start scanned to the end of the run and failed).
+NUM = r"(?<![\d,])(\d[\d,]*(?:\.\d+)?)"
 
 BANDWIDTH = lazy(NUM + r"\s*(GB/s|GB/sec|GBps|Gb/s|Gbps|Gbit/s)", 0)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)

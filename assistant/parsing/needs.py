@@ -62,6 +62,8 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ("size", "provider")
     if kind == "interconnect" and "op" not in slots:
         required = ("size", "path")  # a transfer: how much, and over what
+    if kind == "plan" and slots.get("largest_model"):
+        required = ("workload",)  # the plan tool searches the catalog for the model
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 

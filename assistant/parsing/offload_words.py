@@ -9,7 +9,8 @@ from typing import Any
 from clusterplan.assistant.parsing.lazy_re import lazy
 
 _I = re.IGNORECASE
-_SIZE = r"(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b\s*(?:of\s+)?"
+# a size starts where its digits start (tried inside a long run of digits it is quadratic)
+_SIZE = r"(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b\s*(?:of\s+)?"
 VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram)\b", _I)
 RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\s+host|dram)\b",
            _I)

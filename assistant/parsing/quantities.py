@@ -7,6 +7,7 @@ names already replaced by markers such as `<g0>`) and returns the slots it found
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
@@ -38,7 +39,8 @@ TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
 CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
-BARE_K = lazy(r"(?<![\w.])(\d+)k\b", _I)
+# "32k" alone is a context length; "$50k" is money (MONEY reads it), never a context.
+BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(\d+)k\b", _I)
 SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
@@ -76,6 +78,32 @@ def number(text: str, what: str = "a number") -> float:
         raise OutOfRange(f"{what} {shown} is out of range: at most {MAX_DIGITS} digits "
                          f"(below 10^{MAX_DIGITS}) are read")
     return float(plain[:64])
+
+
+# "1.5e3", "1e-3": read as the plain number, so a pattern of digits sees 1500, not "3".
+EXPONENT = lazy(r"(?<![\w.])(\d{1,20}(?:\.\d{1,20})?)[eE]([+-]?\d{1,6})(?![\w.])")
+# "9**9**9", "2^10": arithmetic is never evaluated, and reading its last digit was wrong.
+ARITHMETIC = lazy(r"\d\s*(?:\*\*|\^)\s*[-+]?\d[\d\s*^+-]*")
+SMALLEST = Decimal("1e-9")  # below this nothing planned here is meant (a rate, a share)
+
+
+def plain_numbers(text: str) -> str:
+    """`text` with each number in exponent form written out ('1.5e3' -> '1500'); one that
+    is out of range, or arithmetic such as '9**9**9', is OutOfRange naming the range."""
+    power = ARITHMETIC.search(text)
+    if power:
+        raise OutOfRange(f"{power[0].strip()[:40]} is arithmetic, which is not evaluated: "
+                         f"write the number itself, at most {MAX_DIGITS} digits "
+                         f"(below 10^{MAX_DIGITS})")
+    return EXPONENT.sub(_written_out, text)
+
+
+def _written_out(m: re.Match[str]) -> str:
+    value = Decimal(m[1]).scaleb(int(m[2]))
+    if value >= Decimal(10) ** MAX_DIGITS or (value and value < SMALLEST):
+        raise OutOfRange(f"the number {m[0]} is out of range: numbers are read from "
+                         f"{SMALLEST:.0e} to below 10^{MAX_DIGITS}")
+    return format(value.normalize(), "f")
 
 
 def count(text: str, what: str = "the count") -> int:
@@ -186,6 +214,20 @@ RATE = lazy(NUM + r"\s*(k)?\s*(?:output\s+)?tok(?:en)?s?\s*(?:/\s*s(?:ec)?|per\s
             r"(\s*(?:each|per\s+user|a\s+user))?", _I)
 USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?users\b", _I)
 OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
+REQUESTS = lazy(NUM + r"\s*(?:requests?|reqs?|queries)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b"
+                r"|a\s+second\b)", _I)
+PROMPT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens\b", _I)
+OUTPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:output|generated|completion)\s+tokens\b"
+                     r"(?!\s*/|\s+per\s+s)", _I)
+TTFT = lazy(r"\b(?:time\s+to\s+first\s+token|ttft)\b\D{0,25}?" + NUM + r"\s*(ms|s)\b", _I)
+TPOT = lazy(NUM + r"\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token\b|\b(?:tpot|time\s+per\s+output\s+"
+            r"token|inter[\s-]*token\s+latency)\b\D{0,25}?" + NUM + r"\s*ms\b", _I)
+LARGEST = lazy(r"\b(?:biggest|largest)\s+(?:\w+\s+)?model\b", _I)
+DISCOUNT = lazy(r"(\d+(?:\.\d+)?)\s*%\s*(?:off|discount)|discount\s+of\s+(\d+(?:\.\d+)?)\s*%",
+               _I)
+# "on-demand or reserved?": both sides of a commitment named in one question
+COMMITMENTS = lazy(r"\bon[\s-]*demand\b.*\b(?:reserved|committed|commitment|capacity\s+block)"
+                   r"|\b(?:reserved|committed|commitment)\b.*\bon[\s-]*demand\b", _I)
 
 
 def _goals(text: str, slots: dict[str, Any]) -> None:
@@ -200,6 +242,33 @@ def _goals(text: str, slots: dict[str, Any]) -> None:
     objective = OBJECTIVE.search(text)
     if objective:
         slots["objective"] = objective[1].lower()
+    _serving_goals(text, slots)
+    if LARGEST.search(text):
+        slots["largest_model"] = True
+    if COMMITMENTS.search(text):
+        slots["commitments"] = True
+    discount = DISCOUNT.search(text)
+    if discount:
+        slots["discount"] = number(discount[1] or discount[2]) / 100
+
+
+def _serving_goals(text: str, slots: dict[str, Any]) -> None:
+    """Requests a second with their prompt and output lengths, and latency targets."""
+    requests = REQUESTS.search(text)
+    if requests:
+        slots["requests_per_s"] = number(requests[1])
+        if slots.get("batch") == int(slots["requests_per_s"]):
+            slots.pop("batch")  # "10 requests/s" is a rate, not 10 sequences at once
+    for name, pattern in (("input_tokens", PROMPT_TOKENS), ("output_tokens", OUTPUT_TOKENS)):
+        m = pattern.search(text)
+        if m:
+            slots[name] = int(number(m[1]) * (1000 if m[2] else 1))
+    ttft = TTFT.search(text)
+    if ttft:
+        slots["ttft_ms"] = number(ttft[1]) * (1 if ttft[2].lower() == "ms" else 1000)
+    tpot = TPOT.search(text)
+    if tpot:
+        slots["tpot_ms"] = number(tpot[1] or tpot[2])
 
 
 _READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals)

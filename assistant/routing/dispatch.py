@@ -18,7 +18,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.db.active import active_store, catalog
-from clusterplan.db.offers import offers_on_record
+from clusterplan.db.offers import offers_version
 from clusterplan.tools.contract import Step, ToolResult
 from clusterplan.tools.registry import invoke
 
@@ -116,12 +116,11 @@ def _remembered(name: str, payload: dict[str, Any],
 
 
 def _prices_version() -> tuple[tuple[Any, ...], Any]:
-    """What a price depends on besides its input: today's date and the offers on record (the
-    list of offers is read anew whenever rows are imported or another process writes; it is
-    kept with the result so its id is not reused)."""
-
-    offers = offers_on_record(active_store())
-    return (dt.date.today().isoformat(), id(offers)), offers
+    """What a price depends on besides its input: today's date and the offers on record (their
+    version changes whenever rows are imported or another process writes; the store is kept
+    with the result so its id is not reused)."""
+    store = active_store()
+    return (dt.date.today().isoformat(), *offers_version(store)), store
 
 
 def _disputes(result: ToolResult) -> tuple[Any, ...]:

@@ -18,7 +18,10 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
     """The plan tool's input when the question states a goal, else None."""
     s = intent.slots
     workload = slot(intent, "workload", "pretrain")
-    payload: dict[str, Any] = {**model_fields(intent), "workload": workload}
+    if s.get("largest_model"):  # the catalog is searched: no model of the question's own
+        payload: dict[str, Any] = {"largest_model": True, "workload": workload}
+    else:
+        payload = {**model_fields(intent), "workload": workload}
     goal = False
     if workload == "inference":
         if "users" in s and ("user_tokens_per_s" in s or "tokens_per_s" in s):
@@ -27,6 +30,14 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
             goal = True
         elif "tokens_per_s" in s:
             payload["tokens_per_s"], goal = s["tokens_per_s"], True
+        elif "requests_per_s" in s and "output_tokens" in s:
+            payload["requests_per_s"], goal = s["requests_per_s"], True
+        if "input_tokens" in s and "output_tokens" in s:
+            payload.update(input_tokens=s["input_tokens"], output_tokens=s["output_tokens"])
+        if "ttft_ms" in s and "input_tokens" in s:
+            payload["ttft_ms"] = s["ttft_ms"]
+        if "tpot_ms" in s:
+            payload["tpot_ms"] = s["tpot_ms"]
     elif "tokens" in s:
         payload["tokens"] = s["tokens"]
         if "hours" in s:
@@ -37,8 +48,8 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         payload["objective"], goal = s["objective"], True
     if "gpu" in s:
         payload["gpus"] = [s["gpu"]]
-    if workload != "inference" and "tokens" not in payload:
-        return None
+    if workload == "pretrain" and "tokens" not in payload:
+        return None  # a fine-tune with no data size takes the tool's stated default
     return payload if goal else None
 
 
@@ -56,6 +67,15 @@ def plan(intent: Intent, calls: Calls) -> Reply:
         head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
         head += f"Recommendation: **{result['summary']}**."
+        if rec.get("decode_ms"):
+            d = rec["decode_ms"]
+            head += (f" Time per output token {num(d['total_ms'])} ms: weights read "
+                     f"{num(d['weights_read_ms'])}, KV read {num(d['kv_read_ms'])}, compute "
+                     f"{num(d['compute_ms'])}, TP communication {num(d['tp_comm_ms'])} ms.")
+        if rec.get("prefill_ms"):
+            p = rec["prefill_ms"]
+            head += (f" Time to first token {num(p['total_ms'])} ms: compute "
+                     f"{num(p['compute_ms'])}, TP communication {num(p['tp_comm_ms'])} ms.")
     tables = []
     if result.get("pareto"):
         if training:
@@ -63,10 +83,13 @@ def plan(intent: Intent, calls: Calls) -> Reply:
                      o["training_days"], usd(o["cost_usd"])] for o in result["pareto"]]
             tables.append(table(["cluster", "nodes", "provider", "days", "cost"], rows))
         else:
-            rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["replicas"], o["provider"],
-                     o["tokens_per_s"], usd(o["cost_usd"])] for o in result["pareto"]]
-            tables.append(table(["cluster", "replicas", "provider", "tokens/s",
-                                 "cost a month"], rows))
+            rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["replicas"],
+                     f"tp={o['layout']['tp']}", o["concurrency_per_replica"], o["provider"],
+                     o["tokens_per_s"], o["time_per_output_token_ms"], usd(o["cost_usd"]),
+                     usd(o["usd_per_million_output_tokens"])] for o in result["pareto"]]
+            tables.append(table(["cluster", "replicas", "layout", "batch", "provider",
+                                 "tokens/s", "ms/token", "cost a month", "$/M output tokens"],
+                                rows))
     if result.get("failed"):
         tables.append(table(["ruled out because", "candidates"],
                             [[k, num(v)] for k, v in result["failed"].items()]))

@@ -19,9 +19,53 @@ MAX_OFFERS = 8
 def pricing(intent: Intent, calls: Calls) -> Reply:
     if slot(intent, "egress"):
         return egress(intent, calls)
+    if slot(intent, "commitments") and slot(intent, "gpu") and slot(intent, "hours"):
+        return commitments(intent, calls)
     if slot(intent, "break_even"):
         return break_even(intent, calls)
     return offers(intent, calls)
+
+
+def commitments(intent: Intent, calls: Calls) -> Reply:
+    """On-demand against the cheapest committed price on record for the cluster and period."""
+    payload = {"gpu": slot(intent, "gpu"), "gpus": slot(intent, "gpus"),
+               "hours": slot(intent, "hours"), "provider": slot(intent, "provider"),
+               "compare_commitments": True, "reserved_discount": slot(intent, "discount")}
+    result = calls.run("pricing", payload, "cheapest on-demand and committed offers that can "
+                       "host the cluster for the period")
+    c = result["commitments"]
+    od, cm = c.get("on_demand"), c.get("committed")
+    gpus, hours = c["gpus"], c["hours"]
+    if od is None or cm is None:
+        side = "on-demand" if od is None else "committed"
+        return Reply(headline=f"No {side} offer on record can host {gpus}× {payload['gpu']} "
+                     f"for {num(hours)} hours" + (" (ruled out: " + ", ".join(
+                         f"{k} {v}" for k, v in c["ruled_out"].items()) + ")"
+                         if c["ruled_out"] else "") + ".")
+    winner = cm if c["cheaper"] == "committed" else od
+    lead = (f"For {gpus}× {payload['gpu']} over {num(hours)} hours, **"
+            + ("committed" if winner is cm else "on-demand") + f" is cheaper by "
+            f"{usd(c['saving_usd'])}**: {cm['offer']['provider']} {cm['offer']['kind']} at "
+            f"{usd(cm['offer']['effective_usd_per_gpu_hour'])}/GPU-h = "
+            f"{usd(cm['total_usd'])} (billed {num(cm['billed_hours'])} h) against "
+            f"{od['offer']['provider']} on-demand at "
+            f"{usd(od['offer']['effective_usd_per_gpu_hour'])}/GPU-h = {usd(od['total_usd'])}. "
+            f"On these prices the commitment wins above **{pct(c['break_even_utilization'])} "
+            f"utilisation** (its total over the on-demand cost at 100%); "
+            + (f"at the stated {pct(c['stated_discount'])} discount the break-even is "
+               f"{pct(c['stated_break_even_utilization'])}." if c["stated_discount"] else
+               f"at the usual {pct(DISCOUNT_RANGE[0])}–{pct(DISCOUNT_RANGE[1])} reserved "
+               f"discounts it is {pct(1 - DISCOUNT_RANGE[1])}–{pct(1 - DISCOUNT_RANGE[0])}."))
+    rows = [[p["offer"]["provider"], p["offer"]["kind"], p["offer"]["product"],
+             p["offer"]["effective_usd_per_gpu_hour"], p["billed_gpus"], p["billed_hours"],
+             usd(p["total_usd"]), p["offer"]["verified_on"]] for p in (od, cm)]
+    tables = [table(["provider", "kind", "product", "$/GPU-h", "GPUs", "hours billed", "total",
+                     "verified"], rows)]
+    if c["ruled_out"]:
+        tables.append(table(["ruled out because", "offers"],
+                            [[k, num(v)] for k, v in c["ruled_out"].items()]))
+    return Reply(headline=lead, tables=tables,
+                 citations=[] if c["stated_discount"] else [note_ref(DISCOUNT_NOTE)])
 
 
 def price_payload(intent: Intent) -> dict[str, Any]:

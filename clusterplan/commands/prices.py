@@ -14,6 +14,8 @@ from clusterplan.commands.common import UsageFailure, emit, store
 if TYPE_CHECKING:
     from clusterplan.tools.pricing.offers import Offer
 
+# Offers listed by default: a store can hold 100,000 imported rows.
+LIMIT = 100
 KINDS = ("on_demand", "spot", "reserved_1m", "reserved_1y", "reserved_3y", "capacity_block")
 
 
@@ -27,14 +29,16 @@ def prices_group() -> None:
 @click.option("--provider", help="Only this provider (e.g. aws, coreweave).")
 @click.option("--kind", type=click.Choice(KINDS), help="Only this pricing kind.")
 @click.option("--json", "as_json", is_flag=True, help="Print the offers as JSON.")
+@click.option("--limit", type=click.IntRange(min=0), default=LIMIT, show_default=True,
+              help="List at most this many offers, cheapest first; 0 lists them all.")
 @click.pass_context
 def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind: str | None,
-                as_json: bool) -> None:
+                as_json: bool, limit: int) -> None:
     """One line per offer, cheapest $/GPU-hour first, with its date and source note."""
     # lazy: loaded when this command runs, so `--help` and the others start fast
     from clusterplan.db.catalog import UnknownName, load_catalog
-    from clusterplan.db.offers import find_offers
-    from clusterplan.tools.pricing.offers import by_price, offer_view, price_disagreements
+    from clusterplan.tools.pricing.lookup import OfferFilter, find
+    from clusterplan.tools.pricing.offers import price_disagreements
 
     opened = store(ctx)
     catalog = load_catalog(opened)
@@ -49,16 +53,24 @@ def list_prices(ctx: click.Context, gpu: str | None, provider: str | None, kind:
         except UnknownName:
             pass  # an imported offer may name a provider the catalog does not know
     today = dt.date.today()
-    offers = by_price([offer_view(r, today) for r in
-                       find_offers(opened, gpu, provider, (kind,) if kind else ())])
+    found = find(opened, OfferFilter(gpu=gpu, provider=provider, kinds=(kind,) if kind else ()),
+                 today, limit or None)
+    offers = found.listed[:limit] if limit else found.listed
+    rest = found.total - len(offers)
+    more = (f"{rest} more offer(s) not listed; --limit 0 lists all {found.total}"
+            if rest else "")
     if as_json:
         click.echo(json.dumps([o.model_dump(mode="json") for o in offers], indent=2))
+        if more:
+            click.echo(more, err=True)
         return
     if not offers:
         click.echo("no offer matches; `clusterplan prices list` shows them all")
         return
     _print_table(offers)
-    for problem in price_disagreements(offers):
+    if more:
+        click.echo(more)
+    for problem in price_disagreements(found.warned, found.spans, found.per_product):
         click.echo(f"warning: {problem}", err=True)
 
 

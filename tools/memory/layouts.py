@@ -17,6 +17,13 @@ def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) 
     if gpus and not job.training and tp is None and pp is None and dp is None:
         tp = _widest_tp(job, gpus, node_gpus)
         pp = gpus // tp
+        if pp > job.shape.layers and gpus % tp == 0:
+            # more pipeline stages than layers cannot be one replica: "serve on 1,000,000
+            # H100" means many replicas, each split tp-wide within a node
+            said.append(f"layout: {gpus} GPUs are more than one replica of "
+                        f"{job.shape.layers} layers can be split over; each replica is tp={tp} "
+                        f"within a node, and the GPUs hold {gpus // tp} replicas")
+            return Layout(dp=gpus // tp, tp=tp, pp=1, ep=ep)
         said.append(_said("layout: the {} GPUs hold one model replica, tp={} within a node and "
                           "pp={}", gpus, tp, pp))
         return Layout(dp=1, tp=tp, pp=pp, ep=ep)

@@ -9,11 +9,12 @@ from typing import Any
 
 from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.contract import ToolError
-from clusterplan.tools.parallelism.result import ServingPlan, TrainingPlan
+from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
 from clusterplan.tools.plan.input import PlanInput
-from clusterplan.tools.pricing.costs import HOURS_PER_MONTH
+from clusterplan.tools.pricing.costs import term_billed_hours
+from clusterplan.tools.pricing.fabrics import hosts_as_one_cluster
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
 from clusterplan.tools.pricing.tool import run as run_pricing
@@ -22,7 +23,8 @@ from clusterplan.tools.pricing.tool import run as run_pricing
 # 3-node or 12-node cluster is a candidate, not only powers of two.
 SECONDS_PER_DAY = 86_400
 REASONS = ("does not fit", "no layout satisfies the rules", "misses deadline", "over budget",
-           "no offer", "too slow per user", "above max_gpus")
+           "no offer", "no offer with an inter-node fabric", "misses time per output token",
+           "misses time to first token", "above max_gpus")
 
 
 def node_ladder(max_nodes: int) -> list[int]:
@@ -56,6 +58,10 @@ class Option:
     gpus_per_replica: int | None = None
     concurrency_per_replica: int | None = None
     time_per_output_token_ms: float | None = None
+    requests_per_s: float | None = None
+    decode_ms: dict[str, float] | None = None
+    prefill_ms: dict[str, float] | None = None
+    decode_bound: str | None = None
 
 
 @dataclass
@@ -67,38 +73,55 @@ class Search:
     evaluated: int = 0
     kinds: list[str] = field(default_factory=list)
     closest: Option | None = None  # the fastest training option that missed the deadline
+    # serving: per latency target ("ttft", "tpot"), the closest miss (achieved / target, gpu,
+    # tp, pp)
+    latency_miss: dict[str, tuple[float, str, int, int]] = field(default_factory=dict)
+    cheapest_over: Option | None = None  # the cheapest option a budget ruled out
+
+    def over_budget(self, opt: Option) -> None:
+        self.fail("over budget")
+        if self.cheapest_over is None or opt.cost_usd < self.cheapest_over.cost_usd:
+            self.cheapest_over = opt
 
     def fail(self, reason: str) -> None:
         self.failed[reason] = self.failed.get(reason, 0) + 1
 
 
 def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: bool,
-               ) -> tuple[Offer, int] | None:
+               hours: float | None = None) -> tuple[Offer, int] | None:
     """The cheapest offer that can host `gpus` and the GPUs it bills. A job spanning nodes
-    (training beyond one node) needs the offer's node to be the cluster's multi-GPU node;
-    independent serving replicas may sit on any node that holds one replica."""
+    (training beyond one node) needs the offer's node to be the cluster's multi-GPU node and
+    its provider to have an inter-node fabric (note plan-cluster-fabrics); independent serving
+    replicas may sit on any node that holds one replica."""
     best: tuple[float, Offer, int] | None = None
     for o in offers:
-        if multi_node and (o.gpus_per_node != gpus_per_node or o.gpus_per_node < 2):
+        # the layouts were searched for the GPU's own node size, so a cluster is of those nodes
+        if multi_node and (o.gpus_per_node != gpus_per_node or not hosts_as_one_cluster(o, gpus)):
             continue
         if not multi_node and o.gpus_per_node < gpus:
             continue
         billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
         hourly = billed * o.effective_usd_per_gpu_hour
+        if hours is not None:  # a job's length: a commitment bills its whole term
+            term = term_billed_hours(o.kind, hours)
+            if term is None:
+                continue
+            hourly *= term
         if best is None or hourly < best[0]:
             best = (hourly, o, billed)
     return None if best is None else (best[1], best[2])
 
 
-def kind_offers(gpu: str, providers: list[str] | None) -> list[Offer]:
-    """Available, non-spot offers of one GPU kind (from the pricing tool), by provider."""
+def kind_offers(gpu: str, providers: list[str] | None,
+                kinds: list[str] | tuple[str, ...] = ("on_demand",)) -> list[Offer]:
+    """Available offers of one GPU kind (from the pricing tool) of the pricing kinds allowed."""
     found: list[Offer] = []
     for provider in providers or [None]:  # type: ignore[list-item]
         found += run_pricing(PricingInput(gpu=gpu, provider=provider)).offers
-    return [o for o in found if o.status == "available" and o.kind != "spot"]
+    return [o for o in found if o.status == "available" and o.kind in kinds]
 
 
-def _model_args(inp: PlanInput) -> dict[str, Any]:
+def model_args(inp: PlanInput) -> dict[str, Any]:
     return {"model": inp.model} if inp.model else {"params_b": inp.params_b}
 
 
@@ -127,7 +150,7 @@ def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPla
 
 def _train(inp: PlanInput, gpu: str, gpus: int, gpn: int, batch: dict[str, Any]) -> Any:
     return run_parallelism(ParallelismInput(
-        **_model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
+        **model_args(inp), workload=inp.workload, gpu=gpu, gpus=gpus, gpus_per_node=gpn,
         tokens=inp.tokens, top_k=1, **batch))
 
 
@@ -135,7 +158,7 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
     """Per GPU kind: grow the node count along the ladder until the deadline is met (or, for a
     budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
     for gpu, gpn in kinds:
-        offers = kind_offers(gpu, inp.providers)
+        offers = kind_offers(gpu, inp.providers, inp.offer_kinds)
         if inp.max_gpus < gpn:  # not one whole node of this kind within max_gpus
             out.fail("above max_gpus")
             continue
@@ -154,7 +177,8 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 break
             hosted = host_offer(offers, gpus, gpn, multi_node=nodes > 1)
             if hosted is None:  # no offer hosts this many nodes; more nodes fare no better
-                out.fail("no offer")
+                out.fail("no offer with an inter-node fabric" if nodes > 1 and any(
+                    o.gpus_per_node == gpn for o in offers) else "no offer")
                 if nodes > 1:
                     break
                 continue
@@ -167,16 +191,21 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 continue
             plan, res = found
             fitted += 1
-            offer, billed = hosted
             days = res.training_days
+            hosted = host_offer(offers, gpus, gpn, nodes > 1, hours=days * 24)
+            if hosted is None:  # only commitments whose longest term is shorter than the run
+                out.fail("no offer")
+                continue
+            offer, billed = hosted
             hourly = billed * offer.effective_usd_per_gpu_hour
+            billed_hours = term_billed_hours(offer.kind, days * 24) or days * 24
             opt = Option(gpu=gpu, gpus=gpus, nodes=nodes, gpus_per_node=gpn,
                          layout={"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
                                  "zero_stage": plan.zero_stage,
                                  "micro_batch": plan.micro_batch,
                                  "recompute": plan.recompute},
                          offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4),
-                         cost_usd=round(hourly * days * 24, 2), days=days, mfu=plan.mfu,
+                         cost_usd=round(hourly * billed_hours, 2), days=days, mfu=plan.mfu,
                          tokens_per_s=plan.tokens_per_s)
             if inp.deadline_days is not None and days > inp.deadline_days:
                 out.fail("misses deadline")
@@ -185,91 +214,12 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                     out.closest = opt
                 continue
             if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
-                out.fail("over budget")
-                if inp.deadline_days is not None:
-                    break  # more GPUs to meet the deadline only cost more
-                continue
+                out.over_budget(opt)
+                break  # more nodes of this kind cost at least as much: MFU only falls
+
             out.options.append(opt)
             if inp.deadline_days is not None or fitted >= 4:
                 break  # deadline met: more nodes are only faster and dearer
-
-
-def search_serving(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
-    """Per GPU kind: the parallelism tool's serving answer on one node gives a replica's shape
-    and tokens/s; replicas = ceil(goal / per-replica tokens/s)."""
-    target = inp.target_tokens_per_s or 0.0
-    for gpu, gpn in kinds:
-        offers = kind_offers(gpu, inp.providers)
-        if not offers:
-            out.fail("no offer")
-            continue
-        found = serving_replica(inp, gpu, gpn, out)
-        if found is None:
-            continue
-        best, conc = found
-        per_replica = best.decode_tokens_per_s_per_replica
-        if not per_replica > 0:  # guards the division below against a degenerate answer
-            out.fail("does not fit")
-            continue
-        replicas = math.ceil(target / per_replica)
-        gpus = replicas * best.gpus_per_replica
-        if gpus > inp.max_gpus:
-            out.fail("above max_gpus")
-            continue
-        hosted = host_offer(offers, best.gpus_per_replica, gpn, multi_node=False)
-        if hosted is None:
-            out.fail("no offer")
-            continue
-        offer = hosted[0]
-        per_node = offer.gpus_per_node // best.gpus_per_replica  # replicas a node holds
-        billed = math.ceil(replicas / per_node) * offer.gpus_per_node
-        hourly = billed * offer.effective_usd_per_gpu_hour
-        monthly = round(hourly * HOURS_PER_MONTH, 2)
-        if inp.budget_usd is not None and monthly > inp.budget_usd:
-            out.fail("over budget")
-            continue
-        out.options.append(Option(
-            gpu=gpu, gpus=gpus, nodes=math.ceil(billed / offer.gpus_per_node),
-            gpus_per_node=offer.gpus_per_node, layout={"tp": best.tp, "pp": best.pp},
-            offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4), cost_usd=monthly,
-            tokens_per_s=per_replica * replicas, replicas=replicas,
-            gpus_per_replica=best.gpus_per_replica, concurrency_per_replica=conc,
-            time_per_output_token_ms=best.time_per_output_token_ms))
-
-
-# Sequences one replica serves at once, tried in turn; the KV-cache room and the per-user
-# speed (time per output token) decide which fit (note inference-roofline).
-CONCURRENCY = (1, 4, 8, 16, 32, 64, 128, 256)
-
-
-def serving_replica(inp: PlanInput, gpu: str, gpn: int,
-                    out: Search) -> tuple[ServingPlan, int] | None:
-    """The replica (parallelism tool's serving answer on one node) with the most output
-    tokens/s per GPU over the concurrencies tried, within the per-user speed if one is set."""
-    args: dict[str, Any] = {"context_len": inp.context_len} if inp.context_len else {}
-    users = inp.concurrent_users or CONCURRENCY[-1]
-    best: tuple[ServingPlan, int] | None = None
-    reason = "does not fit"
-    for conc in [c for c in CONCURRENCY if c <= users] or [1]:
-        out.evaluated += 1
-        res = run_parallelism(ParallelismInput(**_model_args(inp), workload="inference",
-                                               gpu=gpu, gpus=gpn, gpus_per_node=gpn,
-                                               concurrency=conc, **args))
-        plans = [p for p in res.plans if isinstance(p, ServingPlan)]
-        if not res.fits or not plans:
-            break  # more sequences need more KV cache: larger concurrencies fit no better
-        plan = plans[0]
-        if inp.tokens_per_s_per_user and \
-                plan.time_per_output_token_ms > 1000 / inp.tokens_per_s_per_user:
-            reason = "too slow per user"
-            break  # more sequences only slow each one further
-        rate = plan.decode_tokens_per_s_per_replica / plan.gpus_per_replica
-        if best is None or rate > best[0].decode_tokens_per_s_per_replica / \
-                best[0].gpus_per_replica:
-            best = (plan, conc)
-    if best is None:
-        out.fail(reason)
-    return best
 
 
 def gpu_kinds(inp: PlanInput) -> list[tuple[str, int]]:

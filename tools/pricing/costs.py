@@ -18,6 +18,23 @@ HOURS_PER_MONTH = 730  # 365 x 24 / 12, note pricing-models#hours-per-month
 HOURS_NOTE = "pricing-models#hours-per-month"
 # Kinds paid for every hour whether used or not; on-demand and spot are paid per hour used.
 COMMITTED_KINDS = ("reserved_1m", "reserved_1y", "reserved_3y", "capacity_block")
+# The hours a commitment bills at least, and at most (None: no ceiling). A 1-year reservation
+# for a 3-month job still bills the year (pricing-models#two-models); a Capacity Block runs 1 to
+# 182 days (aws-capacity-blocks-2024#terms).
+TERM_HOURS: dict[str, tuple[float, float | None]] = {
+    "on_demand": (0.0, None), "spot": (0.0, None),
+    "reserved_1m": (HOURS_PER_MONTH, None), "reserved_1y": (12 * HOURS_PER_MONTH, None),
+    "reserved_3y": (36 * HOURS_PER_MONTH, None), "capacity_block": (24.0, 182 * 24.0),
+}
+
+
+def term_billed_hours(kind: str, hours: float) -> float | None:
+    """Hours a kind bills for a job of `hours`: at least its term; None if the job outlasts the
+    longest term the kind sells."""
+    low, high = TERM_HOURS.get(kind, (0.0, None))
+    if high is not None and hours > high:
+        return None
+    return max(hours, low)
 
 
 class BreakEven(BaseModel):

@@ -62,13 +62,6 @@ def offer_view(row: OfferRow, as_of: dt.date) -> Offer:
     )
 
 
-def makes_cluster(offer: Offer, gpus: int, full_node: int) -> bool:
-    """Whether `gpus` rented on this offer are one cluster: they fit one of its nodes, or they
-    fill whole multi-GPU nodes of the GPU's usual size (an 8-GPU HGX node is sold with the
-    fabric that joins nodes). Many single-GPU or part-node instances are not a cluster."""
-    return gpus <= offer.gpus_per_node or (offer.gpus_per_node == full_node >= 2)
-
-
 def by_price(offers: list[Offer]) -> list[Offer]:
     """Cheapest effective $/GPU-hour first; among equal prices the newest reading first."""
     return sorted(offers, key=lambda o: (o.effective_usd_per_gpu_hour, -o.verified_on.toordinal(),
@@ -77,6 +70,11 @@ def by_price(offers: list[Offer]) -> list[Offer]:
 
 def offer_warnings(offers: list[Offer], as_of: dt.date) -> list[str]:
     """Stale rows, announced rows, per-GPU vs per-node disagreements and conflicting rows."""
+    return row_warnings(offers, as_of) + price_disagreements(offers)
+
+
+def row_warnings(offers: list[Offer], as_of: dt.date) -> list[str]:
+    """A warning for each stale and each announced row."""
     warnings = []
     for o in offers:
         if o.stale:
@@ -87,11 +85,15 @@ def offer_warnings(offers: list[Offer], as_of: dt.date) -> list[str]:
             warnings.append(f"{o.label()} at ${o.effective_usd_per_gpu_hour:g}/GPU-h is announced, "
                             "not available yet; it is not taken as the cheapest while an "
                             "available offer exists")
-    return warnings + price_disagreements(offers)
+    return warnings
 
 
-def price_disagreements(offers: list[Offer]) -> list[str]:
-    """Rows whose node price is not per-GPU price x GPUs, and rows that contradict each other."""
+def price_disagreements(offers: list[Offer], spans: list[Offer] | None = None,
+                        per_product: dict[tuple[str, str, str, int], int] | None = None,
+                        ) -> list[str]:
+    """Rows whose node price is not per-GPU price x GPUs, and rows that contradict each other.
+    `spans` (the cheapest and dearest rows of each product) and `per_product` (its row count)
+    stand in for the whole list when `offers` holds only the rows that warn."""
     found = [
         f"{o.label()}: the node price ${o.usd_per_node_hour:g}/node-h is not "
         f"{o.gpus_per_node} x ${o.usd_per_gpu_hour:g}/GPU-h = "
@@ -99,10 +101,11 @@ def price_disagreements(offers: list[Offer]) -> list[str]:
         f"${o.effective_usd_per_gpu_hour:g}/GPU-h until one figure is confirmed "
         f"(note {o.source_note})"
         for o in offers if o.prices_disagree]
-    return found + _conflicts(offers)
+    return found + _conflicts(offers if spans is None else spans, per_product)
 
 
-def _conflicts(offers: list[Offer]) -> list[str]:
+def _conflicts(offers: list[Offer],
+               per_product: dict[tuple[str, str, str, int], int] | None = None) -> list[str]:
     """Rows for the same product whose prices differ beyond rounding: one warning a product,
     naming its widest disagreement. Rows are grouped by product key first, so the work grows
     with the number of rows, not with its square (100,000 imported rows are one pass)."""
@@ -117,7 +120,8 @@ def _conflicts(offers: list[Offer]) -> list[str]:
         if pair is None:
             continue
         a, b = pair
-        others = len(rows) - 2
+        key = (a.provider, a.gpu, a.kind, a.gpus_per_node)
+        others = (per_product[key] if per_product else len(rows)) - 2
         found.append(
             f"conflicting prices for {a.provider} {a.gpu} {a.kind} ({a.gpus_per_node} GPUs "
             f"a node): ${a.effective_usd_per_gpu_hour:g}/GPU-h (verified {a.verified_on}, "

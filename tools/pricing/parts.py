@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from clusterplan.db.active import active_store, catalog
 from clusterplan.db.catalog import UnknownName
-from clusterplan.db.offers import find_offers, offer_providers
+from clusterplan.db.offers import offer_providers
 from clusterplan.db.rows import ProviderRow
 from clusterplan.tools.contract import Step, ToolError, q
 from clusterplan.tools.pricing.costs import (
@@ -18,13 +18,13 @@ from clusterplan.tools.pricing.costs import (
     egress_cost,
     egress_gb,
 )
+from clusterplan.tools.pricing.fabrics import fabric_providers, hosts_as_one_cluster
+from clusterplan.tools.pricing.lookup import Found, OfferFilter, find
 from clusterplan.tools.pricing.offers import (
     STALE_AFTER_DAYS,
     Offer,
-    by_price,
-    makes_cluster,
-    offer_view,
-    offer_warnings,
+    price_disagreements,
+    row_warnings,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ class Ask:
     gpu: str | None
     provider: str | None
     as_of: dt.date
+    every_kind: Found | None = None  # the offers of every kind, once looked up
+    found: Found | None = None  # the offers listed in the result, with every row's count
 
 
 def resolve(inp: PricingInput, as_of: dt.date) -> Ask:
@@ -71,35 +73,48 @@ def _provider(name: str | None, field: str, with_egress: bool = False) -> str | 
 
 
 CITED_OFFERS = 20
+# Offers listed in a result: a store may hold 100,000 imported rows. The cheapest of each provider,
+# kind, node size and status are listed besides, so a pick among them is the whole list's pick.
+LISTED_OFFERS = 100
 
 
 def gather_offers(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     """The matching offers, sorted, with their warnings and the lookup as a step."""
     kinds = () if inp.kind == "any" else (inp.kind,)
-    found = find_offers(active_store(), ask.gpu, ask.provider, kinds)
     # an offer verified after as_of was not known on that date (and would have a negative age)
-    rows = [r for r in found if r.verified_on <= ask.as_of]
-    if len(rows) < len(found):
-        result.warnings.append(f"{len(found) - len(rows)} offer(s) verified after as_of "
+    which = OfferFilter(gpu=ask.gpu, provider=ask.provider, kinds=kinds, until=ask.as_of)
+    found = find(active_store(), which, ask.as_of, LISTED_OFFERS)
+    ask.found = found
+    if not kinds:
+        ask.every_kind = found
+    later = _count(OfferFilter(gpu=ask.gpu, provider=ask.provider, kinds=kinds)) - found.total
+    if later:
+        result.warnings.append(f"{later} offer(s) verified after as_of "
                                f"{ask.as_of} are left out: they were not known on that date")
-    offers = by_price([offer_view(r, ask.as_of) for r in rows])
+    offers = found.listed
     result.offers = offers
+    result.offers_not_listed = found.total - len(offers)
+    if result.offers_not_listed:
+        result.assumptions.append(
+            f"{len(offers)} of {found.total} offers are listed: the cheapest "
+            f"{LISTED_OFFERS} and the cheapest of each provider, kind, node size and status")
     inputs = {k: q(v) for k, v in (("gpu", ask.gpu), ("provider", ask.provider),
                                    ("kind", inp.kind), ("as_of", str(ask.as_of))) if v}
     result.steps.append(Step(label="offers on record", inputs=inputs,
                              formula="catalog offers, cheapest effective $/GPU-h first",
-                             result=q(len(offers), "offers"),
+                             result=q(found.total, "offers"),
                              # the notes of the offers an answer can show, not of every row:
                              # 100,000 imported rows would otherwise be 100,000 citations
                              notes=list(dict.fromkeys(o.source_note
                                                       for o in offers[:CITED_OFFERS]))))
-    result.warnings.extend(offer_warnings(offers, ask.as_of))
+    result.warnings.extend(row_warnings(found.warned, ask.as_of))
+    result.warnings.extend(price_disagreements(found.warned, found.spans, found.per_product))
     result.assumptions.append(f"an offer verified more than {STALE_AFTER_DAYS} days before "
                               "as_of is stale")
-    if any(o.prices_disagree for o in offers):
+    if any(o.prices_disagree for o in found.warned):
         result.assumptions.append("an offer whose node price and per-GPU price disagree is "
                                   "priced at the dearer of the two")
-    if not offers:
+    if not found.total:
         what = " ".join(x for x in (ask.gpu, inp.kind if kinds else "") if x) or "GPU"
         result.warnings.append(f"no {what} offer on record"
                                + (f" from {ask.provider}" if ask.provider else ""))
@@ -110,12 +125,20 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
     if ask.gpu is None or not result.offers:
         return
     pool = [o for o in result.offers if o.status == "available"]
+    if inp.kind == "any" and any(o.kind not in COMMITTED_KINDS for o in pool):
+        # a commitment bills its whole term whatever the hours used, so an hourly price
+        # question takes it only when asked for by kind
+        if any(o.kind in COMMITTED_KINDS for o in pool):
+            result.assumptions.append("committed prices (reserved, capacity blocks) are listed "
+                                      "but not taken as the cheapest unless `kind` names one: "
+                                      "they bill a whole term")
+        pool = [o for o in pool if o.kind not in COMMITTED_KINDS]
     if not pool:
         pool = result.offers
         result.warnings.append("only announced offers match: the cheapest shown cannot be "
                                "rented yet")
     if inp.gpus is not None:
-        pool = _clusters(pool, inp.gpus, ask.gpu, result)
+        pool = _clusters(pool, inp.gpus, ask, result)
     if inp.gpus is not None:  # whole nodes: a small instance may beat a cheaper-per-GPU big one
         # sorted is stable: equal bills keep the pool's order (no pool.index: that was n^2)
         pool = sorted(pool, key=lambda o: _billed_hourly(o, inp.gpus or 1))
@@ -127,24 +150,41 @@ def pick_cheapest(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
                                "which the provider can take back at short notice")
 
 
-def _clusters(pool: list[Offer], gpus: int, gpu: str, result: PricingResult) -> list[Offer]:
+def _clusters(pool: list[Offer], gpus: int, ask: Ask, result: PricingResult) -> list[Offer]:
     """The offers that can host `gpus` as one cluster when they span several full nodes; all
     of them, with a warning, if none can (the price is then a lower bound). Up to one full
     node, separate instances are priced as they are (they may serve separate replicas)."""
-    full_node = catalog().gpus.rows[gpu].gpus_per_node
+    assert ask.gpu is not None
+    full_node = catalog().gpus.rows[ask.gpu].gpus_per_node
     if gpus <= full_node:
         return pool
-    hosts = [o for o in pool if makes_cluster(o, gpus, full_node)]
+    hosts = [o for o in pool if hosts_as_one_cluster(o, gpus)]
     if not hosts:
-        result.warnings.append(f"no offer sells {gpus} GPUs as one cluster (whole {full_node}-GPU "
-                               "nodes): the cheapest shown rents separate instances")
+        result.warnings.append(f"no offer sells {gpus} GPUs as one cluster (multi-GPU nodes "
+                               "joined by a fabric): the cheapest shown rents separate instances")
         return pool
     if len(hosts) < len(pool):
         result.assumptions.append(
-            f"{gpus} GPUs priced as one cluster: only offers of whole {full_node}-GPU nodes "
-            "(or one node that holds them all) count as the cheapest; single-GPU and part-node "
-            "instances are listed but do not make a cluster")
+            f"{gpus} GPUs priced as one cluster: only multi-GPU nodes from providers whose "
+            "inter-node fabric a note states (plan-cluster-fabrics) count as the cheapest; "
+            "single-GPU pods and instances without a fabric are listed but do not make a "
+            "cluster")
+        result.steps.append(Step(
+            label="offers that make one cluster", formula="multi-GPU nodes of a provider with "
+            "an inter-node fabric", inputs={"GPUs": q(gpus, "GPU")},
+            result=q(_rows_like(hosts, ask), "offers"),
+            notes=["plan-cluster-fabrics#single-gpu-pods",
+                                                  *sorted(set(fabric_providers().values()))]))
     return hosts
+
+
+def _rows_like(offers: list[Offer], ask: Ask) -> int:
+    """How many rows on record share a provider, kind, node size and status with one of
+    `offers`: the listed offers hold one of each such group, the store may hold thousands."""
+    if ask.found is None:
+        return len(offers)
+    groups = {(o.provider, o.kind, o.gpus_per_node, o.status) for o in offers}
+    return sum(n for group, n in ask.found.groups.items() if group in groups)
 
 
 def _billed_hourly(offer: Offer, gpus: int) -> float:
@@ -189,9 +229,16 @@ def add_break_even(inp: PricingInput, ask: Ask, result: PricingResult) -> None:
 
 
 def _reserved_discount(ask: Ask) -> tuple[float, Offer, Offer] | None:
-    rows = find_offers(active_store(), ask.gpu, ask.provider, (*RESERVED_KINDS, "on_demand"))
-    offers = by_price([offer_view(r, ask.as_of) for r in rows
-                       if r.status == "available" and r.verified_on <= ask.as_of])
+    # The cheapest row of each provider and kind: a provider's best discount is its
+    # cheapest reserved row against its cheapest on-demand row, whatever else it lists.
+    kinds = (*RESERVED_KINDS, "on_demand")
+    if ask.every_kind is not None:
+        offers = [o for o in ask.every_kind.firsts
+                  if o.kind in kinds and o.status == "available"]
+    else:
+        which = OfferFilter(gpu=ask.gpu, provider=ask.provider, kinds=kinds, until=ask.as_of,
+                            available_only=True)
+        offers = find(active_store(), which, ask.as_of, 0).firsts
     best = None
     for reserved in (o for o in offers if o.kind in COMMITTED_KINDS):
         on_demand = next((o for o in offers if o.kind == "on_demand"
@@ -203,6 +250,12 @@ def _reserved_discount(ask: Ask) -> tuple[float, Offer, Offer] | None:
         if 0 < discount < 1 and (best is None or discount > best[0]):
             best = (discount, reserved, on_demand)
     return best
+
+
+def _count(which: OfferFilter) -> int:
+    where, params = which.where()
+    return active_store().conn.execute(f"select count(*) from offers where {where}",
+                                       params).fetchone()[0]
 
 
 def add_egress(inp: PricingInput, ask: Ask, result: PricingResult) -> None:

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from clusterplan.db.rows import OfferKind
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import ToolInput, ToolResult
+from clusterplan.tools.pricing.commitment import CommitmentComparison, compare
 from clusterplan.tools.pricing.costs import (
     HOURS_PER_MONTH,
     BreakEven,
@@ -57,6 +58,9 @@ class PricingInput(ToolInput):
                                     description="GPU-hours of a run")
     reserved_discount: float | None = Field(default=None, gt=0, lt=1,
                                             description="reserved discount, e.g. 0.3 for 30%")
+    compare_commitments: bool = Field(
+        default=False, description="compare the cheapest on-demand and committed offers that "
+        "can host the GPUs for the hours or months given")
     as_of: dt.date | None = Field(default=None, description="date to age offers on (today)")
 
     @model_validator(mode="after")
@@ -68,6 +72,9 @@ class PricingInput(ToolInput):
                  if getattr(self, f) is not None]
         if sized and not self.gpu:
             raise ValueError(f"`{sized[0]}` needs `gpu` (which GPU to price)")
+        if self.compare_commitments and (not self.gpu or (self.hours is None
+                                                          and self.months is None)):
+            raise ValueError("`compare_commitments` needs `gpu` and `hours` or `months`")
         no_volume = self.egress_tb is None and self.egress_tib is None
         for f in ("egress_provider", "egress_usd_per_gb"):
             if getattr(self, f) is not None and no_volume:
@@ -79,6 +86,7 @@ class PricingResult(ToolResult):
     """Offers sorted by effective $/GPU-hour, the cheapest, and the costs asked for."""
 
     offers: list[Offer] = Field(default_factory=list)
+    offers_not_listed: int = Field(default=0, description="matching offers left out of `offers`")
     cheapest: Offer | None = None
     hours_per_month: int = HOURS_PER_MONTH
     billed_gpus: int | None = None
@@ -91,6 +99,7 @@ class PricingResult(ToolResult):
     egress_usd: float | None = None
     egress_tiers: list[EgressBand] = Field(default_factory=list)
     run_usd: float | None = None
+    commitments: CommitmentComparison | None = None
 
 
 def run(inp: PricingInput) -> PricingResult:
@@ -105,9 +114,24 @@ def run(inp: PricingInput) -> PricingResult:
         pick_cheapest(inp, ask, result)
         if result.cheapest is not None:
             _add_costs(inp, result.cheapest, result)
+    if inp.compare_commitments:
+        _compare(inp, result)
     add_break_even(inp, ask, result)
     add_egress(inp, ask, result)
     return cite(result)
+
+
+def _compare(inp: PricingInput, result: PricingResult) -> None:
+    hours = inp.hours if inp.hours is not None else (inp.months or 0) * HOURS_PER_MONTH
+    gpus = inp.gpus or (inp.nodes or 1) * (result.cheapest.gpus_per_node if result.cheapest
+                                           else 8)
+    found, steps = compare(result.offers, gpus, hours, inp.utilization or 1.0,
+                           inp.reserved_discount)
+    result.commitments = found
+    result.steps += steps
+    result.assumptions.append("a cluster larger than one node is hosted only on 8-GPU offers "
+                              "of providers with an inter-node fabric (note "
+                              "plan-cluster-fabrics); a commitment bills its whole term")
 
 
 def _only_extras(inp: PricingInput) -> bool:
