@@ -19,7 +19,7 @@ FOLDERS = {"db": "clusterplan.db", "knowledge": "clusterplan.knowledge",
            "tools": "clusterplan.tools", "assistant": "clusterplan.assistant",
            "tui": "clusterplan.tui", "clusterplan": "clusterplan"}
 
-BASE = ("clusterplan.validation", "clusterplan.locations")
+BASE = ("clusterplan.validation", "clusterplan.locations", "clusterplan.text")
 RANK = {"base": 0, "clusterplan.db": 1, "clusterplan.knowledge": 2, "clusterplan.tools": 3,
         "clusterplan.assistant": 4, "front": 5}
 

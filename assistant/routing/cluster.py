@@ -8,6 +8,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.assistant.routing.layout_rule import has_model, rule_of_thumb
 from clusterplan.db.active import catalog
 
 MAX_PLANS = 5
@@ -39,7 +40,10 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
 
 
 def layout(intent: Intent, calls: Calls) -> Reply:
-    """The best TP × PP × DP layout and why the others lose."""
+    """The best TP × PP × DP layout and why the others lose (with no model named: the split
+    the cluster's links dictate)."""
+    if not has_model(intent):
+        return rule_of_thumb(intent)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
     return Reply(headline=layout_sentence(result), tables=plan_tables(result))
 
