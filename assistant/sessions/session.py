@@ -142,7 +142,7 @@ def auto_name(question: str) -> str:
     if len(words) <= AUTO_NAME_CHARS:
         return words or "session"
     cut = words[:AUTO_NAME_CHARS].rsplit(" ", 1)[0]
-    return cut + "…"
+    return cut + " …"  # apart: 'Llama 3 …' is a whole 3, 'Llama 3…' reads as a cut 30 or 3.1
 
 
 def _unsaved(name: str | None) -> SessionInfo:
