@@ -29,9 +29,21 @@ from textual.worker import Worker, WorkerState
 
 from clusterplan import locations
 from clusterplan.tui.chat import Chat
+from clusterplan.tui.completion import catalog_names
 from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
 from clusterplan.tui.palette import ToolsAndExamples
 from clusterplan.tui.pending import PendingAssistant
+from clusterplan.tui.screens import (
+    AnswerScreen,
+    ExportScreen,
+    HelpScreen,
+    NoteScreen,
+    OpenSessionScreen,
+    RenameScreen,
+    default_report_path,
+)
+from clusterplan.tui.side_panel import SidePanel
+from clusterplan.tui.sources_panel import read_note
 from clusterplan.tui.theme import DARK, terminal_theme
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
@@ -132,7 +144,6 @@ class ClusterplanApp(App[None]):
 
     def _catalog_names(self) -> list[str]:
         """Model and GPU names of the assistant's catalog, once it is open (off the event loop)."""
-        from clusterplan.tui.completion import catalog_names
 
         self.assistant  # noqa: B018 - waits until the store is open and in use
         return catalog_names()
@@ -173,8 +184,6 @@ class ClusterplanApp(App[None]):
             self._pending.give_up()  # nothing waits forever, even if this failed
 
     async def _mount_side_panel(self) -> None:
-        from clusterplan.tui.side_panel import SidePanel
-
         main = self.query_one("#main")
         if main.is_mounted:  # else the app is already closing
             await main.mount(SidePanel(id="side"))
@@ -226,8 +235,6 @@ class ClusterplanApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="note")
     def open_note(self, ref: NoteRef) -> None:
-        from clusterplan.tui.sources_panel import read_note
-
         self.post_message(NoteLoaded(*read_note(ref)))
 
     # Handlers: what each finished piece of work changes on screen.
@@ -274,8 +281,6 @@ class ClusterplanApp(App[None]):
             if session_id:
                 self.load_session(session_id)
 
-        from clusterplan.tui.screens import OpenSessionScreen  # dialogs load when first opened
-
         self.push_screen(OpenSessionScreen(event.sessions), chosen)
 
     @on(ReportWritten)
@@ -287,8 +292,6 @@ class ClusterplanApp(App[None]):
 
     @on(NoteLoaded)
     def _note_loaded(self, event: NoteLoaded) -> None:
-        from clusterplan.tui.screens import NoteScreen
-
         self.push_screen(NoteScreen(event.title, event.markdown))
 
     @on(Worker.StateChanged)
@@ -304,6 +307,7 @@ class ClusterplanApp(App[None]):
         self.notify(f"{type(error).__name__}: {error}", title=title, severity="error",
                     markup=False)
         if event.worker.name == "answer":  # free the reply that waits for it
+            # lazy: the assistant's models (pydantic) stay out of the first screen
             from clusterplan.assistant.answer import Answer
 
             failed = Answer(question="", markdown="", error=str(error))
@@ -318,8 +322,6 @@ class ClusterplanApp(App[None]):
         return True
 
     def action_export(self) -> None:
-        from clusterplan.tui.screens import ExportScreen, default_report_path
-
         today = dt.date.today().isoformat()
         ready = self._pending.now  # never wait on the event loop
         name = ready.session_name if ready else None
@@ -341,8 +343,6 @@ class ClusterplanApp(App[None]):
         async def chosen(question: str | None) -> None:
             if question:
                 await self.ask(question)
-
-        from clusterplan.tui.screens import HelpScreen
 
         self.push_screen(HelpScreen(), chosen)
 
@@ -381,8 +381,6 @@ class ClusterplanApp(App[None]):
         self._open_answer(answer.question, answer.markdown)
 
     def on_tool_table_row_opened(self, event: ToolTable.RowOpened) -> None:
-        from clusterplan.tui.screens import NoteScreen
-
         fields = "\n".join(f"- **{name}**: {value}" for name, value in event.fields)
         self.push_screen(NoteScreen(event.title, f"# {event.title}\n\n{fields}"))
 
@@ -390,13 +388,9 @@ class ClusterplanApp(App[None]):
         self._open_answer(event.question, event.markdown)
 
     def _open_answer(self, question: str, markdown: str) -> None:
-        from clusterplan.tui.screens import AnswerScreen
-
         self.push_screen(AnswerScreen(question, markdown))
 
     def action_rename_session(self) -> None:
-        from clusterplan.tui.screens import RenameScreen
-
         def chosen(name: str | None) -> None:
             if name:
                 self.rename_session(name)

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from clusterplan.tui.chat_entries import Choices, EarlierAnswers, Question, Reply
 from clusterplan.tui.completion import CatalogSuggester, catalog_names
 
 if TYPE_CHECKING:  # the core and Markdown load behind the first screen, not before it
@@ -59,7 +60,6 @@ class QuestionInput(Input):
 
     def action_to_choices(self) -> None:
         """Tab goes to the open choices of a question asked back, if any; else on as usual."""
-        from clusterplan.tui.chat_entries import Choices
 
         open_choices = [c for c in self.screen.query(Choices) if not c.disabled]
         if open_choices:
@@ -134,7 +134,6 @@ class Chat(Vertical):
 
     async def welcome(self) -> None:
         """Greet at the top of the log (the app calls this once Markdown has loaded)."""
-        from clusterplan.tui.chat_entries import EarlierAnswers, Reply
 
         log = self.log_view
         if log.is_mounted:  # else the app is already closing
@@ -152,7 +151,6 @@ class Chat(Vertical):
 
     async def ask(self, text: str) -> None:
         """Show the question with a placeholder reply, and announce it to the app."""
-        from clusterplan.tui.chat_entries import Question, Reply
 
         self.question_input.remember(text)
         question, reply = Question(shown_question(text)), Reply(WORKING, classes="-pending")
@@ -163,7 +161,6 @@ class Chat(Vertical):
 
     async def show_answer(self, answer: Answer) -> None:
         """Fill the oldest waiting reply with `answer`, with its choices if it asks back."""
-        from clusterplan.tui.chat_entries import Choices, Question, Reply
 
         if self._pending:
             question, reply = self._pending.popleft()
@@ -197,7 +194,6 @@ class Chat(Vertical):
     async def load(self, history: list[Answer], replace: bool = True) -> None:
         """Show a session's questions and answers: instead of the log, or before what is in it.
         Only the last few become entries; the rest are lines of the earlier answers."""
-        from clusterplan.tui.chat_entries import Question, Reply
 
         if replace:
             await self.clear()
@@ -232,7 +228,6 @@ class Chat(Vertical):
     async def move_old(self) -> None:
         """Every answered exchange but the last few becomes a line of the earlier answers,
         so the log holds the same few widgets however long the session."""
-        from clusterplan.tui.chat_entries import Question, Reply
 
         earlier = self.earlier
         if earlier is None:  # not yet greeted: the welcome comes with the list

@@ -12,6 +12,7 @@ MIN_TYPED = 2  # one letter matches too much to be a useful suggestion
 
 def catalog_names() -> list[str]:
     """Model and GPU ids, then names, from the active catalog (ids are what people type)."""
+    # lazy: the assistant and the catalog load after the first screen (~0.5 s)
     from clusterplan.assistant.lookups import catalog_names as names
 
     return names()

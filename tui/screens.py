@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +26,7 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 
 from clusterplan.tui.examples import EXAMPLE_QUESTIONS, FOLLOW_UPS
+from clusterplan.tui.fitted_tables import widest_table
 
 KEYS_HELP = """\
 `enter` ask · `up`/`down` history · `right` take a suggested name · `ctrl+e` export ·
@@ -187,11 +190,6 @@ class AnswerScreen(Dialog):
         self.markdown = markdown
 
     def compose(self) -> ComposeResult:
-        from rich.markdown import Markdown as RichMarkdown
-        from rich.text import Text
-
-        from clusterplan.tui.fitted_tables import widest_table
-
         with Vertical(classes="dialog answer"):
             yield Label(Text(self.question), classes="answer-question")
             with ScrollableContainer(id="answer-scroll", can_focus=True):
