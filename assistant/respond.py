@@ -9,6 +9,9 @@ from clusterplan.assistant.composing.compose import answer, clarifying, failure
 from clusterplan.assistant.parsing.clarify import clarification
 from clusterplan.assistant.parsing.parse import MAX_CHARS, parse
 from clusterplan.assistant.routing.dispatch import Calls, route
+from clusterplan.assistant.routing.glance import add_glance
+from clusterplan.assistant.routing.run_figures import add_run_figures
+from clusterplan.assistant.routing.side_by_side import add_side_by_side
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
 
@@ -23,7 +26,9 @@ def respond(question: str, previous: Intent | None = None) -> Answer:
         intent = parse(text, cat, previous)
         if intent.missing:
             return clarifying(text, intent, clarification(intent, cat))
-        reply = route(intent, calls)
+        reply = add_side_by_side(intent, calls, route(intent, calls))
+        reply = add_glance(intent, calls, reply)
+        reply = add_run_figures(text, intent, reply)
         intent.assumed.update(reply.resolved)
         result = answer(text, intent, reply, calls)
     except (ToolError, ValidationError, LookupError, ValueError) as exc:

@@ -12,9 +12,16 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
 
 from clusterplan import __version__
+from clusterplan.assistant.respond import respond
+from clusterplan.knowledge.notes import notes_dir, shipped_notes
+from clusterplan.mcp_transport import screened_stdio
+from clusterplan.text import without_surrogates
 from clusterplan.tools.contract import ToolError, ToolResult
+from clusterplan.tools.registry import invoke, tools
 
 ASK_TOOL = "ask"
 ASK_SCHEMA = {
@@ -27,7 +34,6 @@ ASK_SCHEMA = {
 
 def tool_list() -> list[types.Tool]:
     """The registry's tools, plus `ask`, as MCP tool descriptions."""
-    from clusterplan.tools.registry import tools
 
     listed = [
         types.Tool(name=t.name, description=t.description,
@@ -49,11 +55,11 @@ def call(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
     """Run one tool; any problem becomes an error result, never an exception, so every
     request is answered. Text in and out is cleaned of lone surrogates (not encodable)."""
     try:
-        arguments = clean(arguments)
+        arguments = without_surrogates(arguments)
         if len(json.dumps(arguments or {})) > MAX_ARGUMENTS_CHARS:
             raise ToolError(f"the arguments are over {MAX_ARGUMENTS_CHARS:,} characters")
         payload = _answer(arguments or {}) if name == ASK_TOOL else _invoke(name, arguments)
-        payload = clean(payload)
+        payload = without_surrogates(payload)
     except (ToolError, ValueError) as exc:
         return _error(" ".join(str(exc).split()))
     except Exception as exc:  # the server keeps serving; the client gets a one-line error
@@ -63,24 +69,11 @@ def call(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
 
 
 def _error(text: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=clean(text[:2000]))],
-                                is_error=True)
-
-
-def clean(value: Any) -> Any:
-    """`value` with every lone surrogate in its text replaced by U+FFFD, so it encodes."""
-    if isinstance(value, str):
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(value, dict):
-        return {clean(k): clean(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clean(v) for v in value]
-    return value
+    content = [types.TextContent(type="text", text=without_surrogates(text[:2000]))]
+    return types.CallToolResult(content=content, is_error=True)
 
 
 def _invoke(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
-    from clusterplan.tools.registry import invoke
-
     result: ToolResult = invoke(name, arguments or {})
     return result.model_dump(mode="json")
 
@@ -91,7 +84,6 @@ def _answer(arguments: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(question, str) or not question.strip() or extra:
         raise ToolError("tool 'ask' takes one field, `question`: a non-empty string"
                         + (f" (unknown: {', '.join(extra)})" if extra else ""))
-    from clusterplan.assistant.respond import respond
 
     return respond(question).model_dump(mode="json")
 
@@ -115,23 +107,16 @@ def step_line(step: dict[str, Any]) -> str:
 
 
 def note_resources() -> list[types.Resource]:
-    from clusterplan.knowledge.notes import shipped_notes
-
     return [types.Resource(name=n.id, title=n.title, uri=f"note://{n.id}",
                            mime_type="text/markdown") for n in shipped_notes().notes.values()]
 
 
 def read_note(uri: str) -> types.ReadResourceResult:
-    from clusterplan.knowledge.notes import notes_dir, shipped_notes
-
     note_id = uri.removeprefix("note://")
     note = shipped_notes().notes.get(note_id)
     if note is None:
-        from mcp.shared.exceptions import MCPError
-        from mcp_types.jsonrpc import INVALID_PARAMS
-
-        raise MCPError(INVALID_PARAMS, f"unknown note {clean(note_id)[:200]!r}; list the "
-                       "resources for valid ids")
+        raise MCPError(INVALID_PARAMS, f"unknown note {without_surrogates(note_id)[:200]!r}; "
+                       "list the resources for valid ids")
     text = (notes_dir() / note.file).read_text(encoding="utf-8")
     return types.ReadResourceResult(contents=[types.TextResourceContents(
         uri=uri, mime_type="text/markdown", text=text)])
@@ -160,7 +145,6 @@ def build_server() -> Server[Any]:
 
 async def serve_stdio() -> None:
     """Serve until the client closes stdin; every malformed line gets an error reply."""
-    from clusterplan.mcp_transport import screened_stdio
 
     server = build_server()
     async with screened_stdio() as (read_stream, write_stream):

@@ -24,7 +24,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp_types.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
-from clusterplan.mcp_server import clean
+from clusterplan.text import without_surrogates
 
 MAX_LINE_CHARS = 1_000_000  # a request is a few kB; a longer line is refused, not parsed
 
@@ -50,7 +50,7 @@ def screen(line: str) -> types.JSONRPCMessage | None:
         raise Refused(INVALID_REQUEST, f"Invalid request: a message is at most "
                       f"{MAX_LINE_CHARS:,} characters")
     try:
-        data = clean(json.loads(line))
+        data = without_surrogates(json.loads(line))
     except (ValueError, RecursionError):
         raise Refused(PARSE_ERROR, "Parse error: the line is not JSON") from None
     if not isinstance(data, dict):

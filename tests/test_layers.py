@@ -2,7 +2,8 @@
 
 Every import counts, the ones inside functions too: a lazy import still ties the layers
 together, it only hides the tie from a reader. The few shared helpers at the package root
-(validation messages, file locations, the version) sit below every layer.
+(validation messages, file locations, how figures are written, the version) sit below every
+layer.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ FOLDERS = {"db": "clusterplan.db", "knowledge": "clusterplan.knowledge",
            "tools": "clusterplan.tools", "assistant": "clusterplan.assistant",
            "tui": "clusterplan.tui", "clusterplan": "clusterplan"}
 
-BASE = ("clusterplan.validation", "clusterplan.locations")
+BASE = ("clusterplan.validation", "clusterplan.locations", "clusterplan.text",
+        "clusterplan.figures")
 RANK = {"base": 0, "clusterplan.db": 1, "clusterplan.knowledge": 2, "clusterplan.tools": 3,
         "clusterplan.assistant": 4, "front": 5}
 
@@ -107,3 +109,33 @@ def test_an_upward_import_inside_a_function_is_caught(tmp_path):
     hidden.write_text("def f():\n    from clusterplan.assistant import respond\n")
     assert imports_of(hidden) == [(2, "clusterplan.assistant")]
 
+
+
+def unexplained_lazy_imports(path: Path) -> list[int]:
+    """Lines of imports inside functions that no `# lazy:` comment explains. One comment
+    covers a block of imports that follow it, blank lines included."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    tree = ast.parse("\n".join(lines))
+    inner = sorted({node.lineno for fn in ast.walk(tree)
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    for node in ast.walk(fn) if isinstance(node, (ast.Import, ast.ImportFrom))})
+    bad = []
+    for line in inner:
+        above = line - 2
+        while above >= 0 and (not lines[above].strip()
+                              or lines[above].strip().startswith(("from ", "import ", ")"))
+                              or lines[above].startswith(" " * 8) and "import" not in lines[above]
+                              and lines[above].rstrip().endswith(",")):
+            above -= 1
+        if "# lazy:" not in lines[line - 1] and not lines[above].strip().startswith("# lazy:"):
+            bad.append(line)
+    return bad
+
+
+def test_every_import_inside_a_function_says_why_it_is_there():
+    # Imports belong at the top of a module; one inside a function is for a library that must
+    # load late (Textual, pint, the MCP SDK, sqlite-utils) or a command's work that `--help`
+    # should not pay for, and it says so.
+    bad = [f"{path.relative_to(ROOT)}:{line}" for path in source_files()
+           for line in unexplained_lazy_imports(path)]
+    assert not bad, "imports inside functions without a `# lazy:` reason:\n" + "\n".join(bad)

@@ -216,3 +216,12 @@ def test_providers_constrain_the_offers_and_a_serving_budget_is_monthly():
     out = run_cli("tool", "plan", "--input", '{"model": "llama-3-8b", "tokens": "1B", '
                   '"objective": "cheapest", "providers": ["nosuchcloud"]}')
     assert out.exit_code != 0 and len(out.output.strip().splitlines()) == 1
+
+
+def test_the_plan_answer_says_its_recommendation_in_words():
+    text = _ask("Plan the cheapest cluster to pretrain llama-3-8b on 1T tokens within 30 days")
+    head = text.splitlines()[0]
+    assert "Recommendation: " in head and "node" in head and "per GPU-hour" in head
+    for raw in ("zero_stage", "micro_batch", "tp=", "on_demand", "node(s)", "replica(s)",
+                "/GPU-h"):
+        assert raw not in head, raw

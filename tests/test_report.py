@@ -148,9 +148,11 @@ def test_memory_breakdown_per_gpu_and_its_pie_carry_the_figures():
     assert "It does not fit: 153 GB per GPU." in text
     pie = re.search(r"```mermaid\npie showData\n(.*?)```", text, re.S)
     assert pie is not None
-    # zero terms are left out of the pie; the others keep two decimals
+    # zero terms are left out of the pie; the others keep six figures (so the HTML legend
+    # rounds them as the table does); the unit rides in a comment GitHub ignores
     assert pie.group(1).splitlines()[1:] == [
-        '    "weights" : 141.20', '    "kv cache" : 10.74', '    "overhead" : 1.46']
+        "    %% unit: GB", '    "weights" : 141.2', '    "kv cache" : 10.74',
+        '    "overhead" : 1.46']
 
 
 def test_layouts_and_offers_are_tables_with_labelled_units():
@@ -162,7 +164,8 @@ def test_layouts_and_offers_are_tables_with_labelled_units():
     assert "| tp crosses the node boundary | 12 |" in text
     assert "| rank | provider | product | kind | USD per GPU-hour | USD per node-hour | " \
            "GPUs per node | price verified |" in text
-    assert "| 1 | lambda | h200 | on-demand | \\$6.30 | \\$50.44 | - | 2026-09-01 |" in text
+    # $50.44 a node-hour / 8 GPUs = $6.305 a GPU-hour: the tenth of a cent is kept
+    assert "| 1 | lambda | h200 | on-demand | \\$6.305 | \\$50.44 | - | 2026-09-01 |" in text
     assert "| cost (USD/month) | \\$36,821 |" in text
     assert 'title "Cost against time (USD, the monthly cost month by month)"' in text
 

@@ -332,3 +332,22 @@ def test_users_at_a_speed_each_on_no_named_cluster_is_planned():
     assert best["tokens_per_s"] >= 6000
     assert best["time_per_output_token_ms"] <= 1000 / 30
     assert best["replicas"] * best["concurrency_per_replica"] >= 200
+
+
+def test_a_gpu_named_bare_and_again_with_its_memory_is_one_gpu():
+    # https://github.com/ovg-project/kvcached/issues/210: "8 x A100s (8x 40GB A100s)" is one
+    # cluster of A100 40GB, not a comparison of the 80 GB and 40 GB variants.
+    answer = respond("Running Llama3.1 + Llama3.3 70bs on 8 x A100s (8x 40GB A100s), max "
+                     "sequence length 32k: the available KV cache memory is insufficient")
+    assert answer.intent.slots["gpu"] == "a100-sxm-40gb"
+    assert "gpu_list" not in answer.intent.slots
+    assert answer.intent.kind != "gpu_compare"
+
+
+def test_memory_a_model_requires_under_vllm_is_checked_against_what_it_needs():
+    # https://github.com/vllm-project/vllm/issues/17891: a 7B model in BF16 needs 7e9 x 2 B =
+    # 14 GB of weights; 70 GB in use is vLLM reserving most of the GPU for its KV cache.
+    answer = respond("Why does loading a 7b model with VLLM require 70GB of vram?")
+    assert answer.intent.kind == "diagnose"
+    assert "**70.0 GB**" in answer.markdown
+    assert "serving-memory-preallocation#vllm-default" in answer.markdown.split("| 1 |")[1]

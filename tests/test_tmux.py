@@ -10,6 +10,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -53,20 +54,28 @@ class Terminal:
             time.sleep(0.2)
 
 
-@pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[Terminal]:
+@contextmanager
+def running_app(tmp_path: Path, width: int, height: int) -> Iterator[Terminal]:
+    """Bare `clusterplan` in a tmux pane of `width` x `height`, its data under `tmp_path`."""
     term = Terminal()
     home = tmp_path / "home"
     command = (f"cd {shlex.quote(str(tmp_path))} && "
                f"env CLUSTERPLAN_HOME={shlex.quote(str(home))} "
                f"{shlex.quote(sys.executable)} -m clusterplan; echo app exited with status $?")
-    term.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "32", command)
+    term.tmux("new-session", "-d", "-s", "app", "-x", str(width), "-y", str(height), command)
     term.tmux("set-option", "-t", "app", "remain-on-exit", "on")
-    term.tmux("resize-window", "-t", "app", "-x", "100", "-y", "32")  # no client sets the size
+    # no client sets the size
+    term.tmux("resize-window", "-t", "app", "-x", str(width), "-y", str(height))
     try:
         yield term
     finally:
         subprocess.run(["tmux", "-L", term.socket, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    with running_app(tmp_path, 100, 32) as term:
+        yield term
 
 
 def test_bare_clusterplan_answers_in_a_real_terminal_and_quits_cleanly(terminal, tmp_path):
@@ -85,3 +94,54 @@ def test_bare_clusterplan_answers_in_a_real_terminal_and_quits_cleanly(terminal,
     terminal.wait_for(lambda: EXITED.search(terminal.screen()) is not None, "the app exit")
     assert EXITED.search(terminal.screen()).group("status") == "0", terminal.screen()
     assert "Traceback" not in terminal.screen()
+
+
+# A planning session of fifteen questions: sizes, layouts, links, offers and plans.
+SESSION = [
+    "How much GPU memory do I need to serve Llama 3 70B in BF16?",
+    "Does a 70B model fit for full fine-tuning on one 8xH100 node?",
+    "Can I QLoRA fine-tune llama-3-70b on a single H100 80GB?",
+    "How should I split a 70B model across 16 H100s in 2 nodes?",
+    "How long does an all-reduce of 140 GB of gradients take over NVLink on 8 H100s?",
+    "Convert 400 Gb/s to GB/s",
+    "What does an 8xH200 node cost per month on-demand?",
+    "At what utilization does reserved pricing beat on-demand?",
+    "Compare H100 offers for 64 GPUs",
+    "Plan a cluster to pretrain a 7B model on 2T tokens in 30 days",
+    "Serve Llama 3 70B to 200 concurrent users at 30 tokens/s each",
+    "and what about on H200?",
+    "What's the cheapest way to serve Llama 3 8B at 2000 tokens/s?",
+    "Why shouldn't tensor parallelism cross the node boundary?",
+    "What does an 8xB200 node cost per hour?",
+]
+# a word that holds a digit and ends shortened: a number cut to fit ("2.…", "h200-…", "50.4…")
+CUT_NUMBER = re.compile(r"\S*\d\S*…")
+WORKING = "Working it out"
+
+
+def answered(screen: str, question: str) -> bool:
+    """The question is in the log above the (empty) box, and no answer is still coming."""
+    log = "\n".join(screen.splitlines()[:-4])  # the box and the footer are the last lines
+    return question[:25] in log and WORKING not in screen and READY in screen
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+def test_a_fifteen_question_planning_session_shows_no_cut_number(tmp_path, size):
+    with running_app(tmp_path, *size) as term:
+        term.wait_for(lambda: READY in term.screen(), "the question box")
+        screens = []
+        for question in SESSION:
+            term.tmux("send-keys", "-t", "app", "-l", question)
+            term.tmux("send-keys", "-t", "app", "Enter")
+            term.wait_for(lambda q=question: answered(term.screen(), q),
+                          f"an answer to {question!r}")
+            screens.append(term.screen())
+        term.tmux("send-keys", "-t", "app", "C-t")  # the other layout: panel shown or hidden
+        time.sleep(1)
+        screens.append(term.screen())
+        for screen in screens:
+            assert "Traceback" not in screen
+            assert not CUT_NUMBER.search(screen), f"a number is cut:\n{screen}"
+        # the session is named after its first question, and the header says so
+        header = screens[-1].splitlines()[0]
+        assert "new session" not in header and SESSION[0][:20] in header, header

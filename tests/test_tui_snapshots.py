@@ -108,3 +108,92 @@ def test_answer_with_plan_tab_120x36(snap_compare, assistant):
 def test_clarification_on_a_light_terminal_80x24(snap_compare, assistant):
     app = ClusterplanApp(assistant, environ={"COLORFGBG": "0;15"})
     assert snap_compare(app, terminal_size=(80, 24), run_before=showing(WHICH_MODEL))
+
+
+# An 8xH200 node's offers. Per node-hour = per GPU-hour x 8: 6.30 x 8 = 50.40, 3.99 x 8 = 31.92,
+# 2.49 x 8 = 19.92; a month of the cheapest available node at 730 h: 50.40 x 730 = $36,792.
+OFFERS = [
+    {"provider": "coreweave", "gpu": "h200-sxm", "kind": "on_demand", "usd_per_gpu_hour": 6.30,
+     "usd_per_node_hour": 50.40, "gpus_per_node": 8, "region": "us-east",
+     "verified_on": "2026-11-20", "stale": False},
+    {"provider": "hyperstack", "gpu": "h200-sxm", "kind": "on_demand", "usd_per_gpu_hour": 3.99,
+     "usd_per_node_hour": 31.92, "gpus_per_node": 8, "region": "canada-1",
+     "verified_on": "2026-08-26", "stale": True},
+    {"provider": "packet-ai", "gpu": "h200-sxm", "kind": "on_demand", "usd_per_gpu_hour": 2.49,
+     "usd_per_node_hour": 19.92, "gpus_per_node": 8, "region": "us-west",
+     "verified_on": "2026-07-29", "stale": True},
+]
+OFFERS_ANSWER = Answer(
+    question="What does an 8xH200 node cost per month on-demand?",
+    intent=Intent(kind="pricing", slots={"gpu": "h200-sxm", "gpus": 8}),
+    markdown=(
+        "The cheapest available on-demand 8× H200 node is coreweave at **$50.40 an hour**: "
+        "**$36,792 a month** at 730 hours.\n\n"
+        "| provider | GPU | kind | $/GPU-h | $/node-h | GPUs/node | region | verified | "
+        "status |\n| --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |\n"
+        + "".join(f"| {o['provider']} | {o['gpu']} | on-demand | {o['usd_per_gpu_hour']:.2f} | "
+                  f"{o['usd_per_node_hour']:.2f} | 8 | {o['region']} | {o['verified_on']} | "
+                  f"{'stale' if o['stale'] else 'available'} |\n" for o in OFFERS)
+    ),
+    data={"pricing": {"offers": OFFERS}},
+)
+
+# A 7B model on 2T tokens in 30 days needs 2e12 / (30 x 86,400) = 771,605 tokens/s. Costs are
+# GPUs x $/GPU-h x days x 24: 32 x 5.90 x 25.9573 x 24 = $117,618; 32 x 10.50 x 23.4 x 24 =
+# $188,698; 64 x 5.90 x 13.0 x 24 = $117,811 (twice the GPUs, half the days).
+B200 = "NVIDIA B200 SXM 180GB"
+GB200 = "NVIDIA GB200 (one Blackwell GPU of a Grace Blackwell superchip) 186GB"
+PLAN_OPTIONS = [
+    {"gpu": "b200-sxm", "gpus": 32, "nodes": 4, "gpus_per_node": 8, "provider": "packet-ai",
+     "offer": "packet-ai b200-sxm on_demand", "offer_kind": "on_demand",
+     "usd_per_gpu_hour": 5.90, "billed_gpus": 32, "hourly_usd": 188.8, "cost_usd": 117618.0,
+     "training_days": 25.9573, "mfu": 0.6, "layout": {"tp": 1, "pp": 1, "dp": 32}},
+    {"gpu": "b200-sxm", "gpus": 64, "nodes": 8, "gpus_per_node": 8, "provider": "packet-ai",
+     "offer": "packet-ai b200-sxm on_demand", "offer_kind": "on_demand",
+     "usd_per_gpu_hour": 5.90, "billed_gpus": 64, "hourly_usd": 377.6, "cost_usd": 117811.0,
+     "training_days": 13.0, "mfu": 0.6, "layout": {"tp": 1, "pp": 1, "dp": 64}},
+    {"gpu": "gb200", "gpus": 32, "nodes": 8, "gpus_per_node": 4, "provider": "coreweave",
+     "offer": "coreweave gb200 on_demand", "offer_kind": "on_demand",
+     "usd_per_gpu_hour": 10.50, "billed_gpus": 32, "hourly_usd": 336.0, "cost_usd": 188698.0,
+     "training_days": 23.4, "mfu": 0.6, "layout": {"tp": 1, "pp": 1, "dp": 32}},
+]
+PLAN_ANSWER = Answer(
+    question="Plan a cluster to pretrain a 7B model on 2T tokens in 30 days",
+    intent=Intent(kind="plan", slots={"model": "7b", "tokens": 2e12, "deadline_days": 30}),
+    markdown=(
+        "Goal: pretrain on 2,000,000,000,000 tokens, within 30 days. Recommendation: **rent "
+        "32 x b200-sxm (4 nodes of 8) from packet-ai at $5.90/GPU-h; 26.0 days; about "
+        "$117,618**.\n\n"
+        "| cluster | nodes | provider | days | cost |\n| --- | ---: | --- | ---: | ---: |\n"
+        f"| 32× {B200} | 4 | packet-ai | 26.0 | $117,618 |\n"
+        f"| 64× {B200} | 8 | packet-ai | 13.0 | $117,811 |\n"
+        f"| 32× {GB200} | 8 | coreweave | 23.4 | $188,698 |\n\n"
+        "| ruled out because | candidates |\n| --- | ---: |\n| misses deadline | 35 |\n"
+        "| no offer | 31 |\n"
+    ),
+    data={"plan": {"goal": "pretrain on 2e12 tokens within 30 days", "summary": "rent 32 x "
+                   "b200-sxm", "recommendation": PLAN_OPTIONS[0], "pareto": PLAN_OPTIONS,
+                   "failed": {"misses deadline": 35, "no offer": 31}, "evaluated": 72}},
+)
+
+
+def test_offers_table_narrow_80x24(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(80, 24), run_before=showing(OFFERS_ANSWER))
+
+
+def test_offers_table_wide_with_the_panel_120x36(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(120, 36),
+                        run_before=showing(OFFERS_ANSWER, "plan-tab"))
+
+
+def test_plan_table_narrow_80x24(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(80, 24), run_before=showing(PLAN_ANSWER))
+
+
+def test_plan_options_in_the_plan_tab_wide_120x36(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(120, 36),
+                        run_before=showing(PLAN_ANSWER, "plan-tab"))

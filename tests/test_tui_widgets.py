@@ -59,17 +59,18 @@ def test_memory_chart_scales_every_bar_to_the_gpu_memory():
 
 def test_memory_chart_of_a_job_bigger_than_the_gpu_scales_to_the_job():
     rows = chart_lines({"weights": 160.0}, 32, 80.0)
-    assert rows[-2] == ("total", "████████", "160.0 GB")
+    # GB as the answer and the report write them: three significant figures
+    assert rows[-2] == ("total", "████████", "160 GB")
     assert rows[-1] == ("GPU memory", "████", "80.0 GB")  # 80 / 160 x 8 = 4 cells
 
 
 def test_chart_title_and_limit_say_whether_it_fits():
     result = {"per_gpu_gb": 70.6, "fits": True, "headroom_gb": 9.4, "gpu_memory_gb": 80.0}
-    assert chart_title("memory", result) == ("memory: 70.6 GB per GPU", "fits: 9.4 GB free")
+    assert chart_title("memory", result) == ("memory: 70.6 GB per GPU", "fits: 9.40 GB free")
     short = {"gpu": "h100-sxm", "per_gpu_gb": 155.0, "fits": False, "headroom_gb": -75.0}
-    assert chart_title("memory", short) == ("h100-sxm: 155.0 GB per GPU",
+    assert chart_title("memory", short) == ("h100-sxm: 155 GB per GPU",
                                             "does not fit: 75.0 GB short")
-    assert chart_title("memory", {"per_gpu_gb": 1.0}) == ("memory: 1.0 GB per GPU", "")
+    assert chart_title("memory", {"per_gpu_gb": 1.0}) == ("memory: 1.00 GB per GPU", "")
     assert limit_gb(result) == 80.0
     assert limit_gb({"per_gpu_gb": 70.0, "headroom_gb": 10.0}) == 80.0
     assert limit_gb({"per_gpu_gb": 70.0}) is None
@@ -91,8 +92,11 @@ def test_plan_view_finds_breakdowns_layouts_rejections_and_offers_in_tool_result
     assert plan_view({}).empty and not view.empty
 
 
-def test_table_cells_keep_prices_to_four_figures_and_never_read_markup():
-    assert cell(50.44 / 8).plain == "6.305"
+def test_table_cells_write_figures_as_the_report_does_and_never_read_markup():
+    # $50.44 a node-hour / 8 = $6.305 a GPU-hour: a price keeps its tenth of a cent
+    assert cell(50.44 / 8, "usd_per_gpu_hour").plain == "$6.305"
+    assert cell(0.548, "mfu").plain == "54.8%"
+    assert cell(61.25, "per_gpu_gb").plain == "61.2"
     assert cell(36821.2).plain == "36,821"
     assert cell(1024).plain == "1,024"
     assert cell(True).plain == "yes" and cell(None).plain == "–"

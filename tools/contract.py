@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -20,7 +21,6 @@ def _kinds(annotation: Any) -> set[Any]:
 
 def _shown(value: Any) -> str:
     """A value as the JSON input spelled it ('"8"', 'true'), cut short."""
-    import json
 
     return json.dumps(value, default=str, ensure_ascii=False)[:60]
 

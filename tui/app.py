@@ -29,16 +29,30 @@ from textual.worker import Worker, WorkerState
 
 from clusterplan import locations
 from clusterplan.tui.chat import Chat
+from clusterplan.tui.completion import catalog_names
 from clusterplan.tui.messages import NoteLoaded, ReportWritten, SessionLoaded, SessionsListed
 from clusterplan.tui.palette import ToolsAndExamples
 from clusterplan.tui.pending import PendingAssistant
+from clusterplan.tui.screens import (
+    AnswerScreen,
+    ExportScreen,
+    HelpScreen,
+    NoteScreen,
+    OpenSessionScreen,
+    RenameScreen,
+    default_report_path,
+)
+from clusterplan.tui.side_panel import SidePanel
+from clusterplan.tui.sources_panel import read_note
 from clusterplan.tui.theme import DARK, terminal_theme
 
 if TYPE_CHECKING:  # the core loads behind the first screen, not before it
     from clusterplan.assistant.answer import Answer, NoteRef
     from clusterplan.assistant.sessions.session import Assistant
+    from clusterplan.tui.chat_entries import EarlierAnswers
     from clusterplan.tui.side_panel import SidePanel
     from clusterplan.tui.sources_panel import SourcesPanel
+    from clusterplan.tui.tool_tables import ToolTable
 
 FAILED_WORK = {  # worker name -> what a person is told when it fails
     "answer": "Could not answer",
@@ -50,8 +64,24 @@ FAILED_WORK = {  # worker name -> what a person is told when it fails
 }
 # what the first screen does without; loaded just after it is drawn
 AFTER_FIRST_SCREEN = ("clusterplan.tui.chat_entries", "clusterplan.tui.side_panel")
+HEADER_OTHER_CELLS = 30  # the header's icon, title, separator and margins
+WIDE_FROM = 100  # columns from which the side panel is shown beside the chat, not instead
 APP_KEYS = {"export", "new_session", "open_session", "toggle_side", "help", "copy_answer",
-            "rename_session", "choices"}
+            "rename_session", "choices", "whole_answer"}
+
+
+def header_name(name: str, width: int) -> str:
+    """The session's name cut to whole words that fit the header beside the title and icons,
+    so a word (a size, a count) is never cut: 'Serve Llama 3 70B …', not 'Serve Llama 3 7…'."""
+    room = max(width - HEADER_OTHER_CELLS, 10)
+    if len(name) <= room:
+        return name
+    words, kept = name.split(), ""
+    for word in words:
+        if len(kept) + len(word) + 3 > room:
+            break
+        kept = f"{kept} {word}".strip()
+    return f"{kept} …" if kept else name[: room - 2] + " …"
 
 
 class ClusterplanApp(App[None]):
@@ -60,7 +90,7 @@ class ClusterplanApp(App[None]):
     TITLE = "clusterplan"
     CSS_PATH = ["app.tcss", "chat.tcss", "panels.tcss", "screens.tcss"]
     COMMANDS = App.COMMANDS | {ToolsAndExamples}
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (WIDE_FROM, "-wide")]
     AUTO_FOCUS = "#question"
     BINDINGS = [
         # priority: the question box would otherwise take ctrl+e as "end of line"
@@ -71,6 +101,7 @@ class ClusterplanApp(App[None]):
         Binding("ctrl+y", "copy_answer", "Copy"),
         Binding("ctrl+r", "rename_session", "Rename", show=False),
         Binding("f1", "help", "Help"),
+        Binding("f2", "whole_answer", "Wide"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
@@ -82,6 +113,8 @@ class ClusterplanApp(App[None]):
         self._questions: queue.Queue[str] = queue.Queue()  # asked, not yet taken, in order
         self.start_error: BaseException | None = None  # why the assistant could not be built
         self._side_answer: Answer | None = None  # what the side panel shows, once mounted
+        self._side_shown: bool | None = None  # None: as the width decides (ctrl+t sets it)
+        self._session_title = "new session"
         wanted = terminal_theme(os.environ if environ is None else environ)
         self.theme = wanted if wanted in self.available_themes else DARK
 
@@ -90,11 +123,11 @@ class ClusterplanApp(App[None]):
         with Horizontal(id="main"):
             yield Chat(id="chat", names=self._catalog_names)
             # the side panel follows just after the first screen is drawn
-        yield Footer()
+        yield Footer(compact=True)  # every key fits in 80 columns
 
     def on_mount(self) -> None:
         ready = self._pending.now
-        self.sub_title = (ready and ready.session_name) or "new session"
+        self.session_title = (ready and ready.session_name) or "new session"
         if ready is not None:
             self.load_session(None)
         self.call_after_refresh(self.finish_start)  # once the question box is on screen
@@ -111,7 +144,6 @@ class ClusterplanApp(App[None]):
 
     def _catalog_names(self) -> list[str]:
         """Model and GPU names of the assistant's catalog, once it is open (off the event loop)."""
-        from clusterplan.tui.completion import catalog_names
 
         self.assistant  # noqa: B018 - waits until the store is open and in use
         return catalog_names()
@@ -152,8 +184,6 @@ class ClusterplanApp(App[None]):
             self._pending.give_up()  # nothing waits forever, even if this failed
 
     async def _mount_side_panel(self) -> None:
-        from clusterplan.tui.side_panel import SidePanel
-
         main = self.query_one("#main")
         if main.is_mounted:  # else the app is already closing
             await main.mount(SidePanel(id="side"))
@@ -205,8 +235,6 @@ class ClusterplanApp(App[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="note")
     def open_note(self, ref: NoteRef) -> None:
-        from clusterplan.tui.sources_panel import read_note
-
         self.post_message(NoteLoaded(*read_note(ref)))
 
     # Handlers: what each finished piece of work changes on screen.
@@ -222,7 +250,7 @@ class ClusterplanApp(App[None]):
         await self._show_side(event.answer)
         ready = self._pending.now
         if ready is not None and ready.session_name:  # named after its first question
-            self.sub_title = ready.session_name
+            self.session_title = ready.session_name
         if event.answer.error:
             self.notify(event.answer.error, title="Could not answer", severity="warning",
                         markup=False)
@@ -241,7 +269,7 @@ class ClusterplanApp(App[None]):
 
     @on(SessionLoaded)
     async def _session_loaded(self, event: SessionLoaded) -> None:
-        self.sub_title = event.name
+        self.session_title = event.name
         asked_meanwhile = not event.replace and self.chat.asked
         await self.chat.load(event.history, replace=event.replace)
         if not asked_meanwhile:
@@ -252,8 +280,6 @@ class ClusterplanApp(App[None]):
         def chosen(session_id: str | None) -> None:
             if session_id:
                 self.load_session(session_id)
-
-        from clusterplan.tui.screens import OpenSessionScreen  # dialogs load when first opened
 
         self.push_screen(OpenSessionScreen(event.sessions), chosen)
 
@@ -266,8 +292,6 @@ class ClusterplanApp(App[None]):
 
     @on(NoteLoaded)
     def _note_loaded(self, event: NoteLoaded) -> None:
-        from clusterplan.tui.screens import NoteScreen
-
         self.push_screen(NoteScreen(event.title, event.markdown))
 
     @on(Worker.StateChanged)
@@ -283,6 +307,7 @@ class ClusterplanApp(App[None]):
         self.notify(f"{type(error).__name__}: {error}", title=title, severity="error",
                     markup=False)
         if event.worker.name == "answer":  # free the reply that waits for it
+            # lazy: the assistant's models (pydantic) stay out of the first screen
             from clusterplan.assistant.answer import Answer
 
             failed = Answer(question="", markdown="", error=str(error))
@@ -297,8 +322,6 @@ class ClusterplanApp(App[None]):
         return True
 
     def action_export(self) -> None:
-        from clusterplan.tui.screens import ExportScreen, default_report_path
-
         today = dt.date.today().isoformat()
         ready = self._pending.now  # never wait on the event loop
         name = ready.session_name if ready else None
@@ -321,8 +344,6 @@ class ClusterplanApp(App[None]):
             if question:
                 await self.ask(question)
 
-        from clusterplan.tui.screens import HelpScreen
-
         self.push_screen(HelpScreen(), chosen)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
@@ -339,6 +360,8 @@ class ClusterplanApp(App[None]):
                             self.action_toggle_side)
         yield SystemCommand("Copy the last answer", "Its Markdown, to the clipboard (ctrl+y)",
                             self.action_copy_answer)
+        yield SystemCommand("Show the whole answer", "The last answer, every table column (F2)",
+                            self.action_whole_answer)
         yield SystemCommand("Help", "Keys and example questions (F1)", self.action_help)
         yield from super().get_system_commands(screen)  # theme, keys, screenshot, quit
 
@@ -350,14 +373,29 @@ class ClusterplanApp(App[None]):
         self.copy_to_clipboard(answer.markdown)
         self.notify("Copied the last answer (Markdown) to the clipboard.", title="Copied")
 
-    def action_rename_session(self) -> None:
-        from clusterplan.tui.screens import RenameScreen
+    def action_whole_answer(self) -> None:
+        answer = self._side_answer
+        if answer is None or not answer.markdown.strip():
+            self.notify("No answer to show yet.", title="Whole answer", severity="warning")
+            return
+        self._open_answer(answer.question, answer.markdown)
 
+    def on_tool_table_row_opened(self, event: ToolTable.RowOpened) -> None:
+        fields = "\n".join(f"- **{name}**: {value}" for name, value in event.fields)
+        self.push_screen(NoteScreen(event.title, f"# {event.title}\n\n{fields}"))
+
+    def on_earlier_answers_opened(self, event: EarlierAnswers.Opened) -> None:
+        self._open_answer(event.question, event.markdown)
+
+    def _open_answer(self, question: str, markdown: str) -> None:
+        self.push_screen(AnswerScreen(question, markdown))
+
+    def action_rename_session(self) -> None:
         def chosen(name: str | None) -> None:
             if name:
                 self.rename_session(name)
 
-        self.push_screen(RenameScreen(self.sub_title if self.sub_title != "new session"
+        self.push_screen(RenameScreen(self.session_title if self.session_title != "new session"
                                       else ""), chosen)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session")
@@ -365,14 +403,36 @@ class ClusterplanApp(App[None]):
         assistant = self.assistant
         with self._one_at_a_time:
             assistant.rename_session(name)
-        self.call_from_thread(setattr, self, "sub_title", name)
+        self.call_from_thread(setattr, self, "session_title", name)
 
     def action_toggle_side(self) -> None:
         sides = self.query("#side")
         if not sides:  # still being mounted, a moment after start
             return
-        shown = sides.first().display
-        self.screen.set_class(not shown, "-side-shown")
-        self.screen.set_class(shown, "-side-hidden")
-        if shown:
+        self._side_shown = not sides.first().display
+        self._lay_out_side()
+        if not self._side_shown:
             self.chat.question_input.focus()
+
+    @property
+    def session_title(self) -> str:
+        """The session's name, whole (the header shows as much of it as fits)."""
+        return self._session_title
+
+    @session_title.setter
+    def session_title(self, name: str) -> None:
+        self._session_title = name
+        self.sub_title = header_name(name, self.size.width)
+
+    def on_resize(self) -> None:
+        self._lay_out_side()  # a narrow screen gives a shown panel the whole width
+        self.sub_title = header_name(self._session_title, self.size.width)
+
+    def _lay_out_side(self) -> None:
+        """Show or hide the panel through its own display (and the chat's, when the panel
+        takes the whole width): a class on the screen would restyle every answer in the log."""
+        sides = self.query("#side")
+        if self._side_shown is None or not sides:  # as the width's stylesheet says
+            return
+        sides.first().display = self._side_shown
+        self.chat.display = not (self._side_shown and self.size.width < WIDE_FROM)

@@ -16,11 +16,12 @@ from textual.message import Message
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
+from clusterplan.tui.chat_entries import Choices, EarlierAnswers, Question, Reply
 from clusterplan.tui.completion import CatalogSuggester, catalog_names
 
 if TYPE_CHECKING:  # the core and Markdown load behind the first screen, not before it
     from clusterplan.assistant.answer import Answer
-    from clusterplan.tui.chat_entries import Question, Reply
+    from clusterplan.tui.chat_entries import EarlierAnswers, Question, Reply
 
 WELCOME = (
     "Ask how to size, lay out or pay for a GPU cluster, e.g. *Does a 70B model fit for full "
@@ -29,7 +30,7 @@ WELCOME = (
 )
 WORKING = "_Working it out…_"
 SHOWN_QUESTION_CHARS = 2000  # a pasted essay is answered whole but echoed shortened
-OPEN_REPLIES = 3  # replies shown whole; older ones fold to their first line
+OPEN_REPLIES = 3  # answers shown whole; older ones become a line of the earlier answers
 
 
 def reply_markdown(answer: Answer) -> str:
@@ -59,7 +60,6 @@ class QuestionInput(Input):
 
     def action_to_choices(self) -> None:
         """Tab goes to the open choices of a question asked back, if any; else on as usual."""
-        from clusterplan.tui.chat_entries import Choices
 
         open_choices = [c for c in self.screen.query(Choices) if not c.disabled]
         if open_choices:
@@ -134,11 +134,12 @@ class Chat(Vertical):
 
     async def welcome(self) -> None:
         """Greet at the top of the log (the app calls this once Markdown has loaded)."""
-        from clusterplan.tui.chat_entries import Reply
 
         log = self.log_view
         if log.is_mounted:  # else the app is already closing
-            await log.mount(Reply(WELCOME, classes="welcome"), before=0 if log.children else None)
+            first = 0 if log.children else None
+            await log.mount_all([Reply(WELCOME, classes="welcome"), EarlierAnswers(id="earlier")],
+                                before=first)
 
     @property
     def log_view(self) -> VerticalScroll:
@@ -150,7 +151,6 @@ class Chat(Vertical):
 
     async def ask(self, text: str) -> None:
         """Show the question with a placeholder reply, and announce it to the app."""
-        from clusterplan.tui.chat_entries import Question, Reply
 
         self.question_input.remember(text)
         question, reply = Question(shown_question(text)), Reply(WORKING, classes="-pending")
@@ -161,7 +161,6 @@ class Chat(Vertical):
 
     async def show_answer(self, answer: Answer) -> None:
         """Fill the oldest waiting reply with `answer`, with its choices if it asks back."""
-        from clusterplan.tui.chat_entries import Choices, Question, Reply
 
         if self._pending:
             question, reply = self._pending.popleft()
@@ -171,7 +170,7 @@ class Chat(Vertical):
         reply.remove_class("-pending")
         reply.set_class(bool(answer.error), "-error")
         reply.update(reply_markdown(answer))
-        self.fold_old()
+        await self.move_old()
         clarification = answer.clarification
         if clarification is not None and clarification.choices:
             options = [Option(Content(choice)) for choice in clarification.choices]
@@ -189,37 +188,73 @@ class Chat(Vertical):
     @property
     def asked(self) -> bool:
         """Whether the log holds any question (asked or loaded)."""
-        return bool(self.log_view.query("Question"))
+        earlier = self.earlier
+        return bool(self.log_view.query("Question")) or bool(earlier and earlier.entries)
 
     async def load(self, history: list[Answer], replace: bool = True) -> None:
-        """Show a session's questions and answers: instead of the log, or before what is in it."""
-        from clusterplan.tui.chat_entries import Question, Reply
+        """Show a session's questions and answers: instead of the log, or before what is in it.
+        Only the last few become entries; the rest are lines of the earlier answers."""
 
         if replace:
             await self.clear()
-        widgets: list[Question | Reply] = []
-        for answer in history:
-            widgets += [Question(shown_question(answer.question)), Reply(reply_markdown(answer))]
         self.question_input.recall([answer.question for answer in history])
-        first = self.log_view.query("Question")
+        older, recent = history[:-OPEN_REPLIES], history[-OPEN_REPLIES:]
+        widgets: list[Question | Reply] = []
+        for answer in recent:
+            widgets += [Question(shown_question(answer.question)), Reply(reply_markdown(answer))]
+        first = self.log_view.query_children("Question")
         if widgets:
             await self.log_view.mount_all(widgets, before=first.first() if first else None)
-        self.fold_old()
+        if older:
+            self._earlier_before(older)
+        await self.move_old()
         self.log_view.anchor()
 
-    def fold_old(self) -> None:
-        """Fold every answered reply but the last few: the log's layout stays the same size."""
-        from clusterplan.tui.chat_entries import Reply
+    def _earlier_before(self, older: list[Answer]) -> None:
+        """List `older` before the earlier answers already listed (a session loaded late)."""
+        earlier = self.earlier
+        if earlier is None:
+            return
+        entries = [(a.question, reply_markdown(a)) for a in older] + earlier.entries
+        earlier.clear_entries()
+        earlier.add_entries(entries)
 
-        replies = [r for r in self.log_view.query_children(Reply)
-                   if not r.has_class("welcome") and not r.has_class("-pending")]
-        for reply in replies[:-OPEN_REPLIES]:
-            reply.fold()
+    @property
+    def earlier(self) -> EarlierAnswers | None:
+        """The list of earlier answers (None until the welcome is mounted)."""
+        found = self.log_view.query_children("#earlier")
+        return found.first() if found else None  # type: ignore[return-value]
+
+    async def move_old(self) -> None:
+        """Every answered exchange but the last few becomes a line of the earlier answers,
+        so the log holds the same few widgets however long the session."""
+
+        earlier = self.earlier
+        if earlier is None:  # not yet greeted: the welcome comes with the list
+            return
+        log = self.log_view
+        entries = list(log.query_children("Question, Reply, Choices").exclude(".welcome"))
+        answered = [i for i, w in enumerate(entries) if isinstance(w, Reply)
+                    and not w.has_class("-pending")]
+        if len(answered) <= OPEN_REPLIES:
+            return
+        cut = answered[-OPEN_REPLIES - 1] + 1  # everything up to the last reply that goes
+        old = entries[:cut]
+        pairs, question = [], ""
+        for widget in old:
+            if isinstance(widget, Question):
+                question = widget.source
+            elif isinstance(widget, Reply):
+                pairs.append((question, widget.source))
+        earlier.add_entries(pairs)
+        await log.remove_children(old)
 
     async def clear(self) -> None:
         """Start an empty conversation: only the welcome stays."""
         self._pending.clear()
         await self.log_view.query("Question, Reply, Choices").exclude(".welcome").remove()
+        if self.earlier is not None:
+            self.earlier.clear_entries()
 
     @on(Input.Submitted, "#question")
     async def _submitted(self, event: Input.Submitted) -> None:

@@ -7,6 +7,8 @@ from typing import Any
 from textual.content import Content
 from textual.widgets import Static
 
+from clusterplan.figures import gb as gb_text
+
 EIGHTHS = " ▏▎▍▌▋▊▉"
 LABEL_WIDTH = 12
 VALUE_WIDTH = 10  # " 1,234.5 GB"
@@ -31,21 +33,21 @@ def chart_lines(breakdown: dict[str, float], width: int, capacity_gb: float | No
     total = sum(terms.values())
     scale = max(total, capacity_gb or 0.0) or 1.0
     bar_width = max(4, width - LABEL_WIDTH - VALUE_WIDTH - 2)
-    rows = [(name.replace("_", " "), bar(gb / scale, bar_width), f"{gb:,.1f} GB")
+    rows = [(name.replace("_", " "), bar(gb / scale, bar_width), gb_text(gb))
             for name, gb in terms.items()]
-    rows.append(("total", bar(total / scale, bar_width), f"{total:,.1f} GB"))
+    rows.append(("total", bar(total / scale, bar_width), gb_text(total)))
     if capacity_gb:
-        rows.append(("GPU memory", bar(capacity_gb / scale, bar_width), f"{capacity_gb:,.1f} GB"))
+        rows.append(("GPU memory", bar(capacity_gb / scale, bar_width), gb_text(capacity_gb)))
     return rows
 
 
 def chart_title(tool: str, result: dict[str, Any]) -> tuple[str, str]:
     """What the chart is of (the GPU, else the tool, and GB per GPU), and whether it fits."""
-    title = f"{result.get('gpu') or tool}: {result.get('per_gpu_gb', 0):,.1f} GB per GPU"
+    title = f"{result.get('gpu') or tool}: {gb_text(result.get('per_gpu_gb', 0))} per GPU"
     verdict = {True: "fits", False: "does not fit", None: ""}[result.get("fits")]
     headroom = result.get("headroom_gb")
     if isinstance(headroom, int | float):
-        room = f"{headroom:,.1f} GB free" if headroom >= 0 else f"{-headroom:,.1f} GB short"
+        room = f"{gb_text(headroom)} free" if headroom >= 0 else f"{gb_text(-headroom)} short"
         verdict = f"{verdict}: {room}" if verdict else room
     return title, verdict
 

@@ -14,6 +14,7 @@ from clusterplan.tui.examples import EXAMPLE_QUESTIONS
 
 def _tool_descriptions() -> list[tuple[str, str]]:
     """(name, description) of every registered tool."""
+    # lazy: the assistant and the catalog load after the first screen (~0.5 s)
     from clusterplan.assistant.lookups import tool_descriptions
 
     return tool_descriptions()

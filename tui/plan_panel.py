@@ -1,21 +1,27 @@
-"""The Plan tab: ranked layouts and offers as tables, and the memory per GPU as a text bar chart."""
+"""The Plan tab: the plan tool's options, ranked layouts and offers as tables, and the memory
+per GPU as a text bar chart."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import DataTable, Label, Static
+from textual.widgets import Label, Static
 
 from clusterplan.tui.memory_chart import MemoryChart, chart_title, limit_gb
+from clusterplan.tui.tool_tables import ToolTable, cell, table_columns
 
-TABLE_ROWS = 10  # the best ten are what a person compares; the rest are in the report
-OFFER_COLUMNS = ("provider", "gpu", "kind", "usd_per_gpu_hour", "usd_per_node_hour",
-                 "gpus_per_node", "region", "verified_on", "stale")
+__all__ = ["PlanPanel", "PlanView", "cell", "plan_view", "table_columns"]
+
+# most important first: the tables scroll sideways, so what is read last is on the right
+OFFER_COLUMNS = ("provider", "gpu", "usd_per_gpu_hour", "usd_per_node_hour", "gpus_per_node",
+                 "kind", "region", "verified_on", "stale")
+OPTION_COLUMNS = ("cluster", "training_days", "tokens_per_s", "cost_usd", "option",
+                  "usd_per_million_output_tokens", "provider", "nodes", "replicas",
+                  "usd_per_gpu_hour", "layout", "offer")
 
 
 @dataclass
@@ -28,10 +34,11 @@ class PlanView:
     layouts: list[dict[str, Any]] = field(default_factory=list)
     rejected: list[dict[str, Any]] = field(default_factory=list)
     offers: list[dict[str, Any]] = field(default_factory=list)
+    options: list[dict[str, Any]] = field(default_factory=list)  # the plan tool's, as rows
 
     @property
     def empty(self) -> bool:
-        return not (self.charts or self.layouts or self.rejected or self.offers)
+        return not (self.charts or self.layouts or self.rejected or self.offers or self.options)
 
 
 def plan_view(data: dict[str, Any]) -> PlanView:
@@ -50,37 +57,39 @@ def plan_view(data: dict[str, Any]) -> PlanView:
                               for reason, count in result["rejected"].items()]
         if isinstance(result.get("offers"), list):
             view.offers += [o for o in result["offers"] if isinstance(o, dict)]
+        if isinstance(result.get("pareto"), list):
+            view.options += plan_options(result)
+        if isinstance(result.get("failed"), dict):
+            view.rejected += [{"ruled out because": reason, "candidates": count}
+                              for reason, count in result["failed"].items()]
     return view
 
 
-def cell(value: Any) -> Text:
-    """A table cell: numbers to a readable precision, text never read as markup."""
-    if isinstance(value, bool) or value is None:
-        return Text({True: "yes", False: "no", None: "–"}[value])
-    if isinstance(value, float):
-        return Text(f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.4g}", justify="right")
-    if isinstance(value, int):
-        return Text(f"{value:,}", justify="right")
-    return Text(str(value))
+def plan_options(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan tool's options as rows: its Pareto front between cost and time, each marked
+    cheapest, fastest or recommended (a goal not met: the closest cluster found)."""
+    front = [o for o in result.get("pareto", []) if isinstance(o, dict)]
+    extra = [result[k] for k in ("recommendation", "closest") if isinstance(result.get(k), dict)]
+    options = front + [o for o in extra if o not in front]
+    if not options:
+        return []
+    training = any(o.get("training_days") is not None for o in options)
+    cost = min(options, key=lambda o: o.get("cost_usd") or 0.0)
+    fastest = min(options, key=lambda o: (o.get("training_days") or 0.0) if training
+                  else -(o.get("tokens_per_s") or 0.0))
+    marks = {"recommended": result.get("recommendation"), "closest": result.get("closest"),
+             "cheapest": cost, "fastest": fastest}
+    return [{"option": ", ".join(name for name, o in marks.items() if o == option) or "front",
+             "cluster": f"{option.get('gpus')}× {option.get('gpu')}",
+             **{k: v for k, v in option.items() if k not in ("gpu", "gpus")},
+             "layout": layout_text(option.get("layout"))} for option in options]
 
 
-def table_columns(rows: list[dict[str, Any]], preferred: tuple[str, ...] = ()) -> list[str]:
-    """Columns for rows of tool JSON: the preferred ones present, then any other scalar fields."""
-    present = list(dict.fromkeys(k for row in rows for k, v in row.items()
-                                 if not isinstance(v, dict | list)))
-    return [c for c in preferred if c in present] + [c for c in present if c not in preferred]
-
-
-def fill_table(table: DataTable, rows: list[dict[str, Any]],
-               preferred: tuple[str, ...] = ()) -> None:
-    """Show `rows` (best first) in `table`, numbered, with the JSON field names as headers."""
-    table.clear(columns=True)
-    columns = table_columns(rows, preferred)
-    table.add_column("#")
-    for column in columns:
-        table.add_column(column.replace("_", " "), key=column)
-    for rank, row in enumerate(rows[:TABLE_ROWS], start=1):
-        table.add_row(Text(str(rank)), *(cell(row.get(c)) for c in columns))
+def layout_text(layout: Any) -> str:
+    """A layout as one short cell: 'tp=1 pp=1 dp=32 zero_stage=3'."""
+    if not isinstance(layout, dict):
+        return "" if layout is None else str(layout)
+    return " ".join(f"{k}={v}" for k, v in layout.items())
 
 
 def _hidden(widget: Widget) -> Widget:
@@ -96,11 +105,12 @@ class PlanPanel(VerticalScroll):
                      id="plan-empty")
         # hidden until an answer has them (set here, not on mount: an answer may come first)
         yield _hidden(Label("Memory per GPU", classes="plan-heading", id="memory-heading"))
-        for name, heading in (("layouts", "Layouts, best first"),
-                              ("rejected", "Layouts rejected, and why"),
+        for name, heading in (("options", "Plan options, cheapest to fastest"),
+                              ("layouts", "Layouts, best first"),
+                              ("rejected", "Ruled out, and why"),
                               ("offers", "Offers, cheapest first")):
             yield _hidden(Label(heading, classes="plan-heading", id=f"{name}-heading"))
-            yield _hidden(DataTable(id=name, zebra_stripes=True, cursor_type="row"))
+            yield _hidden(ToolTable(heading, id=name))
 
     async def show_plan(self, data: dict[str, Any]) -> None:
         """Replace the tab's content with what `data` holds; keep it empty when it holds nothing."""
@@ -110,15 +120,17 @@ class PlanPanel(VerticalScroll):
         charts = [MemoryChart(*chart) for chart in reversed(view.charts)]
         for chart in charts:
             await self.mount(chart, after=heading)
-        fill_table(self.query_one("#layouts", DataTable), view.layouts)
-        fill_table(self.query_one("#rejected", DataTable), view.rejected)
-        fill_table(self.query_one("#offers", DataTable), view.offers, OFFER_COLUMNS)
+        self.query_one("#options", ToolTable).show_rows(view.options, OPTION_COLUMNS)
+        self.query_one("#layouts", ToolTable).show_rows(view.layouts)
+        self.query_one("#rejected", ToolTable).show_rows(view.rejected)
+        self.query_one("#offers", ToolTable).show_rows(view.offers, OFFER_COLUMNS)
         self._show_sections(view)
 
     def _show_sections(self, view: PlanView) -> None:
         self.query_one("#plan-empty").display = view.empty
         self.query_one("#memory-heading").display = bool(view.charts)
-        shown = (("layouts", view.layouts), ("rejected", view.rejected), ("offers", view.offers))
+        shown = (("options", view.options), ("layouts", view.layouts),
+                 ("rejected", view.rejected), ("offers", view.offers))
         for name, rows in shown:
             self.query_one(f"#{name}-heading").display = bool(rows)
             self.query_one(f"#{name}").display = bool(rows)

@@ -1,28 +1,41 @@
-"""The dialogs: export the report, open a saved session, help with examples, read a note."""
+"""The dialogs: export the report, open a saved session, help with examples, read a note,
+read an answer whole."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from rich.markdown import Markdown as RichMarkdown
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, ScrollableContainer, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown, MarkdownViewer, OptionList
+from textual.widgets import (
+    Button,
+    Input,
+    Label,
+    Markdown,
+    MarkdownViewer,
+    OptionList,
+    Static,
+)
 from textual.widgets.option_list import Option
 
 from clusterplan.tui.examples import EXAMPLE_QUESTIONS, FOLLOW_UPS
+from clusterplan.tui.fitted_tables import widest_table
 
 KEYS_HELP = """\
 `enter` ask · `up`/`down` history · `right` take a suggested name · `ctrl+e` export ·
 `ctrl+n` new · `ctrl+o` open · `ctrl+r` rename · `ctrl+t` panel · `ctrl+y` copy the answer ·
 `ctrl+p` commands · `ctrl+q` quit.
 When an answer asks back, `tab` from the question box goes to its choices: `up`/`down`
-pick one, `enter` answers with it, `escape` goes back to the box. A folded (older) answer
-opens with `enter` or a click.
+pick one, `enter` answers with it, `escape` goes back to the box. `F2` shows the last
+answer whole, every table column included (scroll sideways with `left`/`right`). Answers
+before the last three are lines of *Earlier answers*: `enter` or a click opens one whole.
 Follow up with *{follow_ups}*; call a tool with `/memory model=… workload=…`.
 
 **Examples** (enter asks one):"""
@@ -166,6 +179,24 @@ class NoteScreen(Dialog):
         with Vertical(classes="dialog note"):
             yield MarkdownViewer(self.markdown, show_table_of_contents=False, open_links=False)
             yield Label("escape: back", classes="dim")
+
+
+class AnswerScreen(Dialog):
+    """One answer whole and wide: its tables with every column, scrolled sideways as needed."""
+
+    def __init__(self, question: str, markdown: str) -> None:
+        super().__init__()
+        self.question = question
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog answer"):
+            yield Label(Text(self.question), classes="answer-question")
+            with ScrollableContainer(id="answer-scroll", can_focus=True):
+                whole = Static(RichMarkdown(self.markdown, hyperlinks=False), id="answer-whole")
+                whole.styles.min_width = widest_table(self.markdown)  # no column cut
+                yield whole
+            yield Label("left/right/up/down: scroll · escape: back", classes="dim")
 
 
 def default_report_path(directory: Path, session_name: str | None, today: str) -> Path:

@@ -29,6 +29,7 @@ def source_prompt(number: int, ref: NoteRef) -> Content:
 
 def read_note(ref: NoteRef) -> tuple[str, str]:
     """A note as (title, Markdown) for the viewer, through the `notes` tool."""
+    # lazy: the assistant and the catalog load after the first screen (~0.5 s)
     from clusterplan.assistant.lookups import note as read
 
     note = read(ref.id)

@@ -59,8 +59,9 @@ def answer(question: str, intent: Intent, reply: Reply, calls: Calls) -> Answer:
         trace.extend(call.result.steps)
         data[_key(data, call.name)] = call.data
         citations.extend(call.result.citations)
-        said.extend(call.result.assumptions)
-        warnings.extend(call.result.warnings)
+        if not call.aside:
+            said.extend(call.result.assumptions)
+            warnings.extend(call.result.warnings)
     trace.extend(reply.steps)
     trace.append(Step(label="conclusion", result=q(reply.headline)))
     citations = with_disputes(_unique(citations + reply.citations + _step_refs(reply.steps)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.figures import figure, gb, num, pct, plural, usd, usd_rate
+
+__all__ = ["code", "escape", "figure", "gb", "num", "pct", "plural", "table", "usd",
+           "usd_rate"]
 
 _CONTROL = lazy(r"[\x00-\x08\x0b-\x1f\x7f]")
 _NEWLINE = lazy(r"\s*\n\s*")
@@ -27,41 +30,6 @@ def escape(text: Any) -> str:
 def code(text: Any) -> str:
     """Text as an inline code span (nothing inside a code span needs escaping but backticks)."""
     return "`" + _CONTROL.sub("", str(text)).replace("`", "'").replace("\n", " ") + "`"
-
-
-def num(value: Any, digits: int = 3) -> str:
-    """1234.5 -> '1,234.5' ; 0.54444 -> '0.544'; about `digits` significant figures."""
-    if isinstance(value, bool) or value is None:
-        return {True: "yes", False: "no", None: "-"}[value]
-    if not isinstance(value, int | float):
-        return str(value)
-    if not math.isfinite(value):
-        return str(value)
-    if isinstance(value, int) or (abs(value) >= 1000 and float(value).is_integer()):
-        return f"{int(value):,}"
-    if abs(value) >= 10 ** digits:
-        return f"{value:,.0f}"
-    if value == 0:
-        return "0"
-    places = max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))
-    return f"{value:,.{places}f}"
-
-
-def plural(count: int, noun: str) -> str:
-    """'1 replica', '3 replicas', '4,096 tokens'."""
-    return f"{num(count)} {noun}" + ("" if count == 1 else "s")
-
-
-def pct(fraction: float) -> str:
-    """0.6 -> '60%'; 0.3524 -> '35.2%'."""
-    return f"{fraction * 100:.3g}%"
-
-
-def usd(value: Any) -> str:
-    """Dollars with cents below $1,000, whole dollars above."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        return "-"
-    return f"${value:,.2f}" if abs(value) < 1000 else f"${value:,.0f}"
 
 
 def table(headers: list[str], rows: list[list[Any]]) -> str:

@@ -73,6 +73,10 @@ COUNTS = (
 )
 N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
            lazy(rf"{ZN}\s*(?:台|个节点)"))
+# A range of counts: "4-8 A10G", "2 to 4 H100s", "4~8张A100": each end is answered.
+RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
+             rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
+             _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
 
 
@@ -126,6 +130,11 @@ def read_layout(text: str) -> Layout:
 def layout_slots(text: str, slots: dict[str, Any]) -> None:
     """Fill gpus, nodes and gpus_per_node from the question."""
     layout = read_layout(text)
+    span = RANGE.search(text.replace("\\*", "*"))
+    if span and 0 < int(span[1]) < int(span[2]) and layout.nodes is None:
+        # The fewest is the question (does it fit, how fast at the least); both ends are shown.
+        layout.gpus = int(span[1])
+        slots["gpus_range"] = [int(span[1]), int(span[2])]
     if layout.gpus is not None:
         slots["gpus"] = layout.gpus
     if layout.nodes is not None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from clusterplan.assistant.parsing.counts import layout_slots
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
 from clusterplan.assistant.parsing.offload_words import read_offload
 from clusterplan.assistant.parsing.quantities import (
@@ -51,6 +52,12 @@ WORKLOADS = (
     (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
     (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
+# Full fine-tuning named outright; asked first, it is the job even if LoRA is named after it
+# as the fallback ("what does full fine-tuning 72B take, or can 72B only be LoRA-tuned?").
+EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?"
+                     r"(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
+                     _I)
+ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora\b|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
     (lazy(r"\badam(?:w)?\b", _I), "adamw"),
@@ -88,11 +95,16 @@ class Entities:
     readings: list[str] = field(default_factory=list)
 
 
+GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
+
+
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
     # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
     text = plain_numbers(text)  # "1.5e3" -> "1500"; "1e999" and "9**9**9" are refused here
     spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
+    # "8A100", "progress=8H100": a count glued to a GPU's name.
+    spaced = GLUED_COUNT.sub(r"\1 ", spaced)
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
@@ -112,8 +124,7 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = list(dict.fromkeys(_by_memory(found, i, m.id, catalog)
-                              for i, m in enumerate(by_kind(found.mentions, "gpus"))))
+    gpus = _distinct_gpus(found, catalog)
     if gpus:
         slots["gpu"] = gpus[0]
         first = by_kind(found.mentions, "gpus")[0]
@@ -126,6 +137,9 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["model"] = models[0].id
     else:
         _model_by_size(found, catalog)
+    listed = read_model_list(found.masked, slots.get("model"), [m.id for m in models], catalog)
+    if listed:
+        slots["model_list"] = listed
     links = [(m.start, m.id) for m in by_kind(found.mentions, "links")]
     links += _generic_links(found, catalog, slots.get("gpu"))
     if links:
@@ -135,26 +149,65 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["provider"] = providers[0].id
 
 
-def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
-    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
+    """The GPUs named, in order, each once. A family named bare and again with its memory
+    ("8 x A100s (8x 40GB A100s)") is one GPU, the variant the memory picks, not two to compare."""
+    read = [(gpu_family(m.id), _memory_said(found, i), _by_memory(found, i, m.id, catalog))
+            for i, m in enumerate(by_kind(found.mentions, "gpus"))]
+    with_memory = {family: gpu for family, gb, gpu in read if gb is not None}
+    sized = {family: with_memory[family] for family in with_memory
+             if sum(1 for f, _, _ in read if f == family) > 1
+             and len({g for f, _, g in read if f == family and _ is not None}) == 1}
+    return list(dict.fromkeys(sized.get(family, gpu) if gb is None else gpu
+                              for family, gb, gpu in read))
+
+
+def _memory_said(found: Entities, index: int) -> int | None:
+    """The GB written right beside GPU mention `index` ('40G A100', 'A100 (40GB)'), if any."""
     mark = f"<g{index}>"
     text = found.masked
     at = text.find(mark)
     if at < 0:
-        return gpu_id
+        return None
     said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
+    return int(said[1]) if said else None
+
+
+def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
+    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
+    gb = _memory_said(found, index)
     rows = catalog.gpus.rows
-    if not said or gpu_id not in rows:
+    if gb is None or gpu_id not in rows:
         return gpu_id
-    gb = int(said[1])
     if rows[gpu_id].memory_label.upper() == f"{gb}GB":
         return gpu_id
-    stem = gpu_id.split("-")[0]
-    for row_id, row in rows.items():
-        if row_id.split("-")[0] == stem and row.memory_label.upper() == f"{gb}GB":
+    stem = gpu_family(gpu_id)
+    kin = [(row_id, _label_gb(row.memory_label)) for row_id, row in rows.items()
+           if gpu_family(row_id) == stem]
+    # The variant with that memory; else one within 3 % of it (an H100 "96G" is the 94 GB NVL).
+    near = [(abs(size - gb), order, row_id) for order, (row_id, size) in enumerate(kin)
+            if size and abs(size - gb) <= 0.03 * gb]  # ties: the catalog's first
+    if near:
+        row_id = min(near)[2]
+        if row_id != gpu_id:
             found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
-            return row_id
+        return row_id
     return gpu_id
+
+
+def gpu_family(gpu_id: str) -> str:
+    """'a100-sxm-80gb' -> 'a100', 'rtx-5090' -> 'rtx-5090': the id up to its model number, so
+    a memory size picks a variant of the same GPU, never another GPU of that size."""
+    parts = gpu_id.split("-")
+    for i, part in enumerate(parts):
+        if any(ch.isdigit() for ch in part):
+            return "-".join(parts[: i + 1])
+    return gpu_id
+
+
+def _label_gb(label: str) -> float | None:
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*GB", label or "", re.IGNORECASE)
+    return float(m[1]) if m else None
 
 
 def _model_by_size(found: Entities, catalog: Catalog) -> None:
@@ -249,6 +302,8 @@ def _words(found: Entities) -> None:
         value = _first(pairs, text)
         if value:
             slots[name] = value
+    if slots.get("workload") in ("lora", "qlora") and _full_first(text):
+        slots["workload"] = "full_finetune"
     if fmt := _format(text):
         slots["precision"] = fmt
     read_offload(text, slots)
@@ -256,6 +311,12 @@ def _words(found: Entities) -> None:
         slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
     if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":
         del slots["precision"]
+
+
+def _full_first(text: str) -> bool:
+    full = next((m for m in EXPLICIT_FULL.finditer(text) if not _negated(text, m)), None)
+    adapter = next((m for m in ADAPTER_WORDS.finditer(text) if not _negated(text, m)), None)
+    return full is not None and adapter is not None and full.start() < adapter.start()
 
 
 def _format(text: str) -> str | None:

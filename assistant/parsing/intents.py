@@ -31,12 +31,17 @@ CHECKPOINT = lazy(r"\bcheckpoints?\b|\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsa
                   r"\badapt(?:er|or)\b.{0,30}\b(?:size|large|big|gb)|\bmerg(?:e|ing)\b.{0,30}"
                   r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
                   r"保存|合并|导出|权重", _I)
+# The size of what was saved is the question (not moving a checkpoint somewhere).
+SAVED = lazy(r"\b(?:size|large|larger|big|bigger|small)\b|多大|这么大|大小", _I)
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
+LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
+                 r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
-TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\btrain|\btrain.*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tun).*"
+                     r"\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
                            _I)
@@ -49,6 +54,18 @@ LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
                     r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
+# A choice between parallel strategies, or how to spread one model over GPUs or machines: the
+# question is the layout even when it reports a measurement ("PP is slower than TP, which?").
+STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|" \
+           r"\btp\s*=?\s*\d|\bpp\s*=?\s*\d|" \
+           r"\b(?:tp|pp|fsdp|dp)\s*\+\s*(?:tp|pp|fsdp|dp)\b|--tensor-parallel-size|--dp\b|" \
+           r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|多卡.{0,6}(?:加载|部署)"
+LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b|\bwhich\b|"
+                     r"\bbetter\b|\bbest\b|\bfaster\b|\bslower\b|\blower\s+performance\b|"
+                     r"\bhow\s+(?:to|can|do|should)\b|\btoml\b|\bconfig|\bspecify\b|"
+                     r"\bcommunicate|\berror\b|还是|推荐|怎么|如何|哪种|哪个|比较)"
+                     r"|(?:\bwhich\b|\bhow\s+(?:to|can|do|should)\b|\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
+                     r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
@@ -60,7 +77,9 @@ SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
                      r"\bthroughput\b|\bqps\b|"
                      r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
-                     r"并发|吞吐|\bttft\b",
+                     r"并发|吞吐|\bttft\b|\btokens?\b.{0,30}\bper\s+(?:second|sec|minute)\b|每秒|"
+                     r"每一?分钟|生成多少|\bmax[_\s-]*total[_\s-]*tokens|"
+                     r"\bqueries\b|\bspeed\s+comparable\b",
                      _I)
 FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
                  r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b|"
@@ -79,7 +98,9 @@ CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expe
              r"ok|okay|realistic)|\bnormal\b|\bexpected?\b|\bwhy\b|\bstrange\b|\bweird\b|"
              r"\bcrazy\b|\breason\b|\bwrong\b|\bmatch\b|\bshould\s+be\b|\bjumps?\s+(?:up\s+)?to\b|"
              r"\bonly\s+(?:about\s+|around\s+|~\s*)?\d|正常|为什么|为啥|"
-             r"原因|理论|怎么回事", _I)
+             r"原因|理论|怎么回事|实测|实际|只占用|"
+             r"\bbut\s+(?:in\s+(?:training|practice|reality)|actually|it\s+(?:uses|takes|shows))\b",
+             _I)
 SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|正常吗|正常的吗|"
                r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
                r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|\bonly\s+"
@@ -96,6 +117,12 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
 
 Slots = dict[str, Any]
+# A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
+CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes"}
+WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
+MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
+                r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
+                _I)
 
 
 def _has_model(s: Slots) -> bool:
@@ -121,6 +148,13 @@ def _links(s: Slots, t: str) -> int:
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
     ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
+    # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
+    ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
+     and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
+    # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
+    ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
+     and "size" not in s and not _has_model(s)
+     and not (_links(s, t) >= 2 and bool(COMPARE.search(t)))),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
                                                           and _measured(t))
      or _measured_twice(t)),
@@ -132,13 +166,18 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
-    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and _has_model(s)),
+    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t))
+     and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t)))),
     ("interconnect", lambda t, s: "op" in s),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
-    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2),
+    # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
+    # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
+    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2
+     and not (_has_model(s) and not COMPARE.search(t) and bool(MEMORY.search(t)
+                                                               or FIT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),
@@ -152,6 +191,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)
      and not ("host_ram_gb" in s and "gpu" not in s)),
     ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
+                                                  or "gpu_memory_gb" in s
                                                   or bool(FITS.search(t)))),
     ("memory", lambda t, s: bool(MEMORY.search(t))),
 )

@@ -33,6 +33,12 @@ def memory_payload(intent: Intent, with_gpu: bool = True, least: bool = False
                 "precision": slot(intent, "precision")}
     names = INFERENCE_SLOTS if workload == "inference" else TRAINING_SLOTS
     payload.update({k: slot(intent, k) for k in (*names, *LAYOUT_SLOTS)})
+    if workload == "inference" and "precision" not in intent.slots \
+            and payload.get("kv_precision") is None and payload["precision"] not in (None, "bf16",
+                                                                                   "fp16"):
+        # A released FP8 or MXFP4 checkpoint (assumed, not asked for) still keeps its KV cache
+        # in the 16-bit compute type, as the tool does when it picks the precision itself.
+        payload["kv_precision"] = "bf16"
     if least and workload != "inference":
         payload.setdefault("recompute", "full")
         if payload.get("zero_stage") is None:

@@ -39,7 +39,10 @@ STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|pe
                  r"(?:it|iter|iteration|step)s?\b|" + NUM + r"\s*(it/s)\b", _I)
 SAMPLES = lazy(NUM + r"\s*(?:samples?)\s*(?:/|per\s*)\s*(?:s|sec|second)\b", _I)
 MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
+# "22.9/24 GB of GPU memory": in use over the card's total, as monitors print it.
+MEMORY_FRACTION = lazy(NUM + r"\s*/\s*" + NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 MEMORY_USE = lazy(r"占用|使用|用了|需要|usage|\bused?\b|\buses\b|\busing\b|consum|\bcost\b|"
+                  r"\bwhy\b.{0,80}\brequir|"
                   r"\btakes?\b|\boccup", _I)
 NOT_USED = lazy(r"^\s*(?:的|\s)*(?:<g\d>|a\d|h\d|显卡|卡|card|gpus?|vram\s+card|of\s+total|"
                 r"total|ram\b|memory\s+each|每张|mac|laptop|file)", _I)
@@ -128,7 +131,15 @@ def find(text: str) -> list[Measurement]:
 def _memory(text: str) -> list[tuple[int, Measurement]]:
     """GPU memory in use: a size in a clause that speaks of using memory, not a card's size."""
     out = []
+    shown: set[int] = set()
+    for m in MEMORY_FRACTION.finditer(text):
+        used, total = _f(m[1]), _f(m[2])
+        if 0 < used <= total:
+            out.append((m.start(), Measurement("memory", _gb(used, m[3]), "GB", m[0])))
+            shown.add(m.end())
     for m in MEMORY.finditer(text):
+        if m.end() in shown:
+            continue
         clause_start = max(text.rfind(sep, 0, m.start()) for sep in ",，。.;；\n") + 1
         clause = text[clause_start: m.end() + 12]
         before = text[max(0, m.start() - 8): m.start()]
@@ -136,11 +147,12 @@ def _memory(text: str) -> list[tuple[int, Measurement]]:
             continue
         if re.search(r"[x×*]\s*$|<g\d>\s*$", before):
             continue  # "8x40GB", "A100 80G": a card's size
-        value = _f(m[1])
-        unit = m[2]
-        gb = {"gib": value * 2**30 / 1e9, "mib": value * 2**20 / 1e9}.get(unit.lower(), value)
-        out.append((m.start(), Measurement("memory", gb, "GB", m[0])))
+        out.append((m.start(), Measurement("memory", _gb(_f(m[1]), m[2]), "GB", m[0])))
     return out
+
+
+def _gb(value: float, unit: str) -> float:
+    return {"gib": value * 2**30 / 1e9, "mib": value * 2**20 / 1e9}.get(unit.lower(), value)
 
 
 def any_in(text: str) -> bool:

@@ -18,11 +18,11 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "memory": ("model",),
     "fit": ("model", "gpu"),
     "cluster_size": ("model",),
-    "layout": ("model", "gpu", "gpus"),
+    "layout": ("gpu", "gpus"),  # no model: the split the cluster's links dictate
     "serving": ("model", "gpu", "gpus"),
     "training": ("model", "gpu", "gpus", "tokens"),
     "plan": ("model", "workload"),
-    "checkpoint": ("model",),
+    "checkpoint": (),  # no model: the bytes per parameter of each kind of save
     "interconnect": ("size", "gpus"),
     "convert": ("value", "to_unit"),
     "link_compare": ("links",),
@@ -62,6 +62,8 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ("size", "provider")
     if kind == "interconnect" and "op" not in slots:
         required = ("size", "path")  # a transfer: how much, and over what
+    if kind == "interconnect" and "size" not in slots and slots.get("links"):
+        required = ()  # the links themselves are the question
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
     missing = [name for name in required if not _present(name, filled)]
@@ -73,6 +75,8 @@ def _present(name: str, slots: Slots) -> bool:
         return "model" in slots or "params_b" in slots or "config" in slots
     if name == "gpus":
         return "gpus" in slots or "nodes" in slots
+    if name == "gpu":
+        return "gpu" in slots or "gpu_memory_gb" in slots
     if name == "gpu_list":
         return len(slots.get("gpu_list", [])) >= 2
     if name == "path":
@@ -128,12 +132,16 @@ def _released_precision(slots: Slots, catalog: Catalog) -> str:
 DEFAULT_GPU = "h100-sxm"
 GPU_DEFAULT_KINDS = ("cluster_size", "plan", "fit", "layout", "serving", "training", "pricing")
 NODE_DEFAULT_KINDS = ("layout", "serving", "training")
+BUDGET_KINDS = ("fit", "memory", "cluster_size")
 TOKENS_PER_PARAM = 20
 
 
 def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
+    # A GPU named outside the catalog is asked about; "6GB VRAM" with no kind is a budget of
+    # GPU memory, answered as such (no GPU kind assumed).
     if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress") \
-            and "unknown_gpu" not in slots:  # a GPU named outside the catalog is asked about
+            and "unknown_gpu" not in slots and not (kind in BUDGET_KINDS
+                                                    and "gpu_memory_gb" in slots):
         assumed["gpu"] = DEFAULT_GPU
     _default_count_and_tokens(kind, slots, assumed, catalog)
     gpu_id = slots.get("gpu") or assumed.get("gpu")

@@ -18,7 +18,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.parsing.entities import extract
-from clusterplan.assistant.parsing.intents import COST, classify
+from clusterplan.assistant.parsing.intents import CLUSTER_OR_JOB, COST, MACHINES, classify
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
 from clusterplan.db.catalog import Catalog
@@ -41,8 +41,9 @@ DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|
               r"\bcuda\b|\boom\b|offload|throughput|latency|bandwidth|\bnccl\b|nvlink|"
               r"infiniband|\bquanti[sz]|\bmodels?\b|\btrain|inference|显存|内存|微调|训练|推理|"
               r"带宽|并行|模型|显卡", re.IGNORECASE)
-# A memory or layout question that asks no figure ("relationship between KV cache and max
-# length", "which parallelism is better") is a concept, with no model to ask for.
+# A memory question that asks no figure ("relationship between KV cache and max length") is a
+# concept, with no model to ask for; so is a layout question naming neither a model nor a
+# cluster ("which parallelism is better"). With a cluster, the split its links dictate answers.
 ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|多少|多大|几张|"
                    r"最少|至少|最低", re.IGNORECASE)
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
@@ -64,7 +65,13 @@ def clean(question: str) -> str:
     """The question as one line of printable text, cut to MAX_CHARS."""
     text = unicodedata.normalize("NFKC", question or "")
     text = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_CHARS * 2])
+    text = CJK_LATIN.sub(" ", text)
     return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+# Between a Chinese character and a Latin letter a space: to a regular expression both are
+# word characters, so "就有oom的错误" would hide "oom" from every \b-bounded word rule.
+CJK_LATIN = lazy(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z])|(?<=[A-Za-z])(?=[\u4e00-\u9fff])")
 
 
 def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> Intent:
@@ -97,8 +104,10 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     if kind in ("concept", "diagnose"):
         slots["question"] = text
     assumed, missing = complete(kind, slots, catalog)
-    if kind in ("memory", "layout") and missing == ["model"] and previous is None \
-            and not ASKS_FIGURE.search(text):
+    if previous is None and not ASKS_FIGURE.search(text) and (
+            (kind == "memory" and missing == ["model"])
+            or (kind == "layout" and not CLUSTER_OR_JOB & set(slots)
+                and not MACHINES.search(text))):
         kind, slots["question"] = "concept", text
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,

@@ -39,8 +39,15 @@ TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt)", _I)
 CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
-# "32k" alone is a context length; "$50k" is money (MONEY reads it), never a context.
-BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(\d+)k\b", _I)
+# "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
+BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(\d+)k\b(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))",
+              _I)
+# An engine's own name for the context: "--max-model-len 29k", "num_ctx 32768", "n_ctx=4096".
+CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]tokens)\s*"
+                    r"(?:=|:|to|of|is)?\s*" + NUM + r"\s*(k)?\b", _I)
+# A request's length in tokens: "2048token输入", "a 5000-token query", "4k tokens input".
+CONTEXT_INPUT = lazy(NUM + r"\s*(k)?\s*-?\s*tokens?\s*(?:input|输入|prompt|query|request|long)",
+                     _I)
 SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
 # A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
@@ -194,9 +201,12 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
         m = pattern.search(text)
         if m:
             slots["seq_len"] = _k(m[1], m[2])
-    m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text)
+    m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text) or CONTEXT_FLAG.search(text) \
+        or CONTEXT_INPUT.search(text)
     if m:
         slots["context_len"] = _k(m[1], m[2])
+        if tokens and tokens.start() < m.end() and m.start() < tokens.end():
+            slots.pop("tokens", None)  # "a context window of 128k tokens" is no token budget
     elif "seq_len" not in slots:
         bare = BARE_K.search(text)
         if bare and not (tokens and bare.start() == tokens.start()):

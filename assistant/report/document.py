@@ -16,17 +16,26 @@ from collections.abc import Iterable
 from typing import Any
 
 from clusterplan.assistant.answer import Answer
-from clusterplan.assistant.composing.markdown import num, pct, usd
+from clusterplan.assistant.composing.markdown import num, pct, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import gpu_name
-from clusterplan.assistant.report.sections import layout_name, sections
+from clusterplan.assistant.report.plan_section import recommended
+from clusterplan.assistant.report.sections import (
+    in_words,
+    layout_name,
+    memory_is_a_glance,
+    sections,
+)
 from clusterplan.assistant.report.tables import escape
 from clusterplan.tools.contract import NoteRef, Step
+from clusterplan.tools.pricing.offers import STALE_AFTER_DAYS
 
 DEFAULT_TITLE = "Cluster planning report"
 _URL = re.compile(r"https?://[^\s<>`]+")
 _LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")
 _ESCAPED = re.compile(r"\\(.)")
 MAX_RISKS = 8
+# The pricing tool's warning for an old price; many such lines read as one risk.
+STALE = "it may no longer be the price"
 
 
 def render_report(answers: list[Answer], date: dt.date, title: str | None = None,
@@ -104,17 +113,24 @@ def _words(text: str) -> str:
 def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     """What to rent, where, how many, the layout, the time, the cost and the risks.
 
-    Drawn from one answer, the plan: the latest training layout, else the latest job that
-    fits; where and the cost come from its own pricing, else from the latest price answer for
-    the same GPU. Each figure is the answer's own and names its question.
+    Drawn from one answer, the plan: the latest of the plans searched for a goal and the
+    training layouts, else the latest job that fits; where and the cost come from its own
+    pricing, else from the latest price answer for the same GPU.
+    Each figure is the answer's own and names its question.
     """
 
     pairs = list(zip(numbers, answers, strict=True))
-    plan = _latest(pairs, "parallelism", lambda r: bool(r.get("plans"))) \
-        or _latest(pairs, "memory", lambda r: r.get("fits") is True)
+    layout = _latest(pairs, "parallelism", lambda r: bool(r.get("plans")))
+    searched = _latest(pairs, "plan", lambda r: isinstance(r.get("recommendation"), dict))
+    plan = layout or (None if searched else
+                      _latest(pairs, "memory", lambda r: r.get("fits") is True))
     found: dict[str, str] = {}
     gpu = None
-    if plan:
+    if searched and (plan is None or searched[0] > plan[0]):
+        # a plan searched for a goal, asked after any layout: it names the whole answer
+        plan = searched
+        found = recommended(searched[1], gpu_name, f" (question {searched[0]})")
+    elif plan:
         number, result, answer = plan
         ref = f" (question {number})"
         gpu = result.get("gpu")
@@ -149,14 +165,25 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
             gpu is None or (r["cheapest"].get("gpu") == gpu)))
         if priced_plan:
             found.update(_where_and_cost(priced_plan[1], f" (question {priced_plan[0]})"))
+    serving = plan is not None and _serving(plan[1])
     rows = [[label, found[key]] for key, label in (
         ("rent", "what to rent"), ("where", "where"), ("how many", "how many"),
-        ("layout", "layout"), ("memory", "memory"), ("time", "time"), ("cost", "cost"))
+        ("layout", "layout"), ("memory", "memory"),
+        ("time", "throughput" if serving else "time"), ("cost", "cost"))
         if key in found]
     text = _plain_table(rows) if rows else (
         "No answer names a GPU cluster that fits, so there is nothing to rent yet.")
+    also = _other_plan(pairs, plan, gpu_name)
+    if also:
+        text = f"**{'Serving' if serving else 'Training'}**\n\n" + text
+        text += f"\n\n**{'Serving' if also[1] else 'Training'}**\n\n" + _plain_table([
+            [label, also[2][key]] for key, label in (
+                ("rent", "what to rent"), ("where", "where"), ("how many", "how many"),
+                ("layout", "layout"), ("time", "throughput" if also[1] else "time"),
+                ("cost", "cost")) if key in also[2]])
+    shown_plans = {plan[0] if plan else None, also[0] if also else None}
     others = [f"- **Question {n}:** {escape(plain(direct_answer(a)))}" for n, a in pairs
-              if plan is None or n != plan[0]]
+              if n not in shown_plans]
     if others:
         text += "\n\n**The other answers**\n\n" + "\n".join(others)
     risks = list(dict.fromkeys(_risks(pairs)))
@@ -168,6 +195,26 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
     return text
 
 
+def _other_plan(pairs: list[tuple[int, Answer]], plan: Any, gpu_name: Any
+                ) -> tuple[int, bool, dict[str, str]] | None:
+    """A serving plan beside a training recommendation (or the other way round): a session
+    that plans both gets both, the latest of each kind."""
+    if plan is None:
+        return None
+    shown_serving = _serving(plan[1])
+    other = _latest(pairs, "plan", lambda r: isinstance(r.get("recommendation"), dict)
+                    and _serving(r) != shown_serving)
+    if other is None:
+        return None
+    number, result, _ = other
+    return number, not shown_serving, recommended(result, gpu_name, f" (question {number})")
+
+
+def _serving(result: dict[str, Any]) -> bool:
+    rec = result.get("recommendation")
+    return isinstance(rec, dict) and rec.get("training_days") is None
+
+
 def _where_and_cost(result: dict[str, Any], ref: str) -> dict[str, str]:
     """Where to rent and the cost; money is written \\$ (GitHub reads two bare $ in a line
     as mathematics)."""
@@ -175,8 +222,9 @@ def _where_and_cost(result: dict[str, Any], ref: str) -> dict[str, str]:
     price = cheap.get("effective_usd_per_gpu_hour", cheap.get("usd_per_gpu_hour"))
     product = f" {escape(cheap['product'])}" if cheap.get("product") else ""
     found = {"where": f"{escape(cheap.get('provider'))}{product} "
-                      f"({str(cheap.get('kind')).replace('_', '-')}) at {escape(usd(price))} per "
-                      f"GPU-hour, price verified {cheap.get('verified_on')}" + ref}
+                      f"({str(cheap.get('kind')).replace('_', '-')}) at "
+                      f"{escape(usd_rate(price))} per GPU-hour, price verified "
+                      f"{cheap.get('verified_on')}" + ref}
     if result.get("run_usd") is not None:
         found["cost"] = f"{escape(usd(result['run_usd']))} for the run" + ref
     elif result.get("monthly_usd") is not None:
@@ -193,14 +241,20 @@ def _risks(pairs: list[tuple[int, Answer]]) -> Iterable[str]:
         if answer.error or answer.clarification:
             yield f"not answered: {escape(answer.question)}{ref}"
         memory = _find(answer, "memory", lambda r: r.get("fits") is False)
-        if memory is not None:
+        if memory is not None and not memory_is_a_glance(answer.data):
             yield f"{escape(plain(direct_answer(answer)))}{ref}"
         cluster = _find(answer, "parallelism", lambda r: True)
         if cluster is not None and cluster.get("fits") is False:
             yield f"no layout fits: {escape(cluster.get('verdict', ''))}{ref}"
         if cluster is not None and (cluster.get("training_days") or 0) > 365:
             yield f"the training takes more than a year ({num(cluster['training_days'])} days){ref}"
-        warnings += [f"{escape(w)}{ref}" for w in answer.warnings]
+        stale = [w for w in answer.warnings if STALE in w]
+        if stale:
+            were = "was" if len(stale) == 1 else "were"
+            warnings.append(f"{_count(len(stale), 'price')} quoted in the answer {were} "
+                            f"verified over {STALE_AFTER_DAYS} days ago: check before "
+                            f"renting{ref}")
+        warnings += [f"{escape(in_words(w))}{ref}" for w in answer.warnings if STALE not in w]
     yield from warnings
 
 
@@ -312,7 +366,7 @@ class SourceList:
             line += f"; claims {escape(', '.join(claims))})" if claims else ")"
             line += f" — {_address(ref.address)}" if ref.address else " — no address recorded"
             if ref.dispute:
-                line += f" — **disputed:** {escape(ref.dispute)}"
+                line += f" — **disputed:** {escape(in_words(plain(ref.dispute)))}"
             lines.append(line)
         return "\n".join(lines) or "No sources were cited."
 
@@ -347,13 +401,13 @@ def _assumptions(answers: list[Answer], numbers: list[int]) -> str:
     for said, where in made.items():
         tail = "" if everywhere and len(where) == len(answers) else \
             " (question" + ("s " if len(where) > 1 else " ") + ", ".join(map(str, where)) + ")"
-        lines.append(f"- {escape(said)}{tail}")
+        lines.append(f"- {escape(in_words(said))}{tail}")
     return "\n".join(lines)
 
 
 def _disputed(sources: SourceList) -> str:
     return "\n".join(f"- **{escape(ref.title or note_id)}** \\[{sources.numbers[note_id]}\\]: "
-                     f"{escape(plain(ref.dispute))}"
+                     f"{escape(in_words(plain(ref.dispute)))}"
                      for note_id, ref in sources.refs.items() if ref.dispute)
 
 
@@ -391,7 +445,7 @@ def _numbered(items: Iterable[str], numbers: list[int] | None = None) -> str:
 
 
 def _bullets(items: list[str]) -> str:
-    return "\n".join(f"- {escape(item)}" for item in items)
+    return "\n".join(f"- {escape(in_words(item))}" for item in items)
 
 
 def _count(n: int, noun: str) -> str:

@@ -13,7 +13,9 @@ import math
 import re
 from typing import Any
 
-from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd
+from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd, usd_rate
+from clusterplan.assistant.report.charts import Chart, Series, mermaid
+from clusterplan.assistant.report.plan_section import plan_blocks
 
 TOP_LAYOUTS = 5
 TOP_OFFERS = 5
@@ -27,7 +29,8 @@ WORDS = {
     "model_states_gb": "model states (GB per GPU)",
     "kv_cache_bytes_per_token": "KV cache (bytes per token)",
     "checkpoint_gb": "checkpoint (GB)", "gpu_memory_gb": "GPU memory (GB per GPU)",
-    "headroom_gb": "free memory (GB per GPU)", "step_time_s": "step time (s)",
+    "headroom_gb": "free memory (GB per GPU)",
+    "short_gb": "memory lacking (GB per GPU)", "step_time_s": "step time (s)",
     "mfu": "MFU (%)", "tokens_per_s": "throughput (tokens/s)",
     "training_days": "training time (days)", "gpu_hours": "GPU-hours",
     "usd_per_gpu_hour": "USD per GPU-hour", "usd_per_node_hour": "USD per node-hour",
@@ -57,12 +60,23 @@ def words(field: str) -> str:
     return field.replace("_", " ")
 
 
+_IDENTIFIER = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")
+
+
+def in_words(text: str) -> str:
+    """Field names inside a tool's sentence as words: 'master_weights: on' -> 'master
+    weights: on', 'gpus_per_node: 8' -> 'GPUs per node: 8', 'on_demand' -> 'on demand'."""
+    return _IDENTIFIER.sub(lambda m: words(m.group(0)), text)
+
+
 def value(field: str, raw: Any) -> Any:
     """A value as shown: fractions as %, money in dollars, the rest left to the table."""
     if isinstance(raw, bool) or raw is None:
         return raw
     if isinstance(raw, int | float) and (field in PERCENT or field.endswith("_fraction")):
         return pct(raw)
+    if isinstance(raw, int | float) and field.startswith("usd_per_"):
+        return usd_rate(raw)  # a price per unit keeps its tenth of a cent
     if isinstance(raw, int | float) and (field.endswith("_usd") or field.startswith("usd_")):
         return usd(raw)
     if isinstance(raw, str) and field in ("workload", "kind", "recompute", "status"):
@@ -76,18 +90,31 @@ def value(field: str, raw: Any) -> Any:
     return raw
 
 
+def memory_is_a_glance(data: dict[str, Any]) -> bool:
+    """Beside a plan, layouts, prices or links, the memory call is the model at a glance (a
+    table in the answer's text), not the memory of the cluster answered: it gets no per-GPU
+    pie and its fit is not a risk."""
+    kinds = {re.sub(r"[ _]?\d+$", "", str(key)) for key in data}
+    return bool(kinds & {"plan", "parallelism", "pricing", "interconnect"})
+
+
 def sections(data: dict[str, Any], gpu_name: Any = str) -> list[str]:
     """Markdown blocks for every tool result in an Answer's `data`, in order."""
     blocks: list[str] = []
     has_cluster = any(isinstance(v, dict) and "plans" in v for v in data.values())
+    glance = memory_is_a_glance(data)
     for key, result in data.items():
         if not isinstance(result, dict):
             continue
         kind = re.sub(r"[ _]?\d+$", "", str(key))
+        if kind == "memory" and glance:
+            continue
         if kind == "memory" and "breakdown_gb" in result:
             blocks += memory_blocks(result, gpu_name)
         elif kind == "parallelism" and isinstance(result.get("plans"), list):
             blocks += parallelism_blocks(result, gpu_name)
+        elif kind == "plan" and ("pareto" in result or "recommendation" in result):
+            blocks += plan_blocks(result, gpu_name)
         elif kind == "pricing" and "offers" in result:
             blocks += pricing_blocks(result, gpu_name, for_a_cluster=has_cluster)
         elif result.get("command") is None:
@@ -119,7 +146,12 @@ def memory_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
         blocks.append(pie)
     figures = ["model", "workload", "params_b", "gpu_memory_gb", "headroom_gb", "total_gb",
                "model_states_gb", "checkpoint_gb", "kv_cache_bytes_per_token"]
-    blocks += [figure_table(result, figures)]
+    stated = dict(result)
+    if _number(stated.get("headroom_gb")) and stated["headroom_gb"] < 0:
+        # a job that does not fit has no free memory: it lacks some, said as a positive figure
+        stated["short_gb"] = -stated.pop("headroom_gb")
+        figures[figures.index("headroom_gb")] = "short_gb"
+    blocks += [figure_table(stated, figures)]
     fewest = result.get("min_gpus") or {}
     if fewest:
         shown = [g for g in COMMON_GPUS if g in fewest] or list(fewest)[:6]
@@ -133,9 +165,8 @@ def memory_pie(breakdown_gb: dict[str, Any], title: str = "Memory per GPU (GB)")
     slices = [(k, v) for k, v in breakdown_gb.items() if _positive(v)]
     if not slices:
         return None
-    lines = ["```mermaid", "pie showData", f"    title {_label(title)}"]
-    lines += [f'    "{_label(k.replace("_", " "))}" : {v:.2f}' for k, v in slices]
-    return "\n".join([*lines, "```"])
+    return mermaid(Chart("pie", title, [k.replace("_", " ") for k, _ in slices],
+                         [Series("pie", [float(v) for _, v in slices])], unit="GB"))
 
 
 def parallelism_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
@@ -193,20 +224,19 @@ def step_time_chart(plans: list[dict[str, Any]]) -> str | None:
     parts = [p for p in plans if all(_number(p.get(k)) for k in ("compute_s", "comm_s"))]
     if not parts:
         return None
-    labels = ", ".join(f'"#{n} {_label(layout_name(p))}"' for n, p in enumerate(parts, 1))
     whole = [p["compute_s"] + p["comm_s"] + (p.get("bubble_s") or 0.0) for p in parts]
     compute_comm = [p["compute_s"] + p["comm_s"] for p in parts]
     compute = [p["compute_s"] for p in parts]
-    top = max(whole) * 1.1
-    lines = ["```mermaid", "xychart-beta",
-             '    title "Step time (s): compute, then communication, then bubble on top"',
-             f"    x-axis [{labels}]", f'    y-axis "seconds per step" 0 --> {top:.3g}',
-             f"    bar [{_series(whole)}]", f"    bar [{_series(compute_comm)}]",
-             f"    bar [{_series(compute)}]", "```"]
+    chart = Chart("xy", "Step time of the best layouts (s): compute, communication, bubble",
+                  [f"#{n} {layout_name(p)}" for n, p in enumerate(parts, 1)],
+                  [Series("bar", whole, "bubble"),
+                   Series("bar", compute_comm, "communication"),
+                   Series("bar", compute, "compute")],
+                  y_label="seconds per step", y_top=max(whole) * 1.1, unit="s")
     note = "; ".join(f"#{n} {layout_name(p)}: compute {num(p['compute_s'])} s, communication "
                      f"{num(p['comm_s'])} s, bubble {num(p.get('bubble_s') or 0)} s"
                      for n, p in enumerate(parts, 1))
-    return "\n".join(lines) + "\n\n" + escape(f"Step-time parts: {note}.")
+    return mermaid(chart) + "\n\n" + escape(f"Step-time parts: {note}.")
 
 
 def _recipe(recipe: dict[str, Any]) -> str:
@@ -231,8 +261,8 @@ def pricing_blocks(result: dict[str, Any], gpu_name: Any = str,
         rows.append(["cheapest offer", f"{cheapest.get('provider')} "
                      f"{cheapest.get('product') or ''} ({_kind(cheapest.get('kind'))})".strip()])
         rows.append([words("usd_per_gpu_hour"),
-                     usd(cheapest.get("effective_usd_per_gpu_hour",
-                                      cheapest.get("usd_per_gpu_hour")))])
+                     usd_rate(cheapest.get("effective_usd_per_gpu_hour",
+                                           cheapest.get("usd_per_gpu_hour")))])
     # In a training answer the cost that matters is the run's; the monthly figure there is
     # for one node of the offer, which would read as the cluster's.
     fields = ["run_usd"] if for_a_cluster and result.get("run_usd") is not None else [
@@ -254,7 +284,8 @@ def offers_table(offers: list[dict[str, Any]], gpu_name: Any = str) -> str:
                                  ("announced", offer.get("status") == "announced")) if on]
         rows.append([n, offer.get("provider"), offer.get("product") or gpu_name(offer.get("gpu")),
                      _kind(offer.get("kind")),
-                     usd(offer.get("effective_usd_per_gpu_hour", offer.get("usd_per_gpu_hour"))),
+                     usd_rate(offer.get("effective_usd_per_gpu_hour",
+                                        offer.get("usd_per_gpu_hour"))),
                      usd(offer.get("usd_per_node_hour")), offer.get("gpus_per_node"),
                      str(offer.get("verified_on") or "-") + (f" ({', '.join(flags)})"
                                                             if flags else "")])
@@ -268,11 +299,9 @@ def cost_chart(result: dict[str, Any], months: int = 12) -> str | None:
         return None
     monthly = float(result["monthly_usd"])
     points = [monthly * m for m in range(1, months + 1)]
-    return "\n".join(["```mermaid", "xychart-beta",
-                      '    title "Cost against time (USD, the monthly cost month by month)"',
-                      f"    x-axis \"months\" [{', '.join(str(m) for m in range(1, months + 1))}]",
-                      f'    y-axis "USD" 0 --> {points[-1] * 1.05:.0f}',
-                      f"    line [{_series(points)}]", "```"])
+    return mermaid(Chart("xy", "Cost against time (USD, the monthly cost month by month)",
+                         [str(m) for m in range(1, months + 1)], [Series("line", points, "cost")],
+                         x_label="months", y_label="USD", y_top=points[-1] * 1.05, unit="USD"))
 
 
 def generic_blocks(key: str, result: dict[str, Any]) -> list[str]:
@@ -309,11 +338,3 @@ def _positive(v: Any) -> bool:
 
 def _number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-
-def _series(values: list[float]) -> str:
-    return ", ".join(f"{v:.4g}" if abs(v) < 1e4 else f"{v:.0f}" for v in values)
-
-
-def _label(text: Any) -> str:
-    return re.sub(r'["\n\r\\]', "", str(text))[:60]

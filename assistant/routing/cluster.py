@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd
+from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.assistant.routing.layout_rule import has_model, rule_of_thumb
 from clusterplan.db.active import catalog
 
 MAX_PLANS = 5
@@ -42,7 +43,10 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
 
 
 def layout(intent: Intent, calls: Calls) -> Reply:
-    """The best TP × PP × DP layout and why the others lose."""
+    """The best TP × PP × DP layout and why the others lose (with no model named: the split
+    the cluster's links dictate)."""
+    if not has_model(intent):
+        return rule_of_thumb(intent)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
     return Reply(headline=layout_sentence(result), tables=plan_tables(result))
 
@@ -58,7 +62,7 @@ def layout_sentence(result: dict[str, Any]) -> str:
         return (f"No layout fits on {where}. The smallest cluster that holds it: "
                 f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with TP {lay['tp']} × "
                 f"PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute "
-                f"{lay['recompute']}: {small['per_gpu_gb']:.3g} GB per GPU.")
+                f"{lay['recompute']}: {num(small['per_gpu_gb'])} GB per GPU.")
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
@@ -119,7 +123,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
                       "cost of the GPU-hours at the cheapest offer")
     cheapest = price.get("cheapest")
     if cheapest and price.get("run_usd"):
-        lead += (f" At {cheapest['provider']}'s {usd(cheapest['effective_usd_per_gpu_hour'])} "
+        lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "
                  f"per GPU-hour it costs about **{usd(price['run_usd'])}**.")
     return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result))
 

@@ -32,6 +32,9 @@ class Call:
     payload: dict[str, Any]
     result: ToolResult
     dumped: dict[str, Any] | None = None  # a remembered result's data, dumped when first made
+    # A call beside the answer (the model at a glance): its figures and steps are shown, but
+    # the assumptions of the job it sized are not the answer's own.
+    aside: bool = False
 
     @cached_property
     def data(self) -> dict[str, Any]:
@@ -63,13 +66,14 @@ class Calls:
         self.made: list[Call] = []
         self.tried: list[tuple[str, str, dict[str, Any]]] = []  # every call, even one refused
 
-    def run(self, name: str, payload: dict[str, Any], why: str) -> dict[str, Any]:
+    def run(self, name: str, payload: dict[str, Any], why: str,
+            aside: bool = False) -> dict[str, Any]:
         """Invoke tool `name` and keep the call; returns the result as JSON-ready data."""
-
         clean = {k: v for k, v in payload.items() if v is not None}
         self.tried.append((name, why, clean))
         result, dumped = _remembered(name, clean, invoke)
-        call = Call(name=name, why=why, payload=clean, result=result, dumped=dumped)
+        call = Call(name=name, why=why, payload=clean, result=result, dumped=dumped,
+                    aside=aside)
         self.made.append(call)
         return call.data
 

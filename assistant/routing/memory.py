@@ -7,6 +7,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, plural, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
@@ -22,6 +23,39 @@ def breakdown_table(result: dict[str, Any]) -> str:
     return table(["term", "GB per GPU"], rows)
 
 
+PRECISION_NAMES = {"fp32": "FP32", "bf16": "BF16 / FP16", "fp8": "FP8 / INT8",
+                   "q8_0": "GGUF Q8_0", "q4_k_m": "GGUF Q4_K_M", "q4_0": "GGUF Q4_0",
+                   "int4": "4-bit (GPTQ / AWQ / NF4)"}
+
+
+def whole_table(result: dict[str, Any]) -> str:
+    """The whole model before sharding, and the cluster's memory: the totals people compare."""
+    whole = result.get("whole_model_gb") or {}
+    if not whole:
+        return ""
+    rows: list[list[Any]] = [["weights", whole["weights"]]]
+    if result["workload"] != "inference":
+        rows += [["gradients", whole["gradients"]], ["optimizer states", whole["optimizer"]],
+                 ["model states (weights + gradients + optimizer)", whole["model_states"]]]
+    if result.get("cluster_memory_gb"):
+        rows.append([f"GPU memory of all {result['layout']['gpus']} GPUs",
+                     result["cluster_memory_gb"]])
+    rows.append(["KV cache per token (MB)", result["kv_cache_bytes_per_token"] / 1e6])
+    return table(["whole model, before sharding", "GB"], rows)
+
+
+def precision_table(result: dict[str, Any]) -> str:
+    """The weights at each common precision: what a smaller format would save."""
+    found = result.get("weights_by_precision_gb") or {}
+    return table(["weights stored as", "GB"],
+                 [[PRECISION_NAMES.get(p, p), v] for p, v in found.items()]) if found else ""
+
+
+def totals(result: dict[str, Any]) -> list[str]:
+    """The totals tables that apply to this result."""
+    return [t for t in (whole_table(result), precision_table(result)) if t]
+
+
 def min_gpus_table(result: dict[str, Any]) -> str:
     fewest = result.get("min_gpus") or {}
     shown = [g for g in SHOWN_GPUS if g in fewest] or list(fewest)[:6]
@@ -32,7 +66,7 @@ def min_gpus_table(result: dict[str, Any]) -> str:
 
 def memory(intent: Intent, calls: Calls) -> Reply:
     """How much memory a job needs; the KV cache first when the question is about it."""
-    if slot(intent, "gpu"):
+    if slot(intent, "gpu") or "gpu_memory_gb" in intent.slots:
         return fit(intent, calls, least=False)
     result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
     if result.get("offload"):
@@ -51,7 +85,8 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     fewest = (result.get("min_gpus") or {}).get("h100-sxm")
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
-    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)])
+    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
+                                        *totals(result)])
 
 
 def _asks_kv(intent: Intent) -> bool:
@@ -73,7 +108,10 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
                        "bytes per GPU on the GPUs named")
     if result.get("offload"):
         return _offloaded(intent, calls, result)
-    gpus, gpu = result["layout"]["gpus"], gpu_name(result["gpu"])
+    gpus = result["layout"]["gpus"]
+    # "6GB VRAM" with no GPU kind: the memory named is the budget.
+    gpu = gpu_name(result["gpu"]) if result["gpu"] else \
+        f"GPU with {num(result['gpu_memory_gb'])} GB"
     per_gpu, memory_gb, spare = result["per_gpu_gb"], result["gpu_memory_gb"], result["headroom_gb"]
     verdict = "Yes, it fits" if result["fits"] else "No, it does not fit"
     lead = (f"{verdict}: {subject(intent, result)} on {gpus}× {gpu} needs "
@@ -88,9 +126,11 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     else:
         fewest = (result.get("min_gpus") or {}).get(result["gpu"])
         more = f" The fewest {gpu} that hold it: **{fewest}**." if fewest else \
-            f" No number of {gpu} holds it."
+            f" No number of {gpu} holds it." if result["gpu"] else \
+            " The weights at smaller precisions are below."
         lead += f", {num(-spare)} GB more than it has.{more}"
-    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result)],
+    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
+                                        *totals(result)],
                  steps=steps, assumptions=_least(result) if least else [])
 
 
@@ -135,7 +175,8 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
             f"token budget (e.g. 15T tokens) to size the cluster by training time.")
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
-    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result)],
+    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result),
+                                        *totals(result)],
                  assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
 
 
@@ -145,7 +186,10 @@ def _unsharded(result: dict[str, Any]) -> int:
 
 
 def checkpoint(intent: Intent, calls: Calls) -> Reply:
-    """The bytes a full training checkpoint writes, and how long writing them takes."""
+    """The bytes a full training checkpoint writes, and how long writing them takes (with no
+    model named: the bytes per parameter of each kind of save)."""
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return checkpoint_without_model(intent)
     payload = memory_payload(intent, with_gpu=False)
     result = calls.run("memory", payload, "bytes of weights and optimizer states")
     size_gb = result["checkpoint_gb"]

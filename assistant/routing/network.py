@@ -7,6 +7,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.link_facts import link_facts
 from clusterplan.db.active import catalog
 
 OP_WORDS = {"all_reduce": "all-reduce", "all_gather": "all-gather",
@@ -26,6 +27,8 @@ def _links_by_scope(intent: Intent) -> dict[str, str]:
 def collective(intent: Intent, calls: Calls) -> Reply:
     """Time of a collective (or a transfer) on the GPUs and links named."""
     op = slot(intent, "op", "transfer")
+    if "size" not in intent.slots and "size_gb" not in intent.slots and intent.slots.get("links"):
+        return link_facts(intent)  # the links themselves are the question
     if op == "transfer":
         return transfer(intent, calls)
     links = _links_by_scope(intent)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, table, usd
+from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.figures import days
 
 HOURS_PER_DAY = 24
 
@@ -53,6 +54,46 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
     return payload if goal else None
 
 
+def in_words(rec: dict[str, Any], training: bool) -> str:
+    """The recommended option as a sentence: the cluster, the offer, the layout, the time or
+    speed, the cost (the tool's own summary keeps field names, for scripts)."""
+    layout = rec.get("layout") or {}
+    shape = " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
+                       if k in layout and (k != "ep" or layout[k] != 1))
+    product = rec["offer"].rsplit("(", 1)[-1].rstrip(")") if "(" in rec["offer"] else ""
+    where = (f"from {rec['provider']}{' ' + product if product else ''} "
+             f"({str(rec['offer_kind']).replace('_', '-')}) at "
+             f"{usd_rate(rec['usd_per_gpu_hour'])} per GPU-hour")
+    cluster = f"**{num(rec['gpus'])}× {gpu_name(rec['gpu'])}**"
+    if training:
+        settings = ", ".join([shape, *([f"ZeRO stage {layout['zero_stage']}"]
+                                       if layout.get("zero_stage") is not None else [])])
+        return (f"{cluster} ({num(rec['nodes'])} node{'s' if rec['nodes'] != 1 else ''} of "
+                f"{num(rec['gpus_per_node'])}) {where}; layout {settings}; "
+                f"**{days(rec['training_days'])}** at MFU {pct(rec['mfu'])}, about "
+                f"**{usd(rec['cost_usd'])}** for the run")
+    replicas = rec.get("replicas") or 1
+    per_million = rec.get("usd_per_million_output_tokens")
+    return (f"{cluster} as {num(replicas)} replica{'s' if replicas != 1 else ''} of "
+            f"{num(rec.get('gpus_per_replica'))} GPUs ({shape}) {where}: "
+            f"{num(rec.get('tokens_per_s'))} tokens/s, "
+            f"{num(rec.get('time_per_output_token_ms'))} ms per output token, "
+            f"**{usd(rec['cost_usd'])} a month**"
+            + (f" ({usd_rate(per_million)} per million output tokens)" if per_million else ""))
+
+
+def _largest(result: dict[str, Any], sentence: str) -> str:
+    """For 'the biggest model I can afford': the model named first, the runner-up after."""
+    if not str(result.get("goal", "")).startswith("largest model") or not result.get("model"):
+        return sentence
+    said = f"the biggest model the goal affords is **{result['model']}**: {sentence}"
+    runner = result.get("runner_up")
+    if isinstance(runner, dict) and result.get("runner_up_model"):
+        said += (f"; runner-up {result['runner_up_model']}: {num(runner['gpus'])}× "
+                 f"{gpu_name(runner['gpu'])}, about {usd(runner['cost_usd'])}")
+    return said
+
+
 def plan(intent: Intent, calls: Calls) -> Reply:
     """The plan tool's recommendation, its Pareto front and why the rest failed."""
     payload = plan_payload(intent)
@@ -66,7 +107,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     if rec is None:
         head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
-        head += f"Recommendation: **{result['summary']}**."
+        head += "Recommendation: " + _largest(result, in_words(rec, training)) + "."
         if rec.get("decode_ms"):
             d = rec["decode_ms"]
             head += (f" Time per output token {num(d['total_ms'])} ms: weights read "
@@ -86,7 +127,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
             rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["replicas"],
                      f"tp={o['layout']['tp']}", o["concurrency_per_replica"], o["provider"],
                      o["tokens_per_s"], o["time_per_output_token_ms"], usd(o["cost_usd"]),
-                     usd(o["usd_per_million_output_tokens"])] for o in result["pareto"]]
+                     usd_rate(o["usd_per_million_output_tokens"])] for o in result["pareto"]]
             tables.append(table(["cluster", "replicas", "layout", "batch", "provider",
                                  "tokens/s", "ms/token", "cost a month", "$/M output tokens"],
                                 rows))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, table, usd
+from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.units import convert, parse
@@ -97,7 +97,7 @@ def offers(intent: Intent, calls: Calls) -> Reply:
     gpus = result["billed_gpus"]
     lead = (f"The cheapest {cheapest['kind'].replace('_', '-')} offer for {gpus}× "
             f"{cheapest['gpu']} is {cheapest['provider']} at "
-            f"**{usd(cheapest['effective_usd_per_gpu_hour'])} per GPU-hour** "
+            f"**{usd_rate(cheapest['effective_usd_per_gpu_hour'])} per GPU-hour** "
             f"({usd(result['hourly_usd'])} an hour): **{usd(result['monthly_usd'])} a month** "
             f"at {result['hours_per_month']} hours"
             + (f" and {pct(slot(intent, 'utilization'))} utilisation"

@@ -8,7 +8,6 @@ anything leaves no empty session behind.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -21,11 +20,11 @@ from clusterplan.assistant.respond import respond
 from clusterplan.assistant.sessions.history_store import HistoryStore, SessionInfo
 from clusterplan.assistant.sessions.slash import is_session_command, run_command
 from clusterplan.db.store import Store
+from clusterplan.text import without_surrogates
 
 if TYPE_CHECKING:
     from clusterplan.assistant.sessions.history_memory import HistoryInMemory
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Assistant:
@@ -143,7 +142,7 @@ def auto_name(question: str) -> str:
     if len(words) <= AUTO_NAME_CHARS:
         return words or "session"
     cut = words[:AUTO_NAME_CHARS].rsplit(" ", 1)[0]
-    return cut + "…"
+    return cut + " …"  # apart: 'Llama 3 …' is a whole 3, 'Llama 3…' reads as a cut 30 or 3.1
 
 
 def _unsaved(name: str | None) -> SessionInfo:
@@ -162,4 +161,4 @@ def _intent(value: object) -> Intent | None:
 
 def _readable(text: object) -> str:
     """The question as storable text: lone surrogates (undecodable bytes) become U+FFFD."""
-    return _SURROGATE.sub("\ufffd", str(text))
+    return str(without_surrogates(str(text)))

@@ -181,7 +181,7 @@ def _training_defaults(fields: dict[str, Any], workload: str, precision: str, hi
                     else "master_weights: off (FP32 training)")
     if zero_stage is None:
         zero_stage = 3
-        said.append("zero_stage: 3 (fully sharded data parallel, like FSDP's FULL_SHARD)")
+        said.append("zero_stage: 3 (fully sharded data parallel, like FSDP's full sharding)")
     if seq_len is None:
         seq_len = tokens
         said.append(f"seq_len: {tokens} tokens")

@@ -34,6 +34,7 @@ from clusterplan.tools.memory.steps import (
 )
 from clusterplan.tools.memory.terms import Breakdown, checkpoint_bytes, model_states, per_gpu
 from clusterplan.tools.memory.warnings import warnings_for
+from clusterplan.tools.memory.whole import weights_by_precision, whole_model, whole_steps
 from clusterplan.tools.registry import Tool
 
 __all__ = ["MemoryInput", "MemoryResult", "run", "prepare"]
@@ -56,8 +57,15 @@ class MemoryResult(ToolResult):
     checkpoint_gb: float = Field(
         description="training: weights + optimizer states written by a full checkpoint "
         "(adapters only for LoRA/QLoRA); inference: the weights loaded")
+    whole_model_gb: dict[str, float] = Field(
+        default_factory=dict, description="the whole model before any sharding: weights, "
+        "gradients, optimizer and model_states (their sum), GB")
+    weights_by_precision_gb: dict[str, float] = Field(
+        default_factory=dict, description="the model's weights at the common precisions, GB")
     gpu: str | None = None
     gpu_memory_gb: float | None = None
+    cluster_memory_gb: float | None = Field(
+        default=None, description="the GPU's memory × the GPUs of the layout, GB")
     fits: bool | None = Field(default=None, description="per_gpu_gb <= the GPU's memory")
     headroom_gb: float | None = Field(default=None, description="GPU memory - per_gpu_gb")
     offload: dict[str, Any] | None = Field(
@@ -124,6 +132,7 @@ def run(inp: MemoryInput) -> MemoryResult:
     min_gpus = min_gpus_by_kind(job, layout.ep, catalog, whole, per_token)
     said.extend(FIXED_ASSUMPTIONS)
     gpus = layout.gpus
+    whole, by_precision = whole_model(job), weights_by_precision(job)
     fields = {
         "assumptions": said,
         "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory)
@@ -141,12 +150,14 @@ def run(inp: MemoryInput) -> MemoryResult:
         "model_states_gb": round((weights + gradients + optimizer) / 1e9, 3),
         "kv_cache_bytes_per_token": per_token,
         "checkpoint_gb": round(checkpoint_bytes(job) / 1e9, 3),
+        "whole_model_gb": whole, "weights_by_precision_gb": by_precision,
         "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
+        "cluster_memory_gb": round(memory * gpus, 3) if memory is not None else None,
         "headroom_gb": headroom, "min_gpus": min_gpus,
         "offload": moved.fields if moved else None,
     }
     trace = _trace(job, layout, parts, per_token, gpu_row, len(min_gpus),
-                   moved.steps if moved else [])
+                   (moved.steps if moved else []) + whole_steps(job, whole, by_precision))
     return MemoryResult.model_construct(**fields, **trace)  # every value computed and typed here
 
 

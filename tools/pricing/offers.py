@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from clusterplan.db.rows import OfferRow
+from clusterplan.figures import usd_rate
 
 STALE_AFTER_DAYS = 90
 # Per-GPU prices are quoted to the cent, so a node price may differ from per-GPU x GPUs by up
@@ -78,13 +79,13 @@ def row_warnings(offers: list[Offer], as_of: dt.date) -> list[str]:
     warnings = []
     for o in offers:
         if o.stale:
-            warnings.append(f"{o.label()} at ${o.effective_usd_per_gpu_hour:g}/GPU-h was verified "
-                            f"on {o.verified_on}, {o.age_days} days before {as_of} (over "
+            warnings.append(f"{o.label()} at {usd_rate(o.effective_usd_per_gpu_hour)}/GPU-h was "
+                            f"verified on {o.verified_on}, {o.age_days} days before {as_of} (over "
                             f"{STALE_AFTER_DAYS}): it may no longer be the price")
         if o.status == "announced":
-            warnings.append(f"{o.label()} at ${o.effective_usd_per_gpu_hour:g}/GPU-h is announced, "
-                            "not available yet; it is not taken as the cheapest while an "
-                            "available offer exists")
+            warnings.append(f"{o.label()} at {usd_rate(o.effective_usd_per_gpu_hour)}/GPU-h is "
+                            "announced, not available yet; it is not taken as the cheapest while "
+                            "an available offer exists")
     return warnings
 
 

@@ -1,0 +1,57 @@
+"""A parallel layout with no model named: the split the GPUs and their links dictate.
+
+"TP or PP across two nodes?", "how do I load one model on several machines?" are answered by
+where the fast links are, before any model is sized: tensor parallelism inside a node's
+NVLink domain, pipeline stages across nodes, data parallelism once a replica fits. The answer
+says so for the cluster the question describes and asks for the model only to rank layouts.
+"""
+
+from __future__ import annotations
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import table
+from clusterplan.assistant.parsing.jobs import gpu_name
+from clusterplan.assistant.routing.dispatch import Reply, slot
+from clusterplan.tools.contract import Step, q
+
+NOTES = ["megatron-lm-2021#tp-within-node", "parallelism-strategies#tp-inside-node",
+         "parallelism-strategies#pp-standard-multi-node",
+         "parallelism-strategies#add-dp-when-replicas-fit"]
+
+
+def has_model(intent: Intent) -> bool:
+    return any(k in intent.slots for k in ("model", "params_b", "config"))
+
+
+def rule_of_thumb(intent: Intent) -> Reply:
+    """TP = the GPUs of a node, PP = the nodes: the layout for one replica on the whole cluster."""
+    gpu = slot(intent, "gpu")
+    per_node = int(slot(intent, "gpus_per_node") or 8)
+    gpus = int(slot(intent, "gpus") or per_node)
+    if "nodes" in intent.slots:
+        nodes = int(intent.slots["nodes"])
+        per_node = max(1, gpus // nodes) if "gpus" in intent.slots else per_node
+    else:
+        nodes = max(1, -(-gpus // per_node))
+    tp = min(per_node, gpus)
+    pp = max(1, gpus // tp)
+    where = (f"{gpus}× {gpu_name(gpu) if gpu else 'GPU'} ({nodes} node"
+             f"{'s' if nodes != 1 else ''} of {per_node})")
+    lead = (f"On {where}, one model replica across all of them splits as **TP {tp} × PP {pp}**: "
+            f"tensor parallelism inside each node, where NVLink carries its two all-reduces per "
+            f"layer, and pipeline stages across nodes, which pass only activations over the "
+            f"network.")
+    if nodes == 1:
+        lead = (f"On {where}, split one replica with **TP {tp}** inside the node (NVLink carries "
+                f"its all-reduces); pipeline parallelism only pays across nodes, or where the "
+                f"GPUs have no NVLink between them.")
+    lead += (" When one replica fits on fewer GPUs, keep TP as small as holds it and add data "
+             "parallelism (replicas) for throughput. Name the model to rank the layouts by "
+             "memory and speed.")
+    step = Step(label="layout without a model", formula="TP = GPUs per node (≤ the NVLink "
+                "domain), PP = GPUs ÷ TP", inputs={"gpus": q(gpus), "gpus_per_node":
+                q(per_node), "nodes": q(nodes)}, result=q(f"TP {tp} × PP {pp}"), notes=NOTES)
+    rows = [["tensor parallel (TP)", tp, "inside a node: an all-reduce per layer needs NVLink"],
+            ["pipeline parallel (PP)", pp, "across nodes: only activations cross the network"],
+            ["data parallel (DP)", 1, "more replicas once one fits on fewer GPUs"]]
+    return Reply(headline=lead, tables=[table(["degree", "value", "why"], rows)], steps=[step])

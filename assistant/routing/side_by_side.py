@@ -1,0 +1,96 @@
+"""Several models named in one question, each sized the same way and shown side by side.
+
+"Suitable VRAM for 7, 13, 70b models", "Llama 3.1 70B and 405B at 120K context": the first
+model gets the full answer; every model named gets one row of the same figures (the same
+workload, precision, context and GPUs), so none of them is dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
+from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.db.active import catalog
+from clusterplan.tools.contract import ToolError
+
+KINDS = ("memory", "fit", "cluster_size", "serving", "checkpoint", "layout", "plan")
+
+
+def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """The reply with a row per model named, when the question names several, and a row per
+    end of a range of GPU counts ("4-8 A10G")."""
+    reply = _count_range(intent, calls, reply)
+    listed = intent.slots.get("model_list") or []
+    if len(listed) < 2 or intent.kind not in KINDS:
+        return reply
+    rows, said = [], []
+    base = memory_payload(intent, least=intent.kind != "memory")
+    base = {k: v for k, v in base.items() if k not in ("model", "params_b", "config")}
+    if intent.kind in ("serving", "layout", "plan", "cluster_size"):
+        base.pop("gpus", None)  # each model's own fewest GPUs, not the first model's count
+    for entry in listed:
+        try:
+            result = calls.run("memory", {**base, **entry}, f"the same job for {_name(entry)}")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{_name(entry)} could not be sized: {exc}")
+            continue
+        rows.append(_row(result))
+        said.append(f"{_name(entry)} {num(result['per_gpu_gb'])} GB")
+    if not rows:
+        return reply
+    gpu = rows[0][-1]
+    head = ["model", "params (B)", "weights (GB)", "model states, whole (GB)",
+            "KV cache per token (bytes)", "per GPU (GB)", f"fewest {gpu}"]
+    reply.tables.insert(0, table(head, [r[:-1] for r in rows]))
+    reply.headline += (f" Side by side, the {len(rows)} models named (same job, one GPU "
+                       f"unless sharded): " + "; ".join(said) + ".")
+    return reply
+
+
+def _row(result: dict[str, Any]) -> list[Any]:
+    gpu = result.get("gpu") or "h100-sxm"
+    fewest = (result.get("min_gpus") or {}).get(gpu)
+    whole = result.get("whole_model_gb") or {}
+    return [_name({"model": result["model"]}) if result["model"] in catalog().models.rows
+            else f"{result['params_b']:g}B", result["params_b"],
+            whole.get("weights", result["breakdown_gb"]["weights"]),
+            whole.get("model_states") if result["workload"] != "inference" else "-",
+            result["kv_cache_bytes_per_token"],
+            result["per_gpu_gb"], fewest if fewest is not None else "none fits",
+            gpu_name(gpu)]
+
+
+def _name(entry: dict[str, Any]) -> str:
+    rows = catalog().models.rows
+    if "model" in entry:
+        return rows[entry["model"]].name if entry["model"] in rows else str(entry["model"])
+    return f"a {entry['params_b']:g}B model"
+
+
+def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """The same job at each end of a range of GPU counts: the answer is at the fewest."""
+    span = intent.slots.get("gpus_range") or []
+    if len(span) != 2 or intent.kind not in KINDS or not any(
+            k in intent.slots for k in ("model", "params_b", "config")):
+        return reply
+    rows, said = [], []
+    for gpus in span:
+        payload = memory_payload(intent, least=intent.kind != "memory") | {"gpus": gpus}
+        try:
+            result = calls.run("memory", payload, f"the same job on {gpus} GPUs")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{gpus} GPUs could not be sized: {exc}")
+            continue
+        fits = result.get("fits")
+        rows.append([gpus, result["per_gpu_gb"], result.get("gpu_memory_gb"),
+                     "yes" if fits else "no" if fits is False else "-"])
+        said.append(f"{gpus} GPUs: {num(result['per_gpu_gb'])} GB per GPU"
+                    + ("" if fits is None else ", fits" if fits else ", does not fit"))
+    if rows:
+        reply.tables.insert(0, table(["GPUs", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
+        reply.headline += (f" Across the range {span[0]}-{span[1]} GPUs asked: "
+                           + "; ".join(said) + ".")
+    return reply
