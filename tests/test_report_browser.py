@@ -31,6 +31,7 @@ def page(tmp_path) -> Path:
         assert run_cli("ask", "--session", "plan", question).exit_code == 0
     out = tmp_path / "plan.html"
     assert run_cli("report", "--session", "plan", "--out", str(out)).exit_code == 0
+    assert run_cli("report", "--session", "plan", "--out", str(tmp_path / "plan.md")).exit_code == 0
     return out
 
 
@@ -41,11 +42,12 @@ def test_the_browser_reads_the_recommendation_and_the_charts(page, tmp_path):
     assert "<strong>what to rent</strong>" in recommendation
     assert re.search(r"\d+× NVIDIA [A-Z0-9]+", recommendation)
     charts = re.findall(r'<svg xmlns="http://www.w3.org/2000/svg" class="chart"', dom)
-    # the training plan's and the serving plan's cost against time, the memory pie, the
-    # monthly cost of the node priced, and the fine-tuning pie: five
-    assert len(charts) == 5
-    for title in ("Cost of the run against training time (USD)",
-                  "Monthly cost against throughput (USD/month)",
+    # every chart of the Markdown (a Mermaid block) is drawn in the page: the serving plan's
+    # cost against throughput, the two memory pies, the monthly cost of the node priced, and
+    # the training plan's cost against time when it has more than one option
+    markdown = (tmp_path / "plan.md").read_text(encoding="utf-8")
+    assert len(charts) == markdown.count("```mermaid") >= 4
+    for title in ("Monthly cost against throughput (USD/month)",
                   "Memory per GPU on 8× NVIDIA H200 SXM 141GB (GB)",
                   "Cost against time (USD, the monthly cost month by month)"):
         assert f">{title}</text>" in dom, title

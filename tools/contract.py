@@ -60,7 +60,9 @@ class Quantity(BaseModel):
 
     def __str__(self) -> str:
         if isinstance(self.value, float):
-            text = f"{self.value:,.6g}"
+            # six significant figures to check a step by hand; large values whole, not 3.1e+06
+            big = 1e6 <= abs(self.value) < 1e15
+            text = f"{self.value:,.0f}" if big else f"{self.value:,.6g}"
         else:
             text = str(self.value)
         return f"{text} {self.unit}".strip()
