@@ -174,7 +174,7 @@ def test_trace_is_folded_in_details_with_source_numbers():
     text = render_report([memory_answer()], DAY)
     block = text.split("## Trace")[1].split("<details>")[1].split("</details>")[0]
     assert block.startswith("\n<summary>Question 1: 2 steps</summary>\n\n")
-    assert ("1. **weights** — parameters x bytes per parameter · parameters = 7.06e+10, "
+    assert ("1. **weights** — parameters x bytes per parameter · parameters = 70,600,000,000, "
             "bytes per parameter = 2 B → 141.2 GB \\[1\\]") in block
     assert "→ 10.74 GB \\[1\\], \\[2\\]" in block
 
