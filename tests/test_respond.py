@@ -349,5 +349,6 @@ def test_memory_a_model_requires_under_vllm_is_checked_against_what_it_needs():
     # 14 GB of weights; 70 GB in use is vLLM reserving most of the GPU for its KV cache.
     answer = respond("Why does loading a 7b model with VLLM require 70GB of vram?")
     assert answer.intent.kind == "diagnose"
-    assert "**70.0 GB**" in answer.markdown
+    assert "**70.0 GB**" in answer.markdown and "a 7B-parameter model" in answer.markdown
+    assert "custom-" not in answer.markdown.split("\n")[0]
     assert "serving-memory-preallocation#vllm-default" in answer.markdown.split("| 1 |")[1]

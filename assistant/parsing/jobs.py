@@ -57,12 +57,18 @@ def _memory_fields() -> frozenset[str]:
     return frozenset(get("memory").input_model.model_fields)
 
 
+def model_name(result: dict[str, Any]) -> str:
+    """'Llama 3 70B' for a catalog model, 'a 7B-parameter model' for a size alone (whose id,
+    custom-7b, means nothing to the person who asked)."""
+    rows = catalog().models.rows
+    return rows[result["model"]].name if result["model"] in rows else \
+        f"a {result['params_b']:g}B-parameter model"
+
+
 def subject(intent: Intent, result: dict[str, Any]) -> str:
     """'Serving Llama 3 70B in BF16' from the intent and what the tool resolved."""
 
-    rows = catalog().models.rows
-    name = rows[result["model"]].name if result["model"] in rows else \
-        f"a {result['params_b']:g}B-parameter model"
+    name = model_name(result)
     workload = WORKLOAD_WORDS.get(result["workload"], result["workload"])
     precision = str(slot(intent, "precision") or "").upper()
     return f"{workload} {name}" + (f" in {precision}" if precision else "")

@@ -15,6 +15,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
+from clusterplan.assistant.parsing.jobs import model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
@@ -526,7 +527,7 @@ def _memory(ctx: Context) -> list[Finding]:
                        "is on the GPU", "memory-sizing"))
     causes.append(("CUDA context and allocator cache sit outside the tensors",
                    "gpu-memory-overhead#cuda-context"))
-    return [Finding(f"GPU memory for {result['model'] or 'the model'} ({workload}; weights "
+    return [Finding(f"GPU memory for {model_name(result)} ({workload}; weights "
                     f"{num(weights)} GB)", expected, m.value, "GB", causes, "memory-sizing",
                     lower_is_better=True)]
 
