@@ -352,3 +352,15 @@ def test_memory_a_model_requires_under_vllm_is_checked_against_what_it_needs():
     assert "**70.0 GB**" in answer.markdown and "a 7B-parameter model" in answer.markdown
     assert "custom-" not in answer.markdown.split("\n")[0]
     assert "serving-memory-preallocation#vllm-default" in answer.markdown.split("| 1 |")[1]
+
+
+def test_what_if_lora_instead_trains_faster_on_the_same_cluster():
+    # After a full fine-tune's time, "what if I used LoRA instead?" keeps the model, tokens
+    # and GPUs; the frozen weights skip 2 of 6 FLOPs per parameter, so the run is shorter.
+    first = respond("How long to fully fine-tune Llama 3 70B on 2T tokens with 64 H100s?")
+    lora = respond("What if I used LoRA instead?", previous=first.intent)
+    assert lora.intent.slots["workload"] == "lora"
+    full_days = first.data["parallelism"]["training_days"]
+    lora_days = lora.data["parallelism"]["training_days"]
+    assert lora_days < 0.8 * full_days
+    assert any("qlora-paper#lora-compute" in s.notes for s in lora.trace)

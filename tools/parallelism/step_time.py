@@ -41,15 +41,20 @@ def paper_training_seconds(tokens: float, params: float, gpus: int, flops_per_gp
     return 8 * tokens * params / (gpus * flops_per_gpu)
 
 
-def model_flops_per_token(params: float, layers: int, seq_len: int, attn_dim: int) -> float:
-    """Model FLOPs per trained token (PaLM's MFU numerator): 6·N + 12·l·s·d_attn."""
-    return 6 * params + 12 * layers * seq_len * attn_dim
+def model_flops_per_token(params: float, layers: int, seq_len: int, attn_dim: int,
+                          frozen: bool = False) -> float:
+    """Model FLOPs per trained token (PaLM's MFU numerator): 6·N + 12·l·s·d_attn.
+
+    Frozen weights (LoRA, QLoRA: only small adapters train) skip the backward pass's
+    weight-gradient matmuls, 2·N of the 6·N (qlora-paper#lora-compute)."""
+    weights = 4 if frozen else 6
+    return weights * params + 12 * layers * seq_len * attn_dim
 
 
 def hardware_flops_per_token(params: float, layers: int, seq_len: int, attn_dim: int,
-                             recompute: str) -> float:
+                             recompute: str, frozen: bool = False) -> float:
     """FLOPs actually executed per token: the model FLOPs plus what recompute repeats."""
-    base = model_flops_per_token(params, layers, seq_len, attn_dim)
+    base = model_flops_per_token(params, layers, seq_len, attn_dim, frozen)
     attention_forward = 4 * layers * seq_len * attn_dim
     if recompute == "full":
         return base + 2 * params + attention_forward
@@ -101,6 +106,7 @@ class StepShape:
     dp_overlap: bool = True
     virtual_stages: int = 1  # model chunks per GPU: 1 = plain 1F1B, v > 1 = interleaved
     sequence_parallel: bool = False  # Megatron SP with tp > 1
+    frozen_weights: bool = False  # LoRA / QLoRA: no weight gradients for the base model
 
 
 
@@ -152,7 +158,8 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     tokens = x.dp * x.micro_batch * x.microbatches * x.seq_len
     # Selective recompute is timed by its measured share (compute_time_factor), not its FLOPs.
     counted = "none" if x.recompute == "selective" else x.recompute
-    hw = hardware_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim, counted)
+    hw = hardware_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim, counted,
+                                  x.frozen_weights)
     imbalance = stage_imbalance(x.layers, x.pp)
     factor = compute_time_factor(x.recompute, x.sequence_parallel, x.tp, x.seq_len, x.hidden)
     compute = hw * tokens / (x.gpus * x.peak_flops * x.efficiency) * imbalance * factor
@@ -164,7 +171,8 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     dp = _data_parallel_s(x, comm, compute)
     bubble = bubble_fraction(x.pp, x.microbatches, x.virtual_stages) * (compute + tp + ep)
     step = compute + tp + pp + dp + ep + bubble
-    model = model_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim) * tokens
+    model = model_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim,
+                                  x.frozen_weights) * tokens
     mfu = model / (step * x.gpus * x.peak_flops)
     return StepTime(step, compute, tp, pp, dp, ep, bubble, mfu, tokens / step, x.virtual_stages,
                     x.efficiency)

@@ -83,13 +83,17 @@ def memory_step(best: Accepted, ctx: JobContext) -> Step:
                 notes=["zero-paper#k-12", "activation-memory", "memory-sizing"])
 
 
-def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
-    """The best plan's step time, part by part, each with its formula and notes."""
+def winner_steps(best: Accepted, cluster: Cluster, seq_len: int,
+                 frozen: bool = False) -> list[Step]:
+    """The best plan's step time, part by part, each with its formula and notes (`frozen`:
+    LoRA or QLoRA, whose frozen weights take no weight gradients)."""
     x, t = best.layout, best.score
+    per_param = "4·N (frozen weights: no weight gradients)" if frozen else "6·N"
     layout = {"tp": q(x.tp), "pp": q(x.pp), "dp": q(x.dp), "micro_batch": q(x.micro_batch),
               "micro-batches": q(x.num_microbatches), "recompute": q(x.recompute)}
     return [
-        Step(label="compute", formula="FLOPs per token (6·N + 12·l·s·d, + recompute's forward) x "
+        Step(label="compute", formula=f"FLOPs per token ({per_param} + 12·l·s·d, + recompute's "
+             "forward) x "
              "tokens / (GPUs x peak x efficiency)" + ("" if cluster.efficiency_given else
                                                       "; efficiency from the GEMM shapes"),
              inputs={**layout, "seq_len": q(seq_len), "efficiency": q(round(t.efficiency, 4))},
@@ -97,7 +101,8 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int) -> list[Step]:
              notes=["megatron-lm-2021#flops-derivation", "mfu-calibration#model-flops-per-token",
                     "mfu-calibration#efficiency-assumption" if cluster.efficiency_given
                     else "mfu-calibration#efficiency-curve"]
-             + (["activation-memory"] if x.recompute == "selective" else [])),
+             + (["activation-memory"] if x.recompute == "selective" else [])
+             + (["qlora-paper#lora-compute"] if frozen else [])),
         Step(label="tensor-parallel all-reduces", formula="layers per stage x micro-batches x "
              "(4, or 6 with full recompute) x all-reduce(b·s·h·2 B) on the intra link",
              inputs={"tp": q(x.tp), "link": q(cluster.intra.id)}, result=q(t.tp_s, "s"),

@@ -98,7 +98,8 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
                       + f": {best.step_time_s:.3g} s per step, "
                       f"MFU {best.mfu:.0%}")
     result.steps.append(memory_step(found.ranked[0], ctx))
-    result.steps += winner_steps(found.ranked[0], cluster, seq_len)
+    result.steps += winner_steps(found.ranked[0], cluster, seq_len,
+                                 frozen=inp.workload in ("lora", "qlora"))
     result.steps.append(recipe_step)
     if steps_needed is not None:
         _training_time(result, steps_needed, batch, seq_len)

@@ -95,7 +95,8 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
             experts_per_token=s.experts_per_token, moe=s.is_moe, act_bytes=act_bytes,
             grad_bytes=job.grad_bytes, peak_flops=cluster.peak_flops,
             efficiency=efficiency(x), ranks_per_node=cluster.gpus_per_node,
-            dp_overlap=inp.dp_overlap, sequence_parallel=job.sequence_parallel)
+            dp_overlap=inp.dp_overlap, sequence_parallel=job.sequence_parallel,
+            frozen_weights=inp.workload in ("lora", "qlora"))
         return fastest_schedule(shape, cluster.comm)
 
     return score
