@@ -44,3 +44,12 @@ def run_tool(name: str, payload: dict[str, Any]) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     parsed: dict[str, Any] = json.loads(result.output)
     return parsed
+
+
+async def settle(app: Any, pilot: Any) -> None:
+    """In the app under Textual's pilot, let posted messages run and every worker they start
+    finish (no sleeping)."""
+    for _ in range(4):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.wait_for_scheduled_animations()

@@ -28,6 +28,7 @@ from clusterplan.tui.plan_panel import PlanPanel
 from clusterplan.tui.screens import ExportScreen, HelpScreen, NoteScreen, OpenSessionScreen
 from clusterplan.tui.sources_panel import SourcesPanel
 from clusterplan.tui.trace_panel import TracePanel
+from tests.conftest import settle
 
 SIZE = (100, 32)
 CONCEPT = "Why shouldn't tensor parallelism cross the node boundary?"
@@ -46,14 +47,6 @@ def assistant() -> Assistant:
 @pytest.fixture
 def messages() -> list[Message]:
     return []
-
-
-async def settle(app: ClusterplanApp, pilot) -> None:
-    """Let posted messages run and every worker they start finish (no sleeping)."""
-    for _ in range(4):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.wait_for_scheduled_animations()
 
 
 async def ask(app: ClusterplanApp, pilot, text: str, typed: bool = False) -> None:

@@ -15,6 +15,7 @@ from clusterplan.tui.chat import OPEN_REPLIES, Chat, QuestionInput
 from clusterplan.tui.chat_entries import EarlierAnswers, Question, Reply
 from clusterplan.tui.fitted_tables import widest_table
 from clusterplan.tui.screens import AnswerScreen, NoteScreen
+from tests.conftest import settle
 
 SIZE = (100, 32)
 CONVERT = "Convert 100 Gb/s to GB/s"
@@ -47,13 +48,6 @@ def store():
 @pytest.fixture
 def messages() -> list[Message]:
     return []
-
-
-async def settle(app: ClusterplanApp, pilot) -> None:
-    for _ in range(4):
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-    await pilot.wait_for_scheduled_animations()
 
 
 def asked(messages: list[Message]) -> list[str]:

@@ -152,13 +152,18 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
 def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
     """The GPUs named, in order, each once. A family named bare and again with its memory
     ("8 x A100s (8x 40GB A100s)") is one GPU, the variant the memory picks, not two to compare."""
-    read = [(gpu_family(m.id), _memory_said(found, i), _by_memory(found, i, m.id, catalog))
-            for i, m in enumerate(by_kind(found.mentions, "gpus"))]
-    with_memory = {family: gpu for family, gb, gpu in read if gb is not None}
-    sized = {family: with_memory[family] for family in with_memory
-             if sum(1 for f, _, _ in read if f == family) > 1
-             and len({g for f, _, g in read if f == family and _ is not None}) == 1}
-    return list(dict.fromkeys(sized.get(family, gpu) if gb is None else gpu
+    read = []  # (family, GB written beside the mention or None, the GPU it names)
+    for i, m in enumerate(by_kind(found.mentions, "gpus")):
+        gb = _memory_said(found, i)
+        read.append((gpu_family(m.id), gb, _by_memory(found, m.id, gb, catalog)))
+    sized: dict[str, set[str]] = {}
+    for family, gb, gpu in read:
+        if gb is not None:
+            sized.setdefault(family, set()).add(gpu)
+    # a bare mention takes its family's one sized variant, when the family is named again
+    one_variant = {family: next(iter(gpus)) for family, gpus in sized.items()
+                   if len(gpus) == 1 and sum(f == family for f, _, _ in read) > 1}
+    return list(dict.fromkeys(one_variant.get(family, gpu) if gb is None else gpu
                               for family, gb, gpu in read))
 
 
@@ -173,9 +178,8 @@ def _memory_said(found: Entities, index: int) -> int | None:
     return int(said[1]) if said else None
 
 
-def _by_memory(found: Entities, index: int, gpu_id: str, catalog: Catalog) -> str:
-    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with that memory."""
-    gb = _memory_said(found, index)
+def _by_memory(found: Entities, gpu_id: str, gb: int | None, catalog: Catalog) -> str:
+    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with `gb` of memory."""
     rows = catalog.gpus.rows
     if gb is None or gpu_id not in rows:
         return gpu_id
