@@ -58,11 +58,9 @@ def layout_sentence(result: dict[str, Any]) -> str:
         small = result.get("smallest_cluster")
         if not small:
             return f"No layout fits on {where}: {result['verdict']}."
-        lay = small["layout"]
         return (f"No layout fits on {where}. The smallest cluster that holds it: "
-                f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with TP {lay['tp']} × "
-                f"PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute "
-                f"{lay['recompute']}: {num(small['per_gpu_gb'])} GB per GPU.")
+                f"**{small['gpus']} GPUs** ({plural(small['nodes'], 'node')}), with "
+                f"{_split(small['layout'])}: {num(small['per_gpu_gb'])} GB per GPU.")
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
@@ -76,6 +74,15 @@ def layout_sentence(result: dict[str, Any]) -> str:
             f" (ZeRO-{best['zero_stage']}, micro-batch {best['micro_batch']}, recompute "
             f"{best['recompute']}{schedule}): step {num(best['step_time_s'])} s, MFU "
             f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU.")
+
+
+def _split(lay: dict[str, Any]) -> str:
+    """A layout in words; a serving layout has no data-parallel degree, ZeRO or recompute."""
+    if "dp" not in lay:
+        uneven = f" ({lay['uneven_stages']})" if lay.get("uneven_stages") else ""
+        return f"TP {lay['tp']} × PP {lay['pp']} per replica{uneven}"
+    return (f"TP {lay['tp']} × PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, "
+            f"recompute {lay['recompute']}")
 
 
 def plan_tables(result: dict[str, Any]) -> list[str]:

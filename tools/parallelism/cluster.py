@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from pydantic import ValidationError
@@ -75,6 +75,15 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
     return Cluster(gpu, gpus, min(gpn, gpus), math.ceil(gpus / gpn), intra, inter, nics,
                    peak, column, efficiency, comm, inp.efficiency is not None,
                    peak / (gpu.memory_bandwidth_tb_s * 1e12))
+
+
+def whole_nodes(cluster: Cluster) -> Cluster:
+    """The cluster as the first of its GPU's usual nodes, for growing it: a job that does not
+    fit on one GPU (or part of a node) grows by whole nodes, not by one-GPU nodes."""
+    usual = cluster.gpu.gpus_per_node
+    if cluster.nodes > 1 or cluster.gpus_per_node >= usual:
+        return cluster
+    return replace(cluster, gpus_per_node=usual)
 
 
 def _per_node_given(inp: ParallelismInput) -> int | None:

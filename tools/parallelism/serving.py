@@ -60,15 +60,20 @@ def serve(inp: ParallelismInput, cluster: Cluster,
 
 def smallest_serving_cluster(inp: ParallelismInput, cluster: Cluster,
                              ctx: JobContext) -> SmallestCluster | None:
-    """The first replica shape that fits when the cluster may grow: whole nodes of it."""
-    space = serving_space(inp, cluster, ctx, max_gpus=MAX_SEARCH_GPUS)
+    """The first replica shape that fits when the cluster may grow: whole nodes of it. Stages
+    may hold unequal layer counts (as serving engines allow), or a model with a prime layer
+    count (DeepSeek-V3's 61) could only grow one stage per layer."""
+    grow = inp.model_copy(update={"uneven_stages": True})
+    space = serving_space(grow, cluster, ctx, max_gpus=MAX_SEARCH_GPUS)
     plans, _ = plan_replicas(space, memory_for(ctx), cluster.comm)
     if not plans:
         return None
     first = min(plans, key=lambda p: p.tp * p.pp)
     nodes = math.ceil(first.tp * first.pp / cluster.gpus_per_node)
-    return SmallestCluster(gpus=nodes * cluster.gpus_per_node, nodes=nodes,
-                           layout={"tp": first.tp, "pp": first.pp},
+    layout: dict[str, object] = {"tp": first.tp, "pp": first.pp}
+    if ctx.shape.layers % first.pp:
+        layout["uneven_stages"] = f"{ctx.shape.layers} layers over {first.pp} stages"
+    return SmallestCluster(gpus=nodes * cluster.gpus_per_node, nodes=nodes, layout=layout,
                            per_gpu_gb=round(first.per_gpu_gb, 2))
 
 

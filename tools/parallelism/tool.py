@@ -17,6 +17,7 @@ from clusterplan.tools.parallelism.cluster import (
     cluster_steps,
     resolve_cluster,
     resolve_job,
+    whole_nodes,
 )
 from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.layout_search import NO_FIT
@@ -135,7 +136,7 @@ def _no_plan(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         result.verdict = ("no layout satisfies the rules: " + "; ".join(
             f"{reason} ({n})" for reason, n in rejected.items()))
         return
-    smallest = smallest_cluster(inp, cluster, ctx, batch)
+    smallest = smallest_cluster(inp, whole_nodes(cluster), ctx, batch)
     result.smallest_cluster = smallest
     result.verdict = _does_not_fit(ctx, cluster, smallest)
     result.steps.append(_smallest_step(smallest))
@@ -147,7 +148,7 @@ def _does_not_fit(ctx: JobContext, cluster: Cluster, smallest: SmallestCluster |
     if smallest is None:
         return head + "; no cluster of this GPU up to a million GPUs holds it"
     return (head + f"; the smallest cluster that would is {smallest.gpus} GPUs "
-            f"({smallest.nodes} nodes of {cluster.gpus_per_node}) with "
+            f"({smallest.nodes} nodes of {smallest.gpus // smallest.nodes}) with "
             + ", ".join(f"{k}={v}" for k, v in smallest.layout.items()))
 
 
@@ -171,7 +172,7 @@ def _serve(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
                               "experts all experts, as a batch touches most of them); "
                               "pipeline stages do not overlap one sequence's tokens")
     if not plans:
-        smallest = smallest_serving_cluster(inp, cluster, ctx)
+        smallest = smallest_serving_cluster(inp, whole_nodes(cluster), ctx)
         result.smallest_cluster = smallest
         result.verdict = _does_not_fit(ctx, cluster, smallest)
         result.steps.append(_smallest_step(smallest))

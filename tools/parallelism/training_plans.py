@@ -129,7 +129,8 @@ def smallest_cluster(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         found = search(space, fits, lambda x, gb: None).accepted
         return min(found, key=lambda a: a.per_gpu_gb) if found else None
 
-    low, high = cluster.nodes, cluster.nodes * 2
+    low = cluster.gpus // cluster.gpus_per_node  # whole nodes known not to fit (0: part of one)
+    high = max(1, low * 2)
     best = fitting(high)
     while best is None and high * cluster.gpus_per_node < MAX_SEARCH_GPUS:
         low, high = high, high * 2
