@@ -46,3 +46,23 @@ def test_deepseek_r1_on_one_gpu_grows_to_two_nodes_with_uneven_stages():
     assert "**16 GPUs** (2 nodes)" in answer.markdown
     assert "61 layers over 2 stages" in answer.markdown
     assert 671.0 in _figures(answer.markdown)
+
+
+# --- the cluster's memory in the datasheet's terms ------------------------------------------
+
+def test_three_a100_nodes_total_1920_gb_by_the_label():
+    # https://github.com/sgl-project/sglang/issues/3640: "three A100 nodes ... each with 8 80GB
+    # GPUs". By hand: 3 x 8 x 80 GB = 1,920 GB by the label; the calculators' bytes are
+    # 24 x 85.9 GB (80 GiB = 85,899,345,920 B) = 2,061.6 GB. R1 in BF16: 671e9 x 2 = 1,342 GB.
+    answer = respond("Hi there, I would like to ask if, based on simple parameter calculation, "
+                     "**three** A100 nodes are sufficient for deploying R1？\nAs mentioned in "
+                     "the following link, deployment is done using four A100 nodes, each with 8 "
+                     "80GB GPUs.")
+    assert "the same by the datasheet's label (24 × 80GB) | 1,920" in answer.markdown
+    assert "GPU memory of all 24 GPUs | 2,062" in answer.markdown
+
+
+def test_one_gpu_has_no_label_total():
+    # One GPU: the total is the GPU itself, so no second row restates it.
+    answer = respond("Can I serve llama-3-8b on one H100?")
+    assert "datasheet's label" not in answer.markdown

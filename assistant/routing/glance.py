@@ -15,7 +15,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import table
 from clusterplan.assistant.parsing.jobs import memory_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply
-from clusterplan.assistant.routing.memory import PRECISION_NAMES
+from clusterplan.assistant.routing.memory import PRECISION_NAMES, cluster_rows
 from clusterplan.tools.contract import ToolError
 
 SKIPPED = ("memory", "fit", "cluster_size", "checkpoint")  # these answers size the model already
@@ -53,9 +53,7 @@ def glance_table(result: dict[str, Any]) -> str:
     if result["workload"] != "inference" and whole:
         rows.append(["model states (weights + gradients + optimizer), whole model",
                      whole["model_states"]])
-    if result.get("cluster_memory_gb"):
-        rows.append([f"GPU memory of all {result['layout']['gpus']} GPUs",
-                     result["cluster_memory_gb"]])
+    rows += cluster_rows(result)
     rows.append(["KV cache per token (MB)", result["kv_cache_bytes_per_token"] / 1e6])
     name = result["model"] if not str(result["model"]).startswith("custom-") else \
         f"{result['params_b']:g}B model"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
@@ -11,6 +12,7 @@ from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_mod
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
+from clusterplan.db.active import catalog
 from clusterplan.tools.contract import Step, q
 
 TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -37,11 +39,25 @@ def whole_table(result: dict[str, Any]) -> str:
     if result["workload"] != "inference":
         rows += [["gradients", whole["gradients"]], ["optimizer states", whole["optimizer"]],
                  ["model states (weights + gradients + optimizer)", whole["model_states"]]]
-    if result.get("cluster_memory_gb"):
-        rows.append([f"GPU memory of all {result['layout']['gpus']} GPUs",
-                     result["cluster_memory_gb"]])
+    rows += cluster_rows(result)
     rows.append(["KV cache per token (MB)", result["kv_cache_bytes_per_token"] / 1e6])
     return table(["whole model, before sharding", "GB"], rows)
+
+
+def cluster_rows(result: dict[str, Any]) -> list[list[Any]]:
+    """The GPUs' memory in all: the bytes the calculators use, and the datasheet's label times
+    the count, the total people quote ("8 x 80GB = 640GB"; an 80GB A100 holds 80 GiB)."""
+    total = result.get("cluster_memory_gb")
+    if not total:
+        return []
+    gpus = result["layout"]["gpus"]
+    rows: list[list[Any]] = [[f"GPU memory of all {gpus} GPUs", total]]
+    row = catalog().gpus.rows.get(result.get("gpu") or "")
+    label = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*GB\s*", row.memory_label if row else "")
+    if label and gpus > 1:
+        rows.append([f"the same by the datasheet's label ({gpus} × {row.memory_label})",
+                     gpus * float(label.group(1))])
+    return rows
 
 
 def precision_table(result: dict[str, Any]) -> str:
