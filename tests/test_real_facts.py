@@ -66,3 +66,22 @@ def test_one_gpu_has_no_label_total():
     # One GPU: the total is the GPU itself, so no second row restates it.
     answer = respond("Can I serve llama-3-8b on one H100?")
     assert "datasheet's label" not in answer.markdown
+
+
+# --- two measurements of one run: the change as people say it -------------------------------
+
+def test_two_gpus_slower_than_one_states_the_share_of_the_first_time():
+    # https://github.com/zai-org/ChatGLM-6B/issues/595: 51.82 s/it on one 3090, 124.55 s/it on
+    # two. By hand: 124.55 / 51.82 = 2.4035 -> 240.4% of the single-GPU time per iteration.
+    answer = respond("3090双卡训练比单卡慢出一倍以上\n相同数据集，脚本上区别是修改了"
+                     "CUDA_VISIBLE_DEVICES=0为CUDA_VISIBLE_DEVICES=0,1。\n3090单卡是51.82s/it\n"
+                     "3090双卡是124.55s/it")
+    assert "51.82 → 124.55 s per step: 240.4% of the first" in answer.markdown
+
+
+def test_a_rate_that_fell_states_how_much_fewer():
+    # https://github.com/huggingface/peft/issues/664: 2.6 -> 0.5 samples/s with LoRA.
+    # By hand: (2.6 - 0.5) / 2.6 = 0.8077 -> 80.8% fewer samples per second.
+    answer = respond("in my case ,  ddp=deepspeed, progress=8A100, when using lora, triaing "
+                     "speed slow down from 2.6sample/s->0.5sample/s, is it  right?")
+    assert "2.6 → 0.5 per second: 80.8% fewer" in answer.markdown

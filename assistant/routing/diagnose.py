@@ -540,8 +540,13 @@ def _scaling(ctx: Context) -> list[Finding]:
     if len(steps) >= 2:
         before, after = steps[0].value, steps[1].value
         slowdown = after / before
+        change = f"{before:g} → {after:g} s per step: {100 * after / before:.1f}% of the first"
     elif len(samples) >= 2:
-        slowdown = samples[0].value / samples[1].value
+        before, after = samples[0].value, samples[1].value
+        slowdown = before / after
+        change = (f"{before:g} → {after:g} per second: "
+                  f"{100 * abs(before - after) / before:.1f}% "
+                  f"{'fewer' if after < before else 'more'}")
     else:
         return []
     gpus = slot(ctx.intent, "gpus") or 2
@@ -574,7 +579,8 @@ def _scaling(ctx: Context) -> list[Finding]:
     else:
         ctx.assumptions.append("expected: the same time per step on the same GPUs; nothing the "
                                "calculators model explains a slowdown within one run")
-    return [Finding("time per step (or per sample) relative to the first figure", 1.0, slowdown,
+    return [Finding(f"time per step (or per sample) relative to the first figure ({change})",
+                    1.0, slowdown,
                     "x", causes,
                     "parallelism-strategies#strategy-decides-performance",
                     lower_is_better=True)]
