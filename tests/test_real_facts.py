@@ -85,3 +85,34 @@ def test_a_rate_that_fell_states_how_much_fewer():
     answer = respond("in my case ,  ddp=deepspeed, progress=8A100, when using lora, triaing "
                      "speed slow down from 2.6sample/s->0.5sample/s, is it  right?")
     assert "2.6 → 0.5 per second: 80.8% fewer" in answer.markdown
+
+
+# --- the KV cache at the context the question states ---------------------------------------
+
+def test_a_request_length_range_sizes_the_kv_cache_at_its_top():
+    # https://github.com/vllm-project/vllm/issues/9482: Qwen2.5-32B on 2 x A100 80GB, "each
+    # query contains around 4000 to 5000 tokens". Qwen2.5-32B config.json: 64 layers, 8 KV
+    # heads, head_dim 128. By hand: 2 x 64 x 8 x 128 x 2 B = 262,144 B per token;
+    # x 5,000 tokens = 1,310,720,000 B = 1.31 GB for one query.
+    answer = respond("I am running the Qwen-2.5 32B model on an A100 80GB * 2 setup. "
+                     "Specifically, I am using VLLM to set up the server and sending several "
+                     "hundred queries asynchronously from the front-end. Each query contains "
+                     "around 4000 to 5000 tokens.\n\nThe issue I am encountering is that only a "
+                     "portion of the queries are being processed. Could this be related to the "
+                     "VLLM rate limit?")
+    assert answer.intent.slots["context_len"] == 5000
+    assert "| KV cache of one sequence (262,144 bytes per token) | GB |" in answer.markdown
+    assert "| 5,000 tokens | 1.31 |" in answer.markdown
+
+
+def test_two_context_sizes_are_shown_side_by_side_with_their_difference():
+    # https://github.com/ollama/ollama/issues/10529: qwen3:14b at num_ctx 16k is bigger than at
+    # 8k. Qwen3-14B config.json: 40 layers, 8 KV heads, head_dim 128. By hand:
+    # 2 x 40 x 8 x 128 x 2 B = 163,840 B per token; 8,192 tokens x 163,840 B = 1.342 GB,
+    # 16,384 tokens = 2.684 GB; the 16k model holds 1.34 GB more.
+    answer = respond("I've created two models with different sizes on num_ctx from qwen3 with a "
+                     "model card file like\n\n```\nFROM qwen3:14b\nPARAMETER num_ctx SIZE\n```\n\n"
+                     "For some reason the 16k model seems to be bigger than the 8k model.")
+    assert "| 8,192 tokens | 1.34 |" in answer.markdown
+    assert "| 16,384 tokens | 2.68 |" in answer.markdown
+    assert "| difference (8,192 tokens) | 1.34 |" in answer.markdown

@@ -48,6 +48,12 @@ CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]t
 # A request's length in tokens: "2048token输入", "a 5000-token query", "4k tokens input".
 CONTEXT_INPUT = lazy(NUM + r"\s*(k)?\s*-?\s*tokens?\s*(?:input|输入|prompt|query|request|long)",
                      _I)
+# Each request's length, a range read at its top: "each query contains around 4000 to 5000
+# tokens" sizes the KV cache for 5,000 tokens.
+CONTEXT_EACH = lazy(r"\b(?:quer(?:y|ies)|requests?|prompts?|inputs?|messages?)\s+(?:contains?|"
+                    r"has|have|of|with|is|are)?\s*(?:around|about|roughly|approximately|~|up "
+                    r"to)?\s*(?:" + NUM + r"\s*(?:to|-|–|~)\s*)?" + NUM + r"\s*(k)?\s*tokens\b",
+                    _I)
 SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
                      + NUM + r"\s*(k)?\b", _I)
 # A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
@@ -203,14 +209,33 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
             slots["seq_len"] = _k(m[1], m[2])
     m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text) or CONTEXT_FLAG.search(text) \
         or CONTEXT_INPUT.search(text)
+    each = CONTEXT_EACH.search(text)
     if m:
         slots["context_len"] = _k(m[1], m[2])
         if tokens and tokens.start() < m.end() and m.start() < tokens.end():
             slots.pop("tokens", None)  # "a context window of 128k tokens" is no token budget
+    elif each:
+        slots["context_len"] = _k(each[2], each[3])
+        if tokens and tokens.start() < each.end() and each.start() < tokens.end():
+            slots.pop("tokens", None)  # the length of one request is no token budget
     elif "seq_len" not in slots:
         bare = BARE_K.search(text)
         if bare and not (tokens and bare.start() == tokens.start()):
             slots["context_len"] = _k(bare[1], "k")
+    if "context_len" in slots:
+        _context_list(text, slots)
+
+
+def _context_list(text: str, slots: dict[str, Any]) -> None:
+    """Every context length the question names ("the 16k model is bigger than the 8k one"),
+    when it names more than one: the KV cache is then shown at each, side by side."""
+    found = {slots["context_len"]}
+    for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT):
+        found |= {_k(m[1], m[2]) for m in pattern.finditer(text)}
+    if "seq_len" not in slots:
+        found |= {_k(m[1], "k") for m in BARE_K.finditer(text)}
+    if len(found) > 1:
+        slots["context_list"] = sorted(found)[:8]
 
 
 def _k(value: str, k: str | None) -> int:

@@ -23,10 +23,15 @@ SKIPPED = ("memory", "fit", "cluster_size", "checkpoint")  # these answers size 
 
 def add_glance(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """The reply with the model's own figures added, when it names a model not yet sized."""
-    if intent.kind in SKIPPED or not any(k in intent.slots for k in ("model", "params_b",
-                                                                       "config")):
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
         return reply
-    if any(call.name == "memory" for call in calls.made):
+    sized = [call.data for call in calls.made if call.name == "memory"]
+    if sized:  # the answer sized the model: only the KV cache at each context named is added
+        several = len(stated_contexts(intent)) > 1
+        if (intent.kind not in SKIPPED or several) and "kv_cache_bytes_per_token" in sized[0]:
+            reply.tables.append(kv_table(intent, sized[0]["kv_cache_bytes_per_token"]))
+        return reply
+    if intent.kind in SKIPPED:
         return reply
     payload = memory_payload(intent)
     if payload.get("workload") is None:
@@ -42,7 +47,28 @@ def add_glance(intent: Intent, calls: Calls, reply: Reply) -> Reply:
         except (ToolError, ValueError, LookupError):
             return reply
     reply.tables.append(glance_table(result))
+    if stated_contexts(intent):
+        reply.tables.append(kv_table(intent, result["kv_cache_bytes_per_token"]))
     return reply
+
+
+def stated_contexts(intent: Intent) -> list[int]:
+    """The context lengths the question names (none when the context was assumed)."""
+    listed = intent.slots.get("context_list")
+    if isinstance(listed, list) and listed:
+        return [int(n) for n in listed]
+    given = intent.slots.get("context_len")
+    return [int(given)] if isinstance(given, int) and given > 0 else []
+
+
+def kv_table(intent: Intent, per_token: float) -> str:
+    """One sequence's KV cache at each context length named: per-token bytes x tokens."""
+    rows = [[f"{n:,} tokens", per_token * n / 1e9] for n in stated_contexts(intent)]
+    if len(rows) == 2:
+        low, high = stated_contexts(intent)
+        rows.append([f"difference ({high - low:,} tokens)", per_token * (high - low) / 1e9])
+    return table([f"KV cache of one sequence ({per_token:,.0f} bytes per token)", "GB"],
+                 rows or [["no context named", 0.0]])
 
 
 def glance_table(result: dict[str, Any]) -> str:
