@@ -116,3 +116,40 @@ def test_two_context_sizes_are_shown_side_by_side_with_their_difference():
     assert "| 8,192 tokens | 1.34 |" in answer.markdown
     assert "| 16,384 tokens | 2.68 |" in answer.markdown
     assert "| difference (8,192 tokens) | 1.34 |" in answer.markdown
+
+
+# --- layers in host RAM on several GPUs: the host holds every GPU's left-out share -----------
+
+def test_deepseek_r1_on_eight_4090s_and_256g_of_ram():
+    # https://github.com/kvcache-ai/ktransformers/issues/188: "8 * 4090, 256G memory".
+    # By hand: FP8 weights 671e9 x 1 B = 671 GB. The GPUs: 8 x 24GB = 192 GB by the label;
+    # with the 256 GB of RAM, 192 + 256 = 448 GB < 671 GB, so FP8 cannot fit in both.
+    # 16 of 61 layers on the GPUs leaves 45/61 of the model in RAM: 671 x 45 / 61 = 495 GB
+    # (more with the uneven pipeline split), far more than 256 GB.
+    answer = respond("How large can the Deepseek R1 model be deployed with 8 * 4090,256G "
+                     "memory?\nCPU: 80\nGPU: 8 * 4090\nMemory: 256G")
+    assert answer.intent.slots["host_ram_gb"] == 256.0
+    off = answer.data["memory"]["offload"]
+    assert off["gpu_layers"] == 16 and off["gpus_sharing_the_model"] == 8
+    assert 495 <= off["host_ram_needed_gb"] <= 495 * 1.03 and off["host_fits"] is False
+    assert "| host RAM given | 256 |" in answer.markdown
+    assert "| the same by the GPUs' datasheet label | 448 |" in answer.markdown
+
+
+@pytest.mark.parametrize(("text", "gb"), [
+    ("finetuning llama 2 70b on lora on 8*a-100 (80gb) with 1T memory", 1000.0),  # LF-257
+    ("全参数微调Qwen-2.5-instruct 32B，使用了zero-3-offload, 744G CPU memory", 744.0),  # LF-6755
+    ("请问40核6133 CPU 、显卡 4*4090D 、256GD4内存有比distill的70B更好的部署选择吗", 256.0),
+])
+def test_host_memory_as_people_write_it(text, gb):
+    # https://github.com/hiyouga/LlamaFactory/issues/257, .../issues/6755,
+    # https://github.com/kvcache-ai/ktransformers/issues/458: RAM written as "1T memory",
+    # "CPU memory" and "内存" (the host's memory; 显存 is the GPU's).
+    assert respond(text).intent.slots["host_ram_gb"] == gb
+
+
+def test_a_gpus_memory_is_not_host_ram():
+    # https://github.com/hiyouga/LlamaFactory/issues/7929: "8 A800 GPUs with 80G memory each"
+    # is the GPUs' memory, not the host's.
+    answer = respond("I'm using 8 A800 GPUs with 80G memory each to LoRA fine-tune an 8B model")
+    assert "host_ram_gb" not in answer.intent.slots

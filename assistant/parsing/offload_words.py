@@ -12,8 +12,13 @@ _I = re.IGNORECASE
 # a size starts where its digits start (tried inside a long run of digits it is quadratic)
 _SIZE = r"(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b\s*(?:of\s+)?"
 VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram)\b", _I)
-RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\s+host|dram)\b",
-           _I)
+RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\s+host|dram)\b"
+           r"|" + _SIZE + r"(?:system|host|cpu)\s+memory\b"
+           # a terabyte of "memory" is the host's: no GPU holds one
+           r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(tb|tib|t)\b\s*(?:of\s+)?memory\b"
+           # a spec sheet's line "Memory: 256G" beside its "GPU:" line; Chinese 内存 is RAM
+           r"|(?<![\w-])(?<!gpu\s)memory\s*[:：]\s*(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b"
+           r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\s*(?:ddr\d?|d\d)?\s*内存", _I)
 OFFLOAD = lazy(r"\boffload|\bzero[\s-]?offload|\bhost\s+ram\b|\bcpu\s+ram\b|\bsystem\s+ram\b",
                _I)
 PARAMS_OFFLOAD = lazy(r"\bzero[\s-]?infinity\b|\bnvme\b|\boffload\w*\s+(?:the\s+)?param", _I)
@@ -29,7 +34,8 @@ def read_offload(text: str, slots: dict[str, Any]) -> None:
     if m := VRAM.search(text):
         slots["gpu_memory_gb"] = _gb(m[1], m[2])
     if m := RAM.search(text):
-        slots["host_ram_gb"] = _gb(m[1], m[2])
+        value, unit = next((m[i], m[i + 1]) for i in range(1, m.re.groups, 2) if m[i])
+        slots["host_ram_gb"] = _gb(value, unit)
     if ZERO.search(text) and slots.get("workload") == "inference":
         del slots["workload"]  # "host RAM" reads as hosting; ZeRO is training
     training = slots.get("workload") not in (None, "inference") or ZERO.search(text)

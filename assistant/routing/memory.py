@@ -160,7 +160,22 @@ def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
         lead += (f" The widest GGUF mix that fits both: **{found[0].upper()}**, which " +
                  offload_lead(found[1], "").split(" ", 1)[1] if found
                  else " No GGUF mix down to Q2_K fits both.")
-    return Reply(headline=lead, tables=[breakdown_table(result)])
+    return Reply(headline=lead, tables=[breakdown_table(result), *host_table(result)])
+
+
+def host_table(result: dict[str, Any]) -> list[str]:
+    """Layers in host RAM: the whole model's weights against the GPUs' and the host's memory
+    together, the sum people compare (8 × 24GB + 256 GB of RAM against 671 GB of weights)."""
+    off, whole = result.get("offload") or {}, result.get("whole_model_gb") or {}
+    ram = off.get("host_ram_gb")
+    if off.get("mode") != "layers" or not ram or not whole or not result.get("cluster_memory_gb"):
+        return []
+    rows = [["weights of the whole model", whole["weights"]], *cluster_rows(result),
+            ["host RAM given", ram],
+            ["GPU memory + host RAM", result["cluster_memory_gb"] + ram]]
+    if len(rows) == 5:  # the label's total too
+        rows.append(["the same by the GPUs' datasheet label", rows[2][1] + ram])
+    return [table(["memory in all", "GB"], rows)]
 
 
 def _least(result: dict[str, Any]) -> list[str]:

@@ -50,8 +50,11 @@ def layers_that_fit(job: Job, parts: Breakdown, gpu_memory_gb: float) -> int:
 
 
 def inference(job: Job, parts: Breakdown, gpu_layers: int, host_gbps: float,
-              gpu_gbps: float | None, host_ram_gb: float | None) -> Offload:
-    """Split weights and KV cache by layer between GPU and host; the decode-speed bound."""
+              gpu_gbps: float | None, host_ram_gb: float | None, shards: int = 1) -> Offload:
+    """Split weights and KV cache by layer between GPU and host; the decode-speed bound.
+
+    `parts` is one GPU's share of a model spread over `shards` GPUs (TP x PP x EP): the host
+    holds what every one of them leaves out, and its CPU reads all of that for each token."""
     layers = job.shape.layers
     if gpu_layers > layers:
         raise ToolError(f"gpu_layers: {gpu_layers} is more than the {layers} layers of "
@@ -61,20 +64,24 @@ def inference(job: Job, parts: Breakdown, gpu_layers: int, host_gbps: float,
     w_host, kv_host = parts.weights - w_gpu, parts.kv_cache - kv_gpu
     new = _with_overhead(w_gpu, 0.0, 0.0, parts.activations, kv_gpu)
     active = job.shape.active_params_b / job.shape.params_b  # MoE: the experts a token uses
+    w_host, kv_host = w_host * shards, kv_host * shards
     read_gpu, read_host = w_gpu * active + kv_gpu, w_host * active + kv_host
     seconds = read_host / (host_gbps * 1e9) + (read_gpu / (gpu_gbps * 1e9) if gpu_gbps else 0.0)
     tokens = 1 / seconds if seconds > 0 else None
     host_gb = round((w_host + kv_host) / 1e9, 3)
     fields = {"mode": "layers", "gpu_layers": gpu_layers, "layers": layers,
               "gpu_weights_gb": round(w_gpu / 1e9, 3), "host_weights_gb": round(w_host / 1e9, 3),
+              "gpus_sharing_the_model": shards,
               "host_kv_cache_gb": round(kv_host / 1e9, 3), "host_ram_needed_gb": host_gb,
               "host_ram_gb": host_ram_gb,
               "host_fits": None if host_ram_gb is None else host_gb <= host_ram_gb,
               "host_bw_gbps": host_gbps, "gpu_bw_gbps": gpu_gbps,
               "decode_tokens_per_s_max": round(tokens, 3) if tokens else None}
     notes = ["inference-roofline#decode-memory-bound", "system-ram-offload#layer-split"]
-    steps = [step("layers on the GPU", "weights and KV cache × gpu_layers ÷ layers on the GPU; "
-                  "the rest in host RAM", {"gpu_layers": q(gpu_layers), "layers": q(layers)},
+    steps = [step("layers on the GPU", "weights and KV cache × gpu_layers ÷ layers on each GPU; "
+                  "the rest of every GPU's share (× GPUs sharing the model) in host RAM",
+                  {"gpu_layers": q(gpu_layers), "layers": q(layers),
+                   "GPUs sharing the model": q(shards)},
                   q(host_gb, "GB in host RAM"), notes),
              step("decode speed bound", "1 ÷ (GPU bytes ÷ GPU bandwidth + host bytes ÷ host "
                   "bandwidth), bytes read per token: active weights + KV cache",
@@ -179,5 +186,6 @@ def plan(inp: Any, job: Job, layout: Layout, parts: Breakdown, gpu_memory_gb: fl
         layers = layers_that_fit(job, parts, gpu_memory_gb)
         said.append(f"gpu_layers: {layers} of {job.shape.layers}, the most whose weights and "
                     f"KV cache fit {gpu_memory_gb:.3g} GB of GPU memory; the rest in host RAM")
-    result = inference(job, parts, layers, host_bw or HOST_RAM_GBPS, gpu_gbps, host_ram)
+    result = inference(job, parts, layers, host_bw or HOST_RAM_GBPS, gpu_gbps, host_ram,
+                       shards=layout.tp * layout.pp * layout.ep)
     return result._replace(said=said + result.said)
