@@ -153,3 +153,19 @@ def test_a_gpus_memory_is_not_host_ram():
     # is the GPUs' memory, not the host's.
     answer = respond("I'm using 8 A800 GPUs with 80G memory each to LoRA fine-tune an 8B model")
     assert "host_ram_gb" not in answer.intent.slots
+
+
+def test_eight_ranks_each_loading_llama_2_70b_need_more_than_a_terabyte():
+    # https://github.com/hiyouga/LlamaFactory/issues/257: LoRA on Llama 2 70B, 8 x A100 80GB,
+    # 1T of host memory, and loading "needs more than 1T". By hand: 68.98e9 params x 2 B =
+    # 137.96 GB per copy (138.37 GB with the LoRA adapters the answer counts in the weights);
+    # 8 processes x 138.37 GB = 1,107 GB > 1,000 GB.
+    answer = respond("Hi, I also trying to finetuning llama 2 70b on lora on 8*a-100 (80gb) "
+                     "with 1T memory. And I even can not load the llama 2 70b to GPU. I find "
+                     "this framework will first load 8 model to memory than copy to GPU, and "
+                     "this step need more than 1T memory. Can you share your memory amount and "
+                     "how you load llama 2 70b to GPU?")
+    assert "| every one of 8 processes reading a full copy of the weights | 1,107 |" \
+        in answer.markdown
+    assert "| host RAM given | 1,000 |" in answer.markdown
+    assert "model-loading-ram" in {c.id for c in answer.citations}

@@ -160,7 +160,32 @@ def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
         lead += (f" The widest GGUF mix that fits both: **{found[0].upper()}**, which " +
                  offload_lead(found[1], "").split(" ", 1)[1] if found
                  else " No GGUF mix down to Q2_K fits both.")
-    return Reply(headline=lead, tables=[breakdown_table(result), *host_table(result)])
+    loading = loading_step(result)
+    tables = [breakdown_table(result), *host_table(result)]
+    if loading:
+        have = (result.get("offload") or {}).get("host_ram_gb")
+        rows = [[loading.label, loading.result.value]]
+        if have:
+            rows.append(["host RAM given", have])
+        tables.append(table(["host RAM while loading", "GB"], rows))
+    return Reply(headline=lead, tables=tables, steps=[loading] if loading else [])
+
+
+def loading_step(result: dict[str, Any]) -> Step | None:
+    """Training on several GPUs of a node: each process reads the whole checkpoint into host
+    RAM before any sharding, a peak the offload figure (taken after sharding) does not show."""
+    whole = result.get("whole_model_gb") or {}
+    row = catalog().gpus.rows.get(result.get("gpu") or "")
+    if result["workload"] == "inference" or not whole or row is None:
+        return None
+    ranks = min(result["layout"]["gpus"], row.gpus_per_node)
+    if ranks < 2:
+        return None
+    return Step(label=f"every one of {ranks} processes reading a full copy of the weights",
+                formula="processes per node × weights of the whole model",
+                inputs={"processes": q(ranks), "weights": q(whole["weights"], "GB")},
+                result=q(round(ranks * whole["weights"], 3), "GB"),
+                notes=["model-loading-ram#copy-per-process"])
 
 
 def host_table(result: dict[str, Any]) -> list[str]:
