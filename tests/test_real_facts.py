@@ -169,3 +169,26 @@ def test_eight_ranks_each_loading_llama_2_70b_need_more_than_a_terabyte():
         in answer.markdown
     assert "| host RAM given | 1,000 |" in answer.markdown
     assert "model-loading-ram" in {c.id for c in answer.citations}
+
+
+# --- a time for several steps is read as the time of one ------------------------------------
+
+def test_steps_that_took_minutes_and_seconds_are_times_per_step():
+    # https://github.com/hiyouga/LlamaFactory/issues/3499: ZeRO-3 "训练20个steps需要20分钟",
+    # ZeRO-2 "训练20个steps只要17秒". By hand: 20 min x 60 s / 20 = 60 s per step;
+    # 17 s / 20 = 0.85 s per step; 0.85 / 60 = 1.4% of the ZeRO-3 time.
+    answer = respond("使用llama-facotry默认的配置，微调llama3 8B   执行的这个脚本ds_zero3.sh "
+                     "使用3个A100\ndeepspeed使用zero stage3，训练20个steps需要20分钟\n"
+                     "deepspeed改成zero stage2，训练20个steps只要17秒\n\n"
+                     "为啥zero stage3 比 zero stage2慢这么多")
+    assert "60 → 0.85 s per step: 1.4% of the first" in answer.markdown
+    assert "no context named" not in answer.markdown and "KV cache of one" not in answer.markdown
+
+
+def test_hours_for_a_number_of_steps():
+    # https://github.com/unslothai/unsloth/issues/1144: "43 hours for 750 steps on an A100".
+    # By hand: 43 x 3600 s / 750 = 206.4 s per step.
+    from clusterplan.assistant.parsing.measurements import find
+
+    assert [(m.kind, m.value) for m in find("43 hours for 750 steps on an A100")] == \
+        [("step_time", pytest.approx(206.4))]

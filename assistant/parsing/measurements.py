@@ -37,6 +37,13 @@ COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?
                        + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)", _I)
 STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|per\s*|一个?)\s*"
                  r"(?:it|iter|iteration|step)s?\b|" + NUM + r"\s*(it/s)\b", _I)
+# "训练20个steps需要20分钟", "20 steps took 17 seconds", "43 hours for 750 steps": a time for
+# several steps, read as the time of one.
+_DUR = r"(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|秒|分钟|小时)"
+STEPS_TOOK = lazy(r"(?<![\d.])(\d+)\s*个?\s*(?:steps?|iterations?|iters?|步)\s*(?:需要|要|只要|用了|花了|"
+                  r"takes?|took|need(?:s|ed)?|in|lasts?|=)\s*(?:about|around|only|~)?\s*" + NUM
+                  + r"\s*" + _DUR + r"(?![a-z])|" + NUM + r"\s*" + _DUR
+                  + r"\s*(?:for|to\s+(?:do|run|train))\s+(\d+)\s*(?:steps?|iterations?|iters?)\b", _I)
 SAMPLES = lazy(NUM + r"\s*(?:samples?)\s*(?:/|per\s*)\s*(?:s|sec|second)\b", _I)
 MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 # "22.9/24 GB of GPU memory": in use over the card's total, as monitors print it.
@@ -71,6 +78,16 @@ def _seconds(value: float, unit: str) -> float:
         return value * 1e-6
     if u == "ms" or u.startswith("milli"):
         return value * 1e-3
+    return value
+
+
+def _duration(value: float, unit: str) -> float:
+    """Seconds in a duration written with its unit (minutes, hours, 秒, 分钟, 小时)."""
+    u = unit.lower()
+    if u in ("分钟",) or u.startswith("min"):
+        return value * 60
+    if u in ("小时", "h") or u.startswith("h"):
+        return value * 3600
     return value
 
 
@@ -115,6 +132,11 @@ def find(text: str) -> list[Measurement]:
         else:
             found.append((m.start(), Measurement("step_time", _seconds(_f(m[1]), m[2]), "s",
                                                  m[0])))
+    for m in STEPS_TOOK.finditer(text):
+        steps, value, unit = (m[1], m[2], m[3]) if m[1] else (m[6], m[4], m[5])
+        if int(steps) > 0:
+            found.append((m.start(), Measurement("step_time", _duration(_f(value), unit)
+                                                 / int(steps), "s", m[0])))
     for m in SAMPLES.finditer(text):
         found.append((m.start(), Measurement("samples_per_s", _f(m[1]), "samples/s", m[0])))
     found.extend(_memory(text))

@@ -27,8 +27,9 @@ def add_glance(intent: Intent, calls: Calls, reply: Reply) -> Reply:
         return reply
     sized = [call.data for call in calls.made if call.name == "memory"]
     if sized:  # the answer sized the model: only the KV cache at each context named is added
-        several = len(stated_contexts(intent)) > 1
-        if (intent.kind not in SKIPPED or several) and "kv_cache_bytes_per_token" in sized[0]:
+        named = stated_contexts(intent)
+        if named and (intent.kind not in SKIPPED or len(named) > 1) \
+                and "kv_cache_bytes_per_token" in sized[0]:
             reply.tables.append(kv_table(intent, sized[0]["kv_cache_bytes_per_token"]))
         return reply
     if intent.kind in SKIPPED:
@@ -67,8 +68,7 @@ def kv_table(intent: Intent, per_token: float) -> str:
     if len(rows) == 2:
         low, high = stated_contexts(intent)
         rows.append([f"difference ({high - low:,} tokens)", per_token * (high - low) / 1e9])
-    return table([f"KV cache of one sequence ({per_token:,.0f} bytes per token)", "GB"],
-                 rows or [["no context named", 0.0]])
+    return table([f"KV cache of one sequence ({per_token:,.0f} bytes per token)", "GB"], rows)
 
 
 def glance_table(result: dict[str, Any]) -> str:
