@@ -192,3 +192,15 @@ def test_hours_for_a_number_of_steps():
 
     assert [(m.kind, m.value) for m in find("43 hours for 750 steps on an A100")] == \
         [("step_time", pytest.approx(206.4))]
+
+
+# --- a layout with no model names the node's link and its rate ------------------------------
+
+def test_a800_node_layout_names_its_400_gb_s_nvlink():
+    # https://github.com/deepseek-ai/DeepSeek-V2/issues/35: "8卡SXM（nvlink）的A800 ...
+    # 每个卡之间的网络带宽是400GB". The A800's NVLink 3 is cut to 8 links of 25 GB/s per
+    # direction: 8 x 25 = 200 GB/s per direction, 2 x 200 = 400 GB/s both ways (A100: 600).
+    answer = respond("对于并行方式，推理是选择张量并行还是流水线并行？\n另外我在8卡SXM（nvlink）的"
+                     "A800跑也是1500tokens/s，一样用得vllm，每个卡之间的网络带宽是400GB。")
+    assert "| NVIDIA NVLink 3 as cut for A800 (8 links per GPU) | 200 | 400 |" in answer.markdown
+    assert "nvidia-export-variants" in {c.id for c in answer.citations}

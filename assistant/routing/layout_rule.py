@@ -8,10 +8,13 @@ says so for the cluster the question describes and asks for the model only to ra
 
 from __future__ import annotations
 
+from typing import Any
+
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import table
 from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.routing.dispatch import Reply, slot
+from clusterplan.db.active import catalog
 from clusterplan.tools.contract import Step, q
 
 NOTES = ["megatron-lm-2021#tp-within-node", "parallelism-strategies#tp-inside-node",
@@ -54,4 +57,30 @@ def rule_of_thumb(intent: Intent) -> Reply:
     rows = [["tensor parallel (TP)", tp, "inside a node: an all-reduce per layer needs NVLink"],
             ["pipeline parallel (PP)", pp, "across nodes: only activations cross the network"],
             ["data parallel (DP)", 1, "more replicas once one fits on fewer GPUs"]]
-    return Reply(headline=lead, tables=[table(["degree", "value", "why"], rows)], steps=[step])
+    tables = [table(["degree", "value", "why"], rows)]
+    link = _node_link(intent)
+    if link is not None:
+        both = 2 * link.line_rate_per_direction_gb_s
+        tables.append(table(["link inside the node (per GPU)", "GB/s per direction",
+                             "GB/s both ways"],
+                            [[link.name, link.line_rate_per_direction_gb_s, both]]))
+    return Reply(headline=lead, tables=tables, steps=[step, *_link_steps(link)])
+
+
+def _node_link(intent: Intent) -> Any:
+    """The link the question names, else the GPU's own link inside its node, if any."""
+    links = catalog().links.rows
+    named = [x for x in intent.slots.get("links") or [] if x in links]
+    if named and links[named[0]].scope == "intra_node":
+        return links[named[0]]
+    gpu = catalog().gpus.rows.get(slot(intent, "gpu") or "")
+    return links.get(gpu.intra_link or "") if gpu else None
+
+
+def _link_steps(link: Any) -> list[Step]:
+    if link is None:
+        return []
+    return [Step(label="the node's link", formula="both ways = 2 × per direction",
+                 inputs={"per direction": q(link.line_rate_per_direction_gb_s, "GB/s")},
+                 result=q(2 * link.line_rate_per_direction_gb_s, "GB/s"),
+                 notes=[link.source_note])]
