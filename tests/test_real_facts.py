@@ -204,3 +204,16 @@ def test_a800_node_layout_names_its_400_gb_s_nvlink():
                      "A800跑也是1500tokens/s，一样用得vllm，每个卡之间的网络带宽是400GB。")
     assert "| NVIDIA NVLink 3 as cut for A800 (8 links per GPU) | 200 | 400 |" in answer.markdown
     assert "nvidia-export-variants" in {c.id for c in answer.citations}
+
+
+# --- parallel degrees named together: the GPUs they need -------------------------------------
+
+def test_fsdp_tp_cp_pp_degrees_multiply_to_64_gpus():
+    # https://github.com/pytorch/torchtitan/issues/831: "Is FSDP 8, TP 2, CP 2, PP 2 different
+    # from TP 2 , FSDP 8, , PP 2,  CP 2 ?" By hand: 8 x 2 x 2 x 2 = 64 GPUs either way.
+    answer = respond("Thanks,  so FSDP 8  means  dividing  params, gradients and optimizer "
+                     "states into 8 parts ?    \n\nIs FSDP 8, TP 2, CP 2, PP 2   different from "
+                     "TP 2 , FSDP 8, , PP 2,  CP 2 ?")
+    assert answer.intent.kind == "concept"
+    assert "FSDP 8 × TP 2 × CP 2 × PP 2 = **64 GPUs**" in answer.markdown
+    assert "megatron-lm-2021" in {c.id for c in answer.citations}

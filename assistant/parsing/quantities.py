@@ -72,6 +72,8 @@ BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _
 UTILISATION = lazy(NUM + r"\s*%", _I)
 ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
 DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
+# Every parallel degree written as a name and a number ("FSDP 8, TP 2, CP 2, PP 2").
+ALL_DEGREES = lazy(r"\b(fsdp|hsdp|dp|tp|pp|cp|ep|sp)\s*(?:=|:|-)?\s*(\d+)\b", _I)
 LORA_RANK = lazy(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
 # A model size: "70B", "7b", "405-billion", "1.8 trillion"; not "8x7B" (an MoE name).
 # Chinese text around a size ("14b最低", "72B模型") hides no word boundary, so the edges are
@@ -258,6 +260,11 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
         slots["zero_stage"] = int(m[1])
     for name, value in DEGREES.findall(text):
         slots[name.lower()] = count(value, f"the {name.upper()} degree")
+    named: dict[str, int] = {}
+    for name, value in ALL_DEGREES.findall(text):
+        named.setdefault(name.upper(), count(value, f"the {name.upper()} degree"))
+    if len(named) >= 2:
+        slots["degrees"] = named
     m = LORA_RANK.search(text)
     if m:
         slots["lora_rank"] = count(m[1], "the LoRA rank")
