@@ -217,3 +217,16 @@ def test_fsdp_tp_cp_pp_degrees_multiply_to_64_gpus():
     assert answer.intent.kind == "concept"
     assert "FSDP 8 × TP 2 × CP 2 × PP 2 = **64 GPUs**" in answer.markdown
     assert "megatron-lm-2021" in {c.id for c in answer.citations}
+
+
+# --- every run time stated, in GPU-hours ---------------------------------------------------
+
+def test_two_run_times_on_32_gpus_are_both_in_gpu_hours():
+    # https://github.com/xiaoachen98/Open-LLaVA-NeXT/issues/11: 4x8 A100s, vicuna-7b took 12
+    # hours, llama3-8b 42 hours. By hand: 12 x 32 = 384 GPU-hours; 42 x 32 = 1,344.
+    answer = respond("Hi, I am finetuning llama3-8b on the dataset you provide, with 4x8 A100s, "
+                     "I wonder how long does it take on your side to finish the experiment? When "
+                     "finetuning vicuna-7b it only took me 12 hours, but llama3-8b took me 42 "
+                     "hours. Is this the same case on your end?")
+    assert "| GPU-hours of the run | 12.0 h × 32 GPUs | 384 GPU-hours |" in answer.markdown
+    assert "| GPU-hours of the run | 42.0 h × 32 GPUs | 1,344 GPU-hours |" in answer.markdown

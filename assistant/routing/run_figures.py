@@ -33,8 +33,7 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
         return reply
     rows: list[list[str]] = []
     gpus = intent.slots.get("gpus")
-    hours = intent.slots.get("hours")
-    if gpus and hours and int(gpus) > 1:
+    for hours in _run_hours(text, intent.slots.get("hours")) if gpus and int(gpus) > 1 else []:
         gpu_hours = float(hours) * int(gpus)
         rows.append(["GPU-hours of the run", f"{num(hours)} h × {gpus} GPUs",
                      f"{num(gpu_hours)} GPU-hours"])
@@ -56,6 +55,15 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
     if rows:
         reply.tables.append(table(["from the question", "arithmetic", "result"], rows))
     return reply
+
+
+def _run_hours(text: str, first: float | None) -> list[float]:
+    """Every run time given in hours ("vicuna-7b took 12 hours, llama3-8b 42 hours"), each
+    once; the hours read for the question first."""
+    found = [float(m[1]) for m in TIME.finditer(text) if _unit(m[2]) == 3600.0]
+    if first:
+        found.insert(0, float(first))
+    return list(dict.fromkeys(h for h in found if h > 0))[:4]
 
 
 def _nearest_time(text: str, start: int, end: int) -> re.Match[str] | None:
