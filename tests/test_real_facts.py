@@ -230,3 +230,23 @@ def test_two_run_times_on_32_gpus_are_both_in_gpu_hours():
                      "hours. Is this the same case on your end?")
     assert "| GPU-hours of the run | 12.0 h × 32 GPUs | 384 GPU-hours |" in answer.markdown
     assert "| GPU-hours of the run | 42.0 h × 32 GPUs | 1,344 GPU-hours |" in answer.markdown
+
+
+# --- a dataset's size and passes: the steps, and the time per step the run implies ----------
+
+def test_a_2000_hour_estimate_is_83_5_seconds_per_step():
+    # https://github.com/hiyouga/LlamaFactory/issues/7929: 230k samples, 3 epochs, 8 A800s,
+    # per-device batch 1 and accumulation 1, "over 2000 hours". By hand: 230,000 x 3 / (8 x 1
+    # x 1) = 86,250 steps; 2,000 h x 3,600 s / 86,250 = 83.48 s per step. "230k" counts
+    # samples, so no 235,520-token context is read from it.
+    answer = respond("I wonder if anyone knows why it takes so long to perform SFT using LoRA in "
+                     "Llama Factory.I have 230k data samples, with an epoch of 3, and I'm using 8 "
+                     "A800 GPUs with 80G memory each. Both per_device_train_batch_size and "
+                     "gradient_accumulation_steps are set to 1. And the model is LLaVA-NEXT 8B. "
+                     "The data type is a VQA JSON format file. But why does it show that it will "
+                     "take over 2000 hours?")
+    assert "| optimizer steps | 230,000 samples × 3 epochs ÷ (8 GPUs × batch 1 × accumulation " \
+        "1) | 86,250 |" in answer.markdown
+    assert "| time per step the run implies | 2,000 h × 3600 ÷ 86,250 steps | 83.5 s |" \
+        in answer.markdown
+    assert "context_len" not in answer.intent.slots

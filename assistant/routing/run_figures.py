@@ -25,6 +25,16 @@ TIME = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*"
 TO_SECONDS = {"h": 3600.0, "hour": 3600.0, "hr": 3600.0, "小时": 3600.0, "minute": 60.0,
               "min": 60.0, "分钟": 60.0, "second": 1.0, "sec": 1.0, "s": 1.0, "秒": 1.0}
 KINDS = ("training", "diagnose", "pricing", "concept")
+# A dataset and its passes: "230k data samples", "an epoch of 3", "3 epochs"
+SAMPLES = lazy(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(k|m)?\s*(?:data\s+|training\s+)?"
+               r"(?:samples?|examples?|条(?:数据|样本)?)\b", _I)
+EPOCHS = lazy(r"\b(?:epochs?\s*(?:of|=|:)?\s*(\d+)|(\d+)\s*epochs?)\b", _I)
+# What a step takes: "per_device_train_batch_size 4", "gradient_accumulation_steps = 8";
+# "Both per_device_train_batch_size and gradient_accumulation_steps are set to 1"
+BOTH_ONE = lazy(r"\bboth\s+per_device_train_batch_size\s+and\s+gradient_accumulation_steps"
+                r"\s+are\s+(?:set\s+to\s+)?(\d+)", _I)
+PER_DEVICE = lazy(r"\bper_device_train_batch_size\s*(?:=|:|is|of|to)?\s*(\d+)", _I)
+ACCUMULATION = lazy(r"\bgradient_accumulation_steps\s*(?:=|:|is|of|to)?\s*(\d+)", _I)
 
 
 def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
@@ -52,9 +62,51 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
         reply.steps.append(Step(label="time per step", formula="time ÷ steps",
                                 inputs={"time": q(seconds, "s"), "steps": q(steps)},
                                 result=q(round(per_step, 4), "s"), notes=[]))
+    rows += _dataset_steps(text, intent, reply)
     if rows:
         reply.tables.append(table(["from the question", "arithmetic", "result"], rows))
     return reply
+
+
+def _dataset_steps(text: str, intent: Intent, reply: Reply) -> list[list[str]]:
+    """Optimizer steps of the run from its dataset (samples × epochs ÷ samples per step) and,
+    with the run's stated hours, the time each step takes. A batch or accumulation the
+    question does not give is taken as 1 and said so."""
+    samples_m, epochs_m = SAMPLES.search(text), EPOCHS.search(text)
+    gpus, hours = intent.slots.get("gpus"), intent.slots.get("hours")
+    if not (samples_m and epochs_m and gpus):
+        return []
+    samples = float(samples_m[1].replace(",", "")) * {"k": 1e3, "m": 1e6}.get(
+        (samples_m[2] or "").lower(), 1.0)
+    epochs = int(epochs_m[1] or epochs_m[2])
+    both = BOTH_ONE.search(text)
+    per_device = int(both[1]) if both else _int(PER_DEVICE.search(text))
+    accumulation = int(both[1]) if both else _int(ACCUMULATION.search(text))
+    if per_device is None or accumulation is None:
+        reply.assumptions.append("per-device batch and gradient accumulation: 1 each where the "
+                                 "question does not give them")
+    per_step = int(gpus) * (per_device or 1) * (accumulation or 1)
+    steps = samples * epochs / per_step
+    if samples <= 0 or epochs <= 0 or steps <= 0:
+        return []
+    rows = [["optimizer steps", f"{num(samples)} samples × {epochs} epochs ÷ ({gpus} GPUs × "
+             f"batch {per_device or 1} × accumulation {accumulation or 1})", f"{num(steps)}"]]
+    reply.steps.append(Step(label="optimizer steps", formula="samples × epochs ÷ (GPUs × "
+                            "per-device batch × accumulation)",
+                            inputs={"samples": q(samples), "epochs": q(epochs), "gpus": q(gpus)},
+                            result=q(round(steps), "steps"), notes=[]))
+    if hours:
+        seconds = float(hours) * 3600 / steps
+        rows.append(["time per step the run implies", f"{num(hours)} h × 3600 ÷ {num(steps)} "
+                     "steps", f"{num(seconds)} s"])
+        reply.steps.append(Step(label="time per step the run implies", formula="hours × 3600 ÷ "
+                                "steps", inputs={"hours": q(hours, "h"), "steps": q(steps)},
+                                result=q(round(seconds, 3), "s"), notes=[]))
+    return rows
+
+
+def _int(m: re.Match[str] | None) -> int | None:
+    return int(m[1]) if m and int(m[1]) > 0 else None
 
 
 def _run_hours(text: str, first: float | None) -> list[float]:
