@@ -21,7 +21,7 @@ from clusterplan.assistant.parsing.measurements import Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
-from clusterplan.tools.contract import Step
+from clusterplan.tools.contract import Step, q
 
 DEFAULT_GPU = "h100-sxm"
 # The verdict bands are this tool's own convention, stated in every answer that uses them.
@@ -124,7 +124,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     text = str(intent.slots.get("question", ""))
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
-    for check in (_collective, _flops, _call_time, _decode, _memory, _scaling, _tp_compare):
+    for check in (_collective, _flops, _call_time, _decode, _memory, _kv_budget, _scaling,
+                  _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         return _unmeasured(ctx)
@@ -530,6 +531,54 @@ def _memory(ctx: Context) -> list[Finding]:
     return [Finding(f"GPU memory for {model_name(result)} ({workload}; weights "
                     f"{num(weights)} GB)", expected, m.value, "GB", causes, "memory-sizing",
                     lower_is_better=True)]
+
+
+# --- vLLM's KV-cache budget ------------------------------------------------------------------------
+
+UTILIZATION = lazy(r"gpu[-_\s]?memory[-_\s]?utili[sz]ation\s*[:=]?\s*(0?\.\d+|1(?:\.0+)?)\b", 2)
+WEIGHTS_TAKE = lazy(r"(?:模型占用|模型权重占用|weights?\s+(?:took|take|takes|use|uses)|model\s+"
+                    r"(?:took|takes|uses))\s*(?:about\s+)?(\d+(?:\.\d+)?)\s*(?:GiB|GB|G)\b", 2)
+KV_GOT = lazy(r"(?:实际|actual(?:ly)?|only|只有|got|allocated)[^\d]{0,20}?(\d+(?:\.\d+)?)", 2)
+GIB = 2**30
+
+
+def _kv_budget(ctx: Context) -> list[Finding]:
+    """vLLM keeps for the KV cache what is left of its share of the GPU (total × utilization)
+    after the weights; the question's own figures give the most it can be."""
+    util, weights = UTILIZATION.search(ctx.text), WEIGHTS_TAKE.search(ctx.text)
+    if not (util and weights):
+        return []
+    size = str(ctx.intent.slots.get("size") or "")
+    row = catalog().gpus.rows.get(slot(ctx.intent, "gpu") or "")
+    if size.endswith("MiB"):
+        total_gib = float(size.split()[0]) / 1024
+    elif size.endswith("GiB"):
+        total_gib = float(size.split()[0])
+    elif row is not None:
+        total_gib = row.memory_bytes / GIB
+    else:
+        return []
+    share, weights_gib = float(util[1]), float(weights[1])
+    budget = total_gib * share - weights_gib
+    if not (0 < share <= 1) or budget <= 0:
+        return []
+    tail = ctx.text[weights.end():]
+    got = next((float(m[1]) for m in KV_GOT.finditer(tail) if "kv" in
+                tail[max(0, m.start() - 30): m.end()].lower()), None)
+    ctx.assumptions.append("vLLM's log figures are GiB (bytes ÷ 2^30), so the budget is too")
+    ctx.steps.append(Step(label="KV-cache budget vLLM can have",
+                          formula="total GPU memory × gpu_memory_utilization − weights",
+                          inputs={"total": q(round(total_gib, 3), "GiB"),
+                                  "utilization": q(share), "weights": q(weights_gib, "GiB")},
+                          result=q(round(budget, 3), "GiB"),
+                          notes=["serving-memory-preallocation#vllm-default"]))
+    causes = [("activations of the profiling run (the longest batch vLLM may schedule) and "
+               "memory outside PyTorch (CUDA graphs, NCCL buffers) come out of the share before "
+               "the KV cache", "serving-memory-preallocation#vllm-default")]
+    what = (f"KV-cache budget: {total_gib:.2f} GiB × {share:g} − {weights_gib:g} GiB of weights "
+            f"= {budget:.2f} GiB")
+    return [Finding(what, budget, got, "GiB", causes,
+                    "serving-memory-preallocation#vllm-default")]
 
 
 # --- slower on more GPUs ------------------------------------------------------------------------
