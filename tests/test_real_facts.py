@@ -266,3 +266,22 @@ def test_vllm_kv_budget_on_an_a40_is_31_gib_not_the_12_57_allocated():
         in answer.markdown
     assert "measured **12.6 GiB**" in answer.markdown and "ratio 0.403" in answer.markdown
     assert "assumed h100" not in answer.markdown
+
+
+# --- ZeRO-3's parameter gather per forward ----------------------------------------------------
+
+def test_zero3_forward_of_a_5b_model_against_its_29_ms_gather():
+    # https://github.com/deepspeedai/DeepSpeed/issues/1174: 5B parameters under ZeRO-3, NVLink
+    # "600GB/s p2p", forward 480 ms. By hand: 5e9 x 2 B = 10 GB of 16-bit parameters; on 8 GPUs
+    # each receives 7/8 x 10 = 8.75 GB; at 600 / 2 = 300 GB/s each way that is 29.2 ms, so
+    # 480 ms is 480 / 29.17 = 16.5 times the ideal gather.
+    answer = respond("I was using ZeRO3 for training a bert model with 5B parameters. By "
+                     "printing out the wall-time, I found the forward time is around 480ms. That "
+                     "is much slower than expected, as in ZeRO2 configuration the forward time is "
+                     "only about 60ms. This means the forward phase is largely bounded by the "
+                     "parameter gathering from all GPUs. \nWhile, because I was using ZeRO3 in a "
+                     "machine with nvlinks (600GB/s p2p bandwidth in theory), I would expect the "
+                     "parameter gathering is much faster than 480ms.")
+    assert "(29.2 ms at 300 GB/s each way)" in answer.markdown
+    assert "measured **0.480 s**" in answer.markdown and "ratio 16.5" in answer.markdown
+    assert "collective-algorithms" in {c.id for c in answer.citations}

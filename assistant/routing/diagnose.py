@@ -124,8 +124,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     text = str(intent.slots.get("question", ""))
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
-    for check in (_collective, _flops, _call_time, _decode, _memory, _kv_budget, _scaling,
-                  _tp_compare):
+    for check in (_collective, _flops, _call_time, _decode, _memory, _kv_budget,
+                  _zero3_gather, _scaling, _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         return _unmeasured(ctx)
@@ -531,6 +531,45 @@ def _memory(ctx: Context) -> list[Finding]:
     return [Finding(f"GPU memory for {model_name(result)} ({workload}; weights "
                     f"{num(weights)} GB)", expected, m.value, "GB", causes, "memory-sizing",
                     lower_is_better=True)]
+
+
+# --- ZeRO-3: every forward gathers the parameters -------------------------------------------------
+
+FORWARD_TIME = lazy(r"forward(?:\s+(?:time|pass))?[^.\d]{0,30}?(\d+(?:\.\d+)?)\s*(ms|s)\b", 2)
+
+
+def _zero3_gather(ctx: Context) -> list[Finding]:
+    """Under ZeRO-3 each forward all-gathers every 16-bit parameter: (n-1)/n of 2 B × params
+    reaches each GPU, at best at the link's one-way rate."""
+    params_b = slot(ctx.intent, "params_b")
+    rates = ctx.of("bandwidth")
+    if slot(ctx.intent, "zero_stage") != 3 or not params_b or not rates:
+        return []
+    ranks = int(slot(ctx.intent, "gpus") or 8)
+    if "gpus" not in ctx.intent.slots:
+        ctx.assumptions.append("GPU count not named: assumed 8 (one node)")
+    one_way = rates[0].value / 2
+    ctx.assumptions.append(f"{rates[0].text} read as NVLink's headline, both directions added: "
+                           f"{num(one_way)} GB/s each way")
+    gathered = 2 * float(params_b)  # GB of 16-bit parameters
+    seconds = (ranks - 1) / ranks * gathered / one_way
+    ctx.steps.append(Step(label="ZeRO-3 parameter all-gather per forward",
+                          formula="(n-1)/n × 2 B × parameters ÷ one-way link rate",
+                          inputs={"n": q(ranks), "parameters": q(gathered, "GB"),
+                                  "one-way rate": q(one_way, "GB/s")},
+                          result=q(round(seconds, 4), "s"),
+                          notes=["collective-algorithms#ring", "zero-paper#stage-3",
+                                 "nvlink-generations#headline-is-bidirectional"]))
+    m = FORWARD_TIME.search(ctx.text)
+    measured = (float(m[1]) / (1000 if m[2].lower() == "ms" else 1)) if m else None
+    causes = [("the gather is not overlapped with compute (prefetch off or buckets too small): "
+               "each layer waits for its parameters", "zero-paper#stage-3"),
+              ("many small all-gathers run at latency, not bandwidth",
+               "nccl-tests-performance#small-sizes")]
+    return [Finding(f"forward time against ZeRO-3's all-gather of {num(gathered)} GB of 16-bit "
+                    f"parameters over {ranks} GPUs ({num(seconds * 1000)} ms at "
+                    f"{num(one_way)} GB/s each way)", seconds, measured, "s", causes,
+                    "zero-paper#stage-3", lower_is_better=True)]
 
 
 # --- vLLM's KV-cache budget ------------------------------------------------------------------------
