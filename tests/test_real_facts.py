@@ -285,3 +285,17 @@ def test_zero3_forward_of_a_5b_model_against_its_29_ms_gather():
     assert "(29.2 ms at 300 GB/s each way)" in answer.markdown
     assert "measured **0.480 s**" in answer.markdown and "ratio 16.5" in answer.markdown
     assert "collective-algorithms" in {c.id for c in answer.citations}
+
+
+def test_vllm_max_model_len_29k_is_29000_tokens():
+    # https://github.com/vllm-project/vllm/issues/10517: "--max-model-len to 29k" on an RTX
+    # 3090 with Llama-3.1-8B. vLLM reads a lowercase k as 1,000 (an uppercase K as 1,024).
+    # By hand: 2 x 32 layers x 8 KV heads x 128 x 2 B = 131,072 B per token;
+    # 29,000 x 131,072 B = 3,801,088,000 B = 3.80 GB.
+    answer = respond("+1, It is strange that in my case I can run 20k,  35k, or 45k, but if I "
+                     "set --max-model-len to 29k it throws an error\nGPU: RTX 3090\nMODEL: "
+                     "meta-llama/Llama-3.1-8B-Instruct")
+    assert answer.intent.slots["context_len"] == 29000
+    assert "| 29,000 tokens | 3.80 |" in answer.markdown
+    assert respond("vllm --max-model-len 29K with llama-3.1-8b").intent.slots["context_len"] \
+        == 29 * 1024

@@ -215,7 +215,7 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
         or CONTEXT_INPUT.search(text)
     each = CONTEXT_EACH.search(text)
     if m:
-        slots["context_len"] = _k(m[1], m[2])
+        slots["context_len"] = _k(m[1], m[2], vllm=_is_vllm_flag(m))
         if tokens and tokens.start() < m.end() and m.start() < tokens.end():
             slots.pop("tokens", None)  # "a context window of 128k tokens" is no token budget
     elif each:
@@ -234,17 +234,28 @@ def _context_list(text: str, slots: dict[str, Any]) -> None:
     """Every context length the question names ("the 16k model is bigger than the 8k one"),
     when it names more than one: the KV cache is then shown at each, side by side."""
     found = {slots["context_len"]}
+    spans = []
     for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT):
-        found |= {_k(m[1], m[2]) for m in pattern.finditer(text)}
+        for m in pattern.finditer(text):
+            found.add(_k(m[1], m[2], vllm=_is_vllm_flag(m)))
+            spans.append(m.span())
     if "seq_len" not in slots:
-        found |= {_k(m[1], "k") for m in BARE_K.finditer(text)}
+        found |= {_k(m[1], "k") for m in BARE_K.finditer(text)
+                  if not any(a <= m.start() < b for a, b in spans)}
     if len(found) > 1:
         slots["context_list"] = sorted(found)[:8]
 
 
-def _k(value: str, k: str | None) -> int:
-    # "32k" context means 32 x 1024 tokens, as model cards count them (32k = 32,768).
-    return int(number(value, "the context length") * (1024 if k else 1))
+def _is_vllm_flag(m: re.Match[str]) -> bool:
+    return m.re.pattern == CONTEXT_FLAG.pattern and "model" in m[0].lower()
+
+
+def _k(value: str, k: str | None, vllm: bool = False) -> int:
+    # "32k" context means 32 x 1024 tokens, as model cards count them (32k = 32,768); vLLM's
+    # --max-model-len reads a lowercase k as 1,000 (serving-memory-preallocation#
+    # max-model-len-suffix).
+    scale = 1000 if vllm and k == "k" else 1024
+    return int(number(value, "the context length") * (scale if k else 1))
 
 
 def _batches(text: str, slots: dict[str, Any]) -> None:
