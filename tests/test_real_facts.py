@@ -101,7 +101,7 @@ def test_a_request_length_range_sizes_the_kv_cache_at_its_top():
                      "portion of the queries are being processed. Could this be related to the "
                      "VLLM rate limit?")
     assert answer.intent.slots["context_len"] == 5000
-    assert "| KV cache of one sequence (262,144 bytes per token) | GB |" in answer.markdown
+    assert "| KV cache at the context named (262,144 bytes per token) | GB |" in answer.markdown
     assert "| 5,000 tokens | 1.31 |" in answer.markdown
 
 
@@ -182,7 +182,8 @@ def test_steps_that_took_minutes_and_seconds_are_times_per_step():
                      "deepspeed改成zero stage2，训练20个steps只要17秒\n\n"
                      "为啥zero stage3 比 zero stage2慢这么多")
     assert "60 → 0.85 s per step: 1.4% of the first" in answer.markdown
-    assert "no context named" not in answer.markdown and "KV cache of one" not in answer.markdown
+    assert "no context named" not in answer.markdown
+    assert "KV cache at the context" not in answer.markdown
 
 
 def test_hours_for_a_number_of_steps():
@@ -299,3 +300,22 @@ def test_vllm_max_model_len_29k_is_29000_tokens():
     assert "| 29,000 tokens | 3.80 |" in answer.markdown
     assert respond("vllm --max-model-len 29K with llama-3.1-8b").intent.slots["context_len"] \
         == 29 * 1024
+
+
+def test_five_people_at_128k_context_hold_215_gb_of_kv_cache():
+    # https://github.com/vllm-project/vllm/issues/12400: Llama-3.3-70B "to about 5 people with
+    # a full context window of 128k tokens". Llama 3.3 70B config.json: 80 layers, 8 KV heads,
+    # head_dim 128. By hand: 2 x 80 x 8 x 128 x 2 B = 327,680 B per token; x 131,072 tokens
+    # = 42.95 GB per user; x 5 users = 214.7 GB.
+    answer = respond("I want to use vLLM to serve Llama-3.3-70b to about 5 people with a full "
+                     "context window of 128k tokens. And I'm already confused, because Llama-3.3 "
+                     "isn't listed as supported model in the vLLM docs, so I guess, I'd have to "
+                     "use Llama-3.1.\n\nBut how do I find out, how much VRAM I need for serving "
+                     "the model at 8-bit/6-bit with its full context window? How do I find out, "
+                     "how many people could use the model at the same time, how many t/s to "
+                     "expect, etc.?")
+    assert answer.intent.slots["batch"] == 5
+    # 8-bit weights leave vLLM's cache in the 16-bit compute type (cache_dtype "auto")
+    assert "| KV cache at the context named (327,680 bytes per token) | GB |" in answer.markdown
+    assert "| 131,072 tokens | 42.9 |" in answer.markdown
+    assert "| 5 sequences × 131,072 tokens | 215 |" in answer.markdown

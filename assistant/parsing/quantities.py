@@ -69,7 +69,7 @@ GLOBAL_BATCH = lazy(r"\bglobal[\s_-]*batch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" 
                     r"(?:step|batch|iteration|optimi[sz]er\s+step)\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
 CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
-                         r"users|sequences|streams|sessions|queries)\b", _I)
+                         r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
 BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
 UTILISATION = lazy(NUM + r"\s*%", _I)
 ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)

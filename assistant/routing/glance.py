@@ -68,7 +68,12 @@ def kv_table(intent: Intent, per_token: float) -> str:
     if len(rows) == 2:
         low, high = stated_contexts(intent)
         rows.append([f"difference ({high - low:,} tokens)", per_token * (high - low) / 1e9])
-    return table([f"KV cache of one sequence ({per_token:,.0f} bytes per token)", "GB"], rows)
+    batch = intent.slots.get("batch")
+    if isinstance(batch, int) and batch > 1:
+        longest = max(stated_contexts(intent))
+        rows.append([f"{batch} sequences × {longest:,} tokens", per_token * longest * batch / 1e9])
+    return table([f"KV cache at the context named ({per_token:,.0f} bytes per token)", "GB"],
+                 rows)
 
 
 def glance_table(result: dict[str, Any]) -> str:
