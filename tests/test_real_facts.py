@@ -260,9 +260,10 @@ def test_vllm_kv_budget_on_an_a40_is_31_gib_not_the_12_57_allocated():
     # 0.95, weights 11.55 G (vLLM logs GiB), 12.57 GiB given to the KV cache. By hand:
     # 46,068 / 1,024 = 44.99 GiB; x 0.95 = 42.74 GiB; - 11.55 = 31.19 GiB at most;
     # 12.57 / 31.19 = 0.403 of it.
-    answer = respond("使用环境为NVIDIA A40 ，显存大小46068MiB，gpu-memory-utilization: 0.95，根据日志"
-                     "模型占用11.55G，按道理46Gx0.95-11.55=32.15,KV cache应该至少可以使用30GB的显存，"
-                     "但实际分配给KV cache的只有12.57，导致上下文长度只能到53136长度。")
+    answer = respond("使用环境为NVIDIA A40 ，显存大小46068MiB，gpu-memory-utilization: "
+                     "0.95，根据日志模型占用11.55G，按道理46Gx0.95-11.55=32.15,KV cache应该至少可以"
+                     "使用30GB的显存，但实际分配给KV cache的只有12.57，"
+                     "导致上下文长度只能到53136长度。")
     assert "KV-cache budget: 44.99 GiB × 0.95 − 11.55 GiB of weights = 31.19 GiB" \
         in answer.markdown
     assert "measured **12.6 GiB**" in answer.markdown and "ratio 0.403" in answer.markdown

@@ -40,10 +40,11 @@ STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|pe
 # "训练20个steps需要20分钟", "20 steps took 17 seconds", "43 hours for 750 steps": a time for
 # several steps, read as the time of one.
 _DUR = r"(s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|秒|分钟|小时)"
-STEPS_TOOK = lazy(r"(?<![\d.])(\d+)\s*个?\s*(?:steps?|iterations?|iters?|步)\s*(?:需要|要|只要|用了|花了|"
-                  r"takes?|took|need(?:s|ed)?|in|lasts?|=)\s*(?:about|around|only|~)?\s*" + NUM
+_STEPS = r"(?:steps?|iterations?|iters?|步)"
+STEPS_TOOK = lazy(r"(?<![\d.])(\d+)\s*个?\s*" + _STEPS + r"\s*(?:需要|要|只要|用了|花了|takes?|"
+                  r"took|need(?:s|ed)?|in|lasts?|=)\s*(?:about|around|only|~)?\s*" + NUM
                   + r"\s*" + _DUR + r"(?![a-z])|" + NUM + r"\s*" + _DUR
-                  + r"\s*(?:for|to\s+(?:do|run|train))\s+(\d+)\s*(?:steps?|iterations?|iters?)\b", _I)
+                  + r"\s*(?:for|to\s+(?:do|run|train))\s+(\d+)\s*" + _STEPS + r"\b", _I)
 SAMPLES = lazy(NUM + r"\s*(?:samples?)\s*(?:/|per\s*)\s*(?:s|sec|second)\b", _I)
 MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 # "22.9/24 GB of GPU memory": in use over the card's total, as monitors print it.

@@ -533,7 +533,7 @@ def _memory(ctx: Context) -> list[Finding]:
                     lower_is_better=True)]
 
 
-# --- ZeRO-3: every forward gathers the parameters -------------------------------------------------
+# --- ZeRO-3: every forward gathers the parameters --------------------------------------------
 
 FORWARD_TIME = lazy(r"forward(?:\s+(?:time|pass))?[^.\d]{0,30}?(\d+(?:\.\d+)?)\s*(ms|s)\b", 2)
 
@@ -572,7 +572,7 @@ def _zero3_gather(ctx: Context) -> list[Finding]:
                     "zero-paper#stage-3", lower_is_better=True)]
 
 
-# --- vLLM's KV-cache budget ------------------------------------------------------------------------
+# --- vLLM's KV-cache budget ------------------------------------------------------------------
 
 UTILIZATION = lazy(r"gpu[-_\s]?memory[-_\s]?utili[sz]ation\s*[:=]?\s*(0?\.\d+|1(?:\.0+)?)\b", 2)
 WEIGHTS_TAKE = lazy(r"(?:模型占用|模型权重占用|weights?\s+(?:took|take|takes|use|uses)|model\s+"
