@@ -320,3 +320,9 @@ def test_five_people_at_128k_context_hold_215_gb_of_kv_cache():
     assert "| KV cache at the context named (327,680 bytes per token) | GB |" in answer.markdown
     assert "| 131,072 tokens | 42.9 |" in answer.markdown
     assert "| 5 sequences × 131,072 tokens | 215 |" in answer.markdown
+
+
+def test_a_gpu_name_is_no_run_time():
+    # "256 H100s" names GPUs: no "256 h × 256 GPUs" row of GPU-hours.
+    answer = respond("Pretrain llama-3-70b on 15T tokens with 256 H100s: layout and time?")
+    assert "GPU-hours of the run" not in answer.markdown

@@ -22,6 +22,8 @@ STEPS = lazy(r"(?<![\w.])(\d[\d,]*)\s*(?:个\s*)?(?:steps?|iterations?|iters?|�
 TIME = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*"
             r"(hours?|hrs?|h|minutes?|mins?|分钟|小时|seconds?|secs?|s|秒)"
             r"(?![a-z/])", _I)
+# A run time in hours, never a GPU's name ("256 H100s" is no 256 hours)
+HOURS = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h|小时)(?![\w/])", _I)
 TO_SECONDS = {"h": 3600.0, "hour": 3600.0, "hr": 3600.0, "小时": 3600.0, "minute": 60.0,
               "min": 60.0, "分钟": 60.0, "second": 1.0, "sec": 1.0, "s": 1.0, "秒": 1.0}
 KINDS = ("training", "diagnose", "pricing", "concept")
@@ -112,7 +114,7 @@ def _int(m: re.Match[str] | None) -> int | None:
 def _run_hours(text: str, first: float | None) -> list[float]:
     """Every run time given in hours ("vicuna-7b took 12 hours, llama3-8b 42 hours"), each
     once; the hours read for the question first."""
-    found = [float(m[1]) for m in TIME.finditer(text) if _unit(m[2]) == 3600.0]
+    found = [float(m[1]) for m in HOURS.finditer(text)]
     if first:
         found.insert(0, float(first))
     return list(dict.fromkeys(h for h in found if h > 0))[:4]
