@@ -86,6 +86,19 @@ def test_a_size_after_a_named_model_is_that_familys_model():
     assert "Llama 3.1 405B" in answer.markdown
 
 
+def test_nodes_asked_for_are_counted_in_whole_nodes_for_each_model():
+    # vllm-8188 (github.com/vllm-project/vllm/issues/8188): "several 8xH100 nodes ... how many
+    # nodes". By hand at 120K (122,880) tokens in BF16: Llama 3.1 405B's weights are
+    # 405.85e9 x 2 B = 811.7 GB and its KV cache 126 layers x 8 heads x 128 x 2 x 2 B =
+    # 516,096 B/token x 122,880 = 63.4 GB, 875 GB in all: more than 10 H100 of 85.5 GB, so it
+    # needs 2 nodes of 8; the 70B (141 GB + 40.3 GB of KV) fits in 1 node.
+    answer = respond("I want to run Llama 3.1 70B and 405B with 120K context length. I have "
+                     "access to several 8xH100 nodes. How many nodes do I need?")
+    assert "(1 node of 8)" in answer.markdown
+    assert "Llama 3.1 405B" in answer.markdown and "(2 nodes of 8)" in answer.markdown
+    assert "unsharded" not in answer.markdown  # the figure is one GPU's share of 8, not the whole
+
+
 def test_a_token_count_is_not_a_model_size():
     answer = respond("How long to train a 7B model on 300B tokens on 64 H100?")
     assert "model_list" not in answer.intent.slots

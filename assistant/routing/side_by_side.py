@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.composing.markdown import num, plural, table
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.db.active import catalog
@@ -38,7 +38,7 @@ def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
             said.append(f"{_name(entry)} could not be sized: {exc}")
             continue
         rows.append(_row(result))
-        said.append(f"{_name(entry)} {num(result['per_gpu_gb'])} GB")
+        said.append(_said(entry, result, intent.slots.get("gpus_per_node")))
     if not rows:
         return reply
     gpu = rows[0][-1]
@@ -61,6 +61,17 @@ def _row(result: dict[str, Any]) -> list[Any]:
             result["kv_cache_bytes_per_token"],
             result["per_gpu_gb"], fewest if fewest is not None else "none fits",
             gpu_name(gpu)]
+
+
+def _said(entry: dict[str, Any], result: dict[str, Any], per_node: int | None) -> str:
+    """'Llama 3.1 405B 924 GB, fewest 16 (2 nodes of 8)': the size and the count asked for."""
+    said = f"{_name(entry)} {num(result['per_gpu_gb'])} GB"
+    fewest = (result.get("min_gpus") or {}).get(result.get("gpu") or "h100-sxm")
+    if fewest:
+        said += f", fewest {fewest}"
+        if per_node and int(per_node) > 1:
+            said += f" ({plural(-(-fewest // int(per_node)), 'node')} of {per_node})"
+    return said
 
 
 def _name(entry: dict[str, Any]) -> str:
