@@ -266,3 +266,17 @@ def test_an_engines_own_name_for_the_context_is_read():
                    ).intent.slots["context_len"] == 32768
     assert respond("serve llama 3 8b with --max-model-len 4096 on an A10G, memory?"
                    ).intent.slots["context_len"] == 4096
+
+
+def test_a_trained_models_context_is_its_training_sequence_length():
+    # jquesnelle/yarn#23: "OOM error ... on 8*A100 ... GPU requirements for fine-tuning ? (7b
+    # model, 64k context)". The 64k is the length it trains at, not a default 4,096. By hand:
+    # even with full recompute each of 32 layers keeps its input, 65,536 tokens x 4,096 x 2 B =
+    # 0.537 GB, so activations are at least 32 x 0.537 = 17.2 GB per sequence.
+    answer = respond("I run into OOM error with default setup on 8*A100 with train.sh script, "
+                     "could you please share the GPU requirements for fine-tuning ? (7b model, "
+                     "64k context)")
+    assert answer.intent.slots["seq_len"] == 65536
+    assert "seq_len" not in answer.intent.assumed
+    # data parallel: every GPU holds its own sequence's activations
+    assert answer.data["memory"]["breakdown_gb"]["activations"] >= 17.2
