@@ -280,3 +280,19 @@ def test_a_trained_models_context_is_its_training_sequence_length():
     assert "seq_len" not in answer.intent.assumed
     # data parallel: every GPU holds its own sequence's activations
     assert answer.data["memory"]["breakdown_gb"]["activations"] >= 17.2
+
+
+def test_a_training_time_on_two_gpu_kinds_is_given_for_each():
+    # Visual-Agent/DeepEyes#35: "how long it will take to train the 7B model with 32 A100/H100
+    # GPUs". The same run on each: the days scale as the dense BF16 peaks (A100 312, H100 989
+    # TFLOP/s, the datasheets) times each row's MFU, so A100 days / H100 days =
+    # (989 x MFU_H100) / (312 x MFU_A100).
+    answer = respond("how long it will take to train the 7B model with 32 A100/H100 GPUs")
+    table = answer.markdown.split("\n\n")[1]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in table.splitlines()[2:]}
+    a100, h100 = rows["NVIDIA A100 SXM 80GB"], rows["NVIDIA H100 SXM 80GB"]
+    days = {k: float(r[2]) for k, r in (("a100", a100), ("h100", h100))}
+    mfu = {k: float(r[4].strip(" |%")) for k, r in (("a100", a100), ("h100", h100))}
+    expected = (989 * mfu["h100"]) / (312 * mfu["a100"])
+    assert days["a100"] / days["h100"] == pytest.approx(expected, rel=0.02)  # 3-figure rounding
+    assert "NVIDIA H100 SXM 80GB" in answer.markdown.split("\n")[0]  # said in the lead too

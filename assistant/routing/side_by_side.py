@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, plural, table
+from clusterplan.assistant.composing.markdown import num, pct, plural, table
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
+from clusterplan.assistant.routing.cluster import parallel_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
@@ -22,7 +23,7 @@ KINDS = ("memory", "fit", "cluster_size", "serving", "checkpoint", "layout", "pl
 def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """The reply with a row per model named, when the question names several, and a row per
     end of a range of GPU counts ("4-8 A10G")."""
-    reply = _count_range(intent, calls, reply)
+    reply = _count_range(intent, calls, _gpu_kinds(intent, calls, reply))
     listed = intent.slots.get("model_list") or []
     if len(listed) < 2 or intent.kind not in KINDS:
         return reply
@@ -104,4 +105,30 @@ def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
         reply.tables.insert(0, table(["GPUs", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
         reply.headline += (f" Across the range {span[0]}-{span[1]} GPUs asked: "
                            + "; ".join(said) + ".")
+    return reply
+
+
+def _gpu_kinds(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """A training time asked on "32 A100/H100 GPUs": the same run on each GPU kind named, so
+    the second kind is not dropped."""
+    kinds = list(dict.fromkeys(intent.slots.get("gpu_list") or []))
+    if len(kinds) < 2 or intent.kind != "training":
+        return reply
+    rows, said = [], []
+    for gpu in kinds:
+        payload = parallel_payload(intent) | {"gpu": gpu}
+        try:
+            result = calls.run("parallelism", payload, f"the same run on {gpu_name(gpu)}")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{gpu_name(gpu)} could not be sized: {exc}")
+            continue
+        days = result.get("training_days")
+        best = (result.get("plans") or [{}])[0]
+        rows.append([gpu_name(gpu), result["gpus"], days if days else "no layout",
+                     result.get("gpu_hours") or "-", pct(best["mfu"]) if "mfu" in best else "-"])
+        said.append(f"{gpu_name(gpu)} {num(days)} days" if days else
+                    f"{gpu_name(gpu)}: no layout fits")
+    if len(rows) >= 2:
+        reply.tables.insert(0, table(["GPU", "GPUs", "days", "GPU-hours", "MFU"], rows))
+        reply.headline += " Each GPU kind named, same run: " + "; ".join(said) + "."
     return reply
