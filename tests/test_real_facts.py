@@ -326,3 +326,14 @@ def test_a_gpu_name_is_no_run_time():
     # "256 H100s" names GPUs: no "256 h × 256 GPUs" row of GPU-hours.
     answer = respond("Pretrain llama-3-70b on 15T tokens with 256 H100s: layout and time?")
     assert "GPU-hours of the run" not in answer.markdown
+
+
+def test_one_call_s_share_of_the_whole_save_time():
+    # https://github.com/deepspeedai/DeepSpeed/issues/1997: save_checkpoint() takes 427 s, of
+    # which create_checkpoint_file() takes 373 s. By hand: 373 / 427 = 0.8735 -> 87.4%.
+    answer = respond("In one test, the whole save_checkpoint() takes 427 seconds; The second "
+                     "create_checkpiont_file() takes 373 seconds, which is 87% of the total "
+                     "time. I checked a little bit on the implementation and found it seems like "
+                     "we can remove create_checkpiont_file(), at least for zero=1 I used. Any "
+                     "comment?")
+    assert "| share of the total time | 373 seconds ÷ 427 seconds | 87.4% |" in answer.markdown

@@ -22,6 +22,7 @@ STEPS = lazy(r"(?<![\w.])(\d[\d,]*)\s*(?:个\s*)?(?:steps?|iterations?|iters?|�
 TIME = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*"
             r"(hours?|hrs?|h|minutes?|mins?|分钟|小时|seconds?|secs?|s|秒)"
             r"(?![a-z/])", _I)
+TOTAL_WORDS = lazy(r"\bof\s+(?:the\s+)?total\b|\bout\s+of\b|占(?:了)?(?:总|全部)", _I)
 # A run time in hours, never a GPU's name ("256 H100s" is no 256 hours)
 HOURS = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h|小时)(?![\w/])", _I)
 TO_SECONDS = {"h": 3600.0, "hour": 3600.0, "hr": 3600.0, "小时": 3600.0, "minute": 60.0,
@@ -65,6 +66,7 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
                                 inputs={"time": q(seconds, "s"), "steps": q(steps)},
                                 result=q(round(per_step, 4), "s"), notes=[]))
     rows += _dataset_steps(text, intent, reply)
+    rows += _share_of_total(text, reply)
     if rows:
         reply.tables.append(table(["from the question", "arithmetic", "result"], rows))
     return reply
@@ -105,6 +107,24 @@ def _dataset_steps(text: str, intent: Intent, reply: Reply) -> list[list[str]]:
                                 "steps", inputs={"hours": q(hours, "h"), "steps": q(steps)},
                                 result=q(round(seconds, 3), "s"), notes=[]))
     return rows
+
+
+def _share_of_total(text: str, reply: Reply) -> list[list[str]]:
+    """"The whole save takes 427 s; one call takes 373 s, 87% of the total": the part's share
+    of the whole, worked out from the two times the question gives."""
+    if not TOTAL_WORDS.search(text):
+        return []
+    times = [(m[0].strip(), float(m[1]) * _unit(m[2])) for m in TIME.finditer(text)]
+    times = [(said, sec) for said, sec in times if sec > 0]
+    if len(times) != 2:
+        return []
+    (whole_said, whole), (part_said, part) = sorted(times, key=lambda t: -t[1])
+    share = part / whole
+    reply.steps.append(Step(label="share of the total time", formula="part ÷ whole",
+                            inputs={"part": q(part, "s"), "whole": q(whole, "s")},
+                            result=q(round(100 * share, 2), "%"), notes=[]))
+    return [["share of the total time", f"{part_said} ÷ {whole_said}",
+             f"{100 * share:.1f}%"]]
 
 
 def _int(m: re.Match[str] | None) -> int | None:
