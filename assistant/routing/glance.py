@@ -4,7 +4,8 @@ A serving, layout, pricing or diagnosis answer leads with its own figure, but th
 asking also weigh the model itself: its weights at the precision they use (and at the common
 ones), the KV cache each token costs, and for training the 16 bytes per parameter of model
 states. When a model is named and no memory figure was computed for the answer, one memory
-call adds them as a small table after the answer's own.
+call adds them as a small table after the answer's own. When the question names a context
+(or several), the KV cache of one sequence at each is added too, from the same per-token bytes.
 """
 
 from __future__ import annotations
