@@ -337,3 +337,31 @@ def test_one_call_s_share_of_the_whole_save_time():
                      "we can remove create_checkpiont_file(), at least for zero=1 I used. Any "
                      "comment?")
     assert "| share of the total time | 373 seconds ÷ 427 seconds | 87.4% |" in answer.markdown
+
+
+# --- a run time alone is judged against a model, so the model is asked ---------------------
+
+@pytest.mark.parametrize("question", [
+    "One RTX 3090, 88 hours, is this normal?",  # https://github.com/tloen/alpaca-lora/issues/432
+    "43 hours for 750 steps on an A100 seems .... Crazy.",  # unslothai/unsloth/issues/1144
+])
+def test_a_lone_run_time_asks_for_the_model(question):
+    answer = respond(question)
+    assert answer.clarification is not None and answer.clarification.missing == ["model"]
+
+
+def test_asking_for_the_model_still_shows_the_time_per_step():
+    # unsloth-1144: 43 h x 3,600 s / 750 steps = 206.4 s per step, shown beside the question.
+    answer = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    assert answer.clarification is not None
+    assert "| time per step | 43 hours ÷ 750 steps | 206 s |" in answer.markdown
+
+
+def test_a_run_time_beside_other_figures_is_answered():
+    # https://github.com/AutoGPTQ/AutoGPTQ/issues/72: GPU utilization 0%, CPU 6000%, 10 hours:
+    # the utilisation figures are checked without a model, so nothing is asked.
+    answer = respond("@PanQiWei A quick update: VRAM footprint is small and constant now, and "
+                     "GPU utilization is 0%. The CPU utilization is now 6000%. The program has "
+                     "been running for 10 hours, is it normal? How long do you think this stage "
+                     "will take? Thank you!")
+    assert answer.clarification is None

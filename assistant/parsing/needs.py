@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from clusterplan.assistant.parsing.measurements import find
 from clusterplan.db.catalog import Catalog
 
 Slots = dict[str, Any]
@@ -66,8 +67,22 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ()  # the links themselves are the question
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
+    if kind == "diagnose" and _only_a_run_time(slots):
+        required = ("model",)  # "88 hours, is this normal?" is judged against a model only
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
+
+
+def _only_a_run_time(slots: Slots) -> bool:
+    """The one figure to check is how long a run or a step took, with nothing to compare it
+    with: only the model's FLOPs could say whether it is normal."""
+    found = find(str(slots.get("question", "")))
+    kinds = {m.kind for m in found}
+    times = [m for m in found if m.kind == "step_time"]
+    others = ("utilization", "bandwidth", "size", "gpu_memory_gb")  # e.g. "GPU utilization 0%"
+    if kinds - {"step_time"} or len(times) > 1 or any(k in slots for k in others):
+        return False
+    return bool(times) or "hours" in slots
 
 
 def _present(name: str, slots: Slots) -> bool:
