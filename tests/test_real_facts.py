@@ -344,6 +344,10 @@ def test_one_call_s_share_of_the_whole_save_time():
 @pytest.mark.parametrize("question", [
     "One RTX 3090, 88 hours, is this normal?",  # https://github.com/tloen/alpaca-lora/issues/432
     "43 hours for 750 steps on an A100 seems .... Crazy.",  # unslothai/unsloth/issues/1144
+    # https://github.com/deepspeedai/DeepSpeed/issues/7019: the fabric's rate, no model
+    "I am using relatively slow communication fabric (less than 100Gbps).\n-> and using 2 "
+    "nodes are slower than just using one node (I think it is because of the low bandwidth, "
+    "but I'm not certain)\nTherefore less communication is desired between inter nodes.",
 ])
 def test_a_lone_run_time_asks_for_the_model(question):
     answer = respond(question)
@@ -355,6 +359,12 @@ def test_asking_for_the_model_still_shows_the_time_per_step():
     answer = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
     assert answer.clarification is not None
     assert "| time per step | 43 hours ÷ 750 steps | 206 s |" in answer.markdown
+
+
+def test_a_measured_collective_rate_needs_no_model():
+    # nccl-tests' algbw is checked against the link alone (issue 16's own example).
+    answer = respond("nccl-tests shows algbw 250 GB/s on 8 H100 over 2 nodes, is that right?")
+    assert answer.clarification is None
 
 
 def test_a_run_time_beside_other_figures_is_answered():

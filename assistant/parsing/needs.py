@@ -67,10 +67,18 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ()  # the links themselves are the question
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
-    if kind == "diagnose" and _only_a_run_time(slots):
+    if kind == "diagnose" and (_only_a_run_time(slots) or _only_a_link_rate(slots)):
         required = ("model",)  # "88 hours, is this normal?" is judged against a model only
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
+
+
+def _only_a_link_rate(slots: Slots) -> bool:
+    """"Under 100 Gbps, 2 nodes are slower than one": the fabric's rate is given, but whether
+    it explains the slowdown depends on the bytes each step sends, which the model sets."""
+    found = find(str(slots.get("question", "")))
+    return bool(found) and "nodes" in slots and all(
+        m.kind == "bandwidth" and not m.what for m in found)
 
 
 def _only_a_run_time(slots: Slots) -> bool:
