@@ -119,7 +119,8 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int,
              "each less that layer's compute", inputs={"dp": q(x.dp),
                                                           "zero_stage": q(x.zero_stage)},
              result=q(t.dp_s, "s"),
-             notes=["parallelism-strategies#dp-scales-across-nodes", "zero-paper"]),
+             notes=["parallelism-strategies#dp-scales-across-nodes", "zero-paper"]
+             + (["zero3-at-scale#planner-model"] if x.zero_stage == 3 else [])),
         Step(label="pipeline bubble", formula="(p - 1) / (v x m) x (compute + TP communication); "
              "v model chunks per GPU, the interleaved 1F1B schedule (v = 1: plain 1F1B)",
              inputs={"p": q(x.pp), "m": q(x.num_microbatches), "v": q(t.virtual_stages)},
