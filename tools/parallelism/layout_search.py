@@ -7,6 +7,7 @@ layers...) rejects every ZeRO stage, micro-batch and recompute choice of that sh
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +37,17 @@ class Layout:
     micro_batch: int
     num_microbatches: int
     recompute: str
+    cp: int = 1  # context parallel: each sequence split over cp ranks (ring attention)
+    shard_group: int = 0  # ZeRO-3 shards over this many ranks (HSDP), 0 = over all of dp x cp
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)  # the fields in order; all plain ints and strings
+
+    @property
+    def zero_ranks(self) -> int:
+        """The ranks ZeRO divides the model states over: the shard group under HSDP, else
+        every data-parallel rank (dp x cp: the context-parallel ranks hold the same weights)."""
+        return self.shard_group or self.dp * self.cp
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ class SearchSpace:
     micro_batches: tuple[int, ...]
     recompute: tuple[str, ...]
     uneven_stages: bool = False
+    context_parallel: tuple[int, ...] = (1,)  # cp degrees to weigh (long sequences)
+    hybrid_sharding: bool = False  # also weigh ZeRO-3 sharded within a node (HSDP)
 
 
 @dataclass
@@ -171,22 +182,45 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
     rejected = Rejections()
     accepted: list[Accepted] = []
     per_mb = len(space.zero_stages) * len(space.recompute)
-    for tp, pp, dp, ep in shapes(space, rejected):
+    for cp, tp, pp, dp, ep in _cp_shapes(space, rejected):
         for mb in space.micro_batches:
             m = _microbatches(space, dp, mb)
             if m is None:
                 rejected.add(BATCH_SPLIT, _example(tp, pp, dp, ep, mb=mb), per_mb)
                 continue
             for zero in space.zero_stages:
-                for rc in space.recompute:
-                    layout = Layout(tp, pp, dp, ep, zero, mb, m, rc)
-                    gb, ok, detail = fits(layout)
-                    if not ok:
-                        rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
-                            **layout.as_dict(), "per_gpu_gb": round(gb, 2), "detail": detail})
-                        continue
-                    accepted.append(Accepted(layout, gb, score(layout, gb)))
+                for shard in shard_groups(space, tp, cp, dp, ep, zero):
+                    for rc in space.recompute:
+                        layout = Layout(tp, pp, dp, ep, zero, mb, m, rc, cp, shard)
+                        gb, ok, detail = fits(layout)
+                        if not ok:
+                            rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
+                                **layout.as_dict(), "per_gpu_gb": round(gb, 2),
+                                "detail": detail})
+                            continue
+                        accepted.append(Accepted(layout, gb, score(layout, gb)))
     return SearchOutcome(accepted, rejected, len(accepted) + rejected.total)
+
+
+def _cp_shapes(space: SearchSpace, rejected: Rejections
+               ) -> Iterator[tuple[int, int, int, int, int]]:
+    """(cp, tp, pp, dp, ep): each context-parallel degree takes its share of the GPUs, and the
+    rest are laid out as without it."""
+    for cp in space.context_parallel:
+        if space.gpus % cp:
+            continue
+        sub = space if cp == 1 else dataclasses.replace(space, gpus=space.gpus // cp)
+        for tp, pp, dp, ep in shapes(sub, rejected):
+            yield cp, tp, pp, dp, ep
+
+
+def shard_groups(space: SearchSpace, tp: int, cp: int, dp: int, ep: int, zero: int) -> list[int]:
+    """ZeRO-3 over all data-parallel ranks (0), and, with hybrid sharding, over the ranks of
+    one node only (FSDP's HYBRID_SHARD: gathers on NVLink, replicas across nodes)."""
+    if zero != 3 or not space.hybrid_sharding or ep != 1 or cp != 1:
+        return [0]
+    local = space.gpus_per_node // tp  # tp divides the node (tp_rule)
+    return [0, local] if 1 < local < dp and dp % local == 0 else [0]
 
 
 def _microbatches(space: SearchSpace, dp: int, mb: int) -> int | None:

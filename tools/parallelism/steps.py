@@ -74,7 +74,8 @@ def _brief(example: dict[str, Any]) -> str:
 def memory_step(best: Accepted, ctx: JobContext) -> Step:
     """The memory tool's bytes on the busiest GPU of the best plan."""
     x = best.layout
-    parts = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, x.micro_batch, x.recompute)
+    parts = memory_of(ctx.job, x.tp, x.pp, x.zero_ranks, x.ep, x.zero_stage, x.micro_batch,
+                      x.recompute, cp=x.cp)
     return Step(label="memory of the best plan (memory tool)", formula="weights + gradients + "
                 "optimizer (ZeRO-sharded over dp) + activations of the micro-batches in flight "
                 "+ overhead, on the busiest GPU",
