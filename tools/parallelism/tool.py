@@ -91,7 +91,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.by_shape = best_by_shape(plans)
     result.fits, best = True, plans[0]
     result.verdict = (f"fits: best layout tp={best.tp} pp={best.pp} dp={best.dp} "
-                      f"ep={best.ep}, ZeRO-{best.zero_stage}, micro-batch {best.micro_batch}, "
+                      f"ep={best.ep}" + (f" cp={best.cp}" if best.cp > 1 else "")
+                      + f", ZeRO-{best.zero_stage}"
+                      + (f" within groups of {best.shard_group} GPUs (HSDP)" if best.shard_group
+                         else "") + f", micro-batch {best.micro_batch}, "
                       f"recompute {best.recompute}"
                       + (f", interleaved v={best.virtual_stages}" if best.virtual_stages > 1
                          else "")
