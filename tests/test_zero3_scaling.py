@@ -75,3 +75,31 @@ def test_zero3_gathers_hide_on_a_port_per_gpu_and_not_on_one_port_per_node():
     best = slow["plans"][0]
     assert (best["tp"], best["dp"]) != (2, 768)
     assert best["step_time_s"] < 0.6 * zero3_tp2(slow)["step_time_s"]
+
+
+def test_a_ring_over_8192_ranks_pays_a_hop_a_rank_and_stops_hiding():
+    # zero3-at-scale#planner-model. Llama 3 8B (8,030,261,248 parameters, 32 layers), one
+    # 4,096-token sequence per H100, full recompute, ZeRO-3 over every GPU (HSDP off), NDR.
+    def flat(gpus):
+        result = run_tool("parallelism", {
+            "workload": "train", "model": "llama-3-8b", "gpu": "h100", "gpus": gpus,
+            "seq_len": 4096, "global_batch": gpus, "zero_stages": [3], "micro_batches": [1],
+            "recompute": ["full"], "hybrid_sharding": False, "top_k": 1000})
+        return next(p for p in result["plans"] if (p["tp"], p["pp"]) == (1, 1))
+
+    plan = flat(8192)
+    # A layer's gather: 8.03e9 x 2 B / 32 = 501.9 MB. Over 1,024 nodes of 8: the network leg
+    # moves 1023/1024 / 8 of it through a 50 GB/s port (1.2537 ms), NVLink 7/8 of it at
+    # 370.8 GB/s (1.1844 ms); a ring of 8,192 ranks waits 8,191 hops of 2.7 us (22.116 ms), of
+    # which the hierarchical layout's own 1,023 x 2.7 + 7 x 0.6 us (2.7663 ms) are already in
+    # its price. Reduce-scatter costs the same.
+    size = 8_030_261_248 * 2 / 32
+    gather = (1023 / 1024 / 8 * size / 50e9 + 1023 * 2.7e-6 + 7 / 8 * size / 370.8e9
+              + 7 * 0.6e-6 + (8191 * 2.7e-6 - 1023 * 2.7e-6 - 7 * 0.6e-6))
+    # With full recompute a layer's forward is a quarter of its compute, backward the rest.
+    layer = plan["compute_s"] / 32
+    exposed = 32 * ((gather - layer / 4) + (2 * gather - layer * 3 / 4))
+    assert plan["dp_comm_s"] == pytest.approx(exposed, rel=0.005)  # 1 byte and 1/50e9 s left out
+    assert plan["dp_comm_s"] > 2 * plan["compute_s"]
+    # Over 512 ranks the hops are 511 x 2.7 us = 1.4 ms and the gathers hide again.
+    assert flat(512)["dp_comm_s"] == 0

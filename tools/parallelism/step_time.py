@@ -322,6 +322,23 @@ def _context_parallel_s(x: StepShape, comm: Collective, layers: int) -> float:
     return layers * x.microbatches * (passes * forward + backward)
 
 
+def _ring_latency_s(comm: Collective, op: str, size: float, ranks: int, per_node: int) -> float:
+    """A ZeRO-3 gather or reduce-scatter: the collective's time as priced, plus what a ring's
+    latency (a network hop for each of its ranks - 1 steps) adds over the layout priced.
+
+    NCCL runs all-gather and reduce-scatter as rings over every rank of the group, one ring per
+    network port, which moves the bytes as fast as the hierarchical layout
+    (collective-algorithms#model-limits) but pays a step for each rank, not for each node
+    (collective-algorithms#ring). A per-layer gather over thousands of ranks pays
+    thousands of hops, which is how ZeRO-3 stops hiding on very large groups.
+    """
+    if ranks < 2 or size <= 0:
+        return 0.0
+    hierarchical_latency = comm(op, 1.0, ranks, per_node)  # a byte: latency alone
+    hop = comm("send_recv", 1.0, 2, 1 if ranks > per_node else 2)
+    return comm(op, size, ranks, per_node) + max(0.0, (ranks - 1) * hop - hierarchical_latency)
+
+
 def _zero3_exposed_s(x: StepShape, comm: Collective, shard: float, experts: float, ep_dp: int,
                      per_node: int, ep_node: int, per_mb: float, ranks: int) -> float:
     """One micro-batch's ZeRO-3 traffic left over after what its compute hides.
@@ -337,8 +354,8 @@ def _zero3_exposed_s(x: StepShape, comm: Collective, shard: float, experts: floa
     layer, layer_experts = shard / layers, experts / layers
 
     def one(op: str) -> float:
-        return comm(op, layer, ranks, per_node) + (comm(op, layer_experts, ep_dp, ep_node)
-                                                   if layer_experts else 0.0)
+        return _ring_latency_s(comm, op, layer, ranks, per_node) + (
+            _ring_latency_s(comm, op, layer_experts, ep_dp, ep_node) if layer_experts else 0.0)
 
     forward_share = 0.25 if x.recompute == "full" else 1 / 3  # recompute repeats the forward
     forward = per_mb * forward_share / layers if x.dp_overlap else 0.0
