@@ -58,7 +58,8 @@ def test_zero3_gathers_hide_on_a_port_per_gpu_and_not_on_one_port_per_node():
     # zero3-at-scale#why-zero3-ranks-first. TP 2, DP 768, one sequence per micro-batch: a
     # layer's gather is 145.6e9 / 80 / 2 x 2 B = 1.82 GB. With a 400 Gb/s (50 GB/s) NDR port
     # per GPU a node of 4 DP ranks pulls 1.82 GB x 191/192 through 4 ports: 9 ms, plus 5.7 ms
-    # on NVLink, under the layer's ~20 ms forward, so nothing is exposed. With one 400 Gb/s
+    # on NVLink and 1.6 ms of ring hops (767 x 2.7 us, less the 0.5 ms the hierarchical price
+    # holds), under the layer's ~20 ms forward, so nothing is exposed. With one 400 Gb/s
     # port for the whole node it is 1.82 / 50 = 36 ms a gather, three collectives a layer
     # forward and backward: far more than the compute hides.
     fast = _gpt_145b()
