@@ -43,6 +43,11 @@ class Layout:
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)  # the fields in order; all plain ints and strings
 
+    def said(self) -> dict[str, Any]:
+        """The fields as a person reads them: cp and the shard group only when used."""
+        return {k: v for k, v in self.__dict__.items()
+                if not (k == "cp" and v == 1 or k == "shard_group" and not v)}
+
     @property
     def zero_ranks(self) -> int:
         """The ranks ZeRO divides the model states over: the shard group under HSDP, else
@@ -195,7 +200,7 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
                         gb, ok, detail = fits(layout)
                         if not ok:
                             rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
-                                **layout.as_dict(), "per_gpu_gb": round(gb, 2),
+                                **layout.said(), "per_gpu_gb": round(gb, 2),
                                 "detail": detail})
                             continue
                         accepted.append(Accepted(layout, gb, score(layout, gb)))

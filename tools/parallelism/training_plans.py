@@ -158,7 +158,7 @@ def smallest_cluster(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         mid = (low + high) // 2
         found = fitting(mid)
         low, high, best = (low, mid, found) if found else (mid, high, best)
-    layout = {k: v for k, v in best.layout.as_dict().items() if k != "num_microbatches"}
+    layout = {k: v for k, v in best.layout.said().items() if k != "num_microbatches"}
     return SmallestCluster(gpus=high * cluster.gpus_per_node, nodes=high, layout=layout,
                            per_gpu_gb=round(best.per_gpu_gb, 2))
 
