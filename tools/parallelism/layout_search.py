@@ -194,17 +194,27 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
                 rejected.add(BATCH_SPLIT, _example(tp, pp, dp, ep, mb=mb), per_mb)
                 continue
             for zero in space.zero_stages:
-                for shard in shard_groups(space, tp, cp, dp, ep, zero):
-                    for rc in space.recompute:
+                for rc in space.recompute:
+                    for shard in shard_groups(space, tp, cp, dp, ep, zero):
                         layout = Layout(tp, pp, dp, ep, zero, mb, m, rc, cp, shard)
                         gb, ok, detail = fits(layout)
                         if not ok:
                             rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
                                 **layout.said(), "per_gpu_gb": round(gb, 2),
                                 "detail": detail})
+                            if shard == 0:
+                                break  # sharding over fewer ranks only needs more memory
                             continue
                         accepted.append(Accepted(layout, gb, score(layout, gb)))
+                        if shard or not _exposes_data_parallel(accepted[-1].score):
+                            break  # a bigger group would only trade more traffic for memory
     return SearchOutcome(accepted, rejected, len(accepted) + rejected.total)
+
+
+def _exposes_data_parallel(score: Any) -> bool:
+    """Whether a fully sharded layout leaves data-parallel traffic exposed: if not, sharding
+    within smaller groups cannot make its step shorter, only its memory bigger."""
+    return getattr(score, "dp_s", 1.0) > 0
 
 
 def _cp_shapes(space: SearchSpace, rejected: Rejections
@@ -220,12 +230,18 @@ def _cp_shapes(space: SearchSpace, rejected: Rejections
 
 
 def shard_groups(space: SearchSpace, tp: int, cp: int, dp: int, ep: int, zero: int) -> list[int]:
-    """ZeRO-3 over all data-parallel ranks (0), and, with hybrid sharding, over the ranks of
-    one node only (FSDP's HYBRID_SHARD: gathers on NVLink, replicas across nodes)."""
+    """ZeRO-3 over all data-parallel ranks (0), and, with hybrid sharding, over groups of the
+    ranks of one node, two nodes, four... (FSDP's HYBRID_SHARD, MiCS's partition groups): the
+    smaller the group, the shorter its rings and the more of them stay on NVLink, the bigger,
+    the less memory each rank holds. The search stops at the smallest group that fits."""
     if zero != 3 or not space.hybrid_sharding or ep != 1 or cp != 1:
         return [0]
-    local = space.gpus_per_node // tp  # tp divides the node (tp_rule)
-    return [0, local] if 1 < local < dp and dp % local == 0 else [0]
+    group = max(2, space.gpus_per_node // tp)  # tp divides the node (tp_rule)
+    groups = [0]
+    while group < dp and dp % group == 0:
+        groups.append(group)
+        group *= 2
+    return groups
 
 
 def _microbatches(space: SearchSpace, dp: int, mb: int) -> int | None:

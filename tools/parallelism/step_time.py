@@ -282,17 +282,20 @@ def _data_parallel_s(x: StepShape, comm: Collective, compute: float) -> float:
 
 
 def _hybrid_exposed_s(x: StepShape, comm: Collective, shard: float, compute: float) -> float:
-    """HSDP: ZeRO-3 inside each shard group (a node), plain data parallelism across groups.
+    """HSDP: ZeRO-3 inside each shard group (a node or a few), plain data parallelism across
+    groups.
 
-    Every micro-batch gathers and reduce-scatters each layer among the group's ranks, on
-    NVLink, hidden under that layer's compute as in ZeRO-3; once a step each rank all-reduces
-    its 1/group slice of the gradients with the same slice's owners in the other groups (one
-    rank a node, over the network), overlapping the last micro-batch's backward
-    (zero3-at-scale#fsdp-hybrid).
+    Every micro-batch gathers and reduce-scatters each layer among the group's ranks (on
+    NVLink when the group is one node), hidden under that layer's compute as in ZeRO-3; once
+    a step each rank all-reduces its 1/group slice of the gradients with the same slice's
+    owners in the other groups (one rank a node, over the network), overlapping the last
+    micro-batch's backward (zero3-at-scale#fsdp-hybrid).
     """
     group = x.shard_group
+    per_node = max(1, min(group, x.ranks_per_node // x.tp))  # a group fills a node or more
     per_mb = compute / x.microbatches
-    inside = x.microbatches * _zero3_exposed_s(x, comm, shard, 0.0, 1, group, 1, per_mb, group)
+    inside = x.microbatches * _zero3_exposed_s(x, comm, shard, 0.0, 1, per_node, 1, per_mb,
+                                                group)
     replicas = x.dp * x.cp // group
     window = per_mb * 2 / 3 if x.dp_overlap else 0.0
     across = max(0.0, comm("all_reduce", shard / group, replicas, 1) - window)
