@@ -117,3 +117,23 @@ def test_llama3_long_context_layout_is_weighed_and_its_miss_is_the_noted_one():
                 == (8, 16, 16, 8))
     assert plan["mfu"] == pytest.approx(0.38, abs=0.09)
     assert result["plans"][0]["cp"] > 1
+
+
+def test_when_a_node_cannot_hold_the_states_hsdp_takes_the_smallest_group_that_can():
+    # Llama 3 70B (70.55e9 parameters, 80 layers) on 8,192 H100, one 4,096-token sequence
+    # each, full recompute. Sharded over one node the states are 16 B x 70.55e9 / 8 = 141 GB,
+    # more than an H100's 85.5 GB; over two nodes 70.6 GB, which fits beside 80 x 4,096 x
+    # 8,192 x 2 B = 5.4 GB of layer inputs. Over all 8,192 GPUs a layer's gather waits 8,191
+    # ring hops of 2.7 us (22 ms), more than the layer's 14.6 ms forward (4.66 s / 80 / 4):
+    # exposed. Within 16 GPUs it is 15 hops, and the per-step all-reduce of each rank's
+    # 141.1 GB / 16 = 8.8 GB slice across 512 groups (2 x 8.8 / 50 GB/s = 0.35 s) hides under
+    # the last backward (3.1 s).
+    result = run_tool("parallelism", {
+        "workload": "train", "model": "llama-3-70b", "gpu": "h100", "gpus": 8192,
+        "seq_len": 4096, "global_batch": 8192, "zero_stages": [3], "micro_batches": [1],
+        "recompute": ["full"], "top_k": 1000})
+    flat = [p for p in result["plans"] if (p["tp"], p["pp"]) == (1, 1)]
+    groups = {p["shard_group"]: p for p in flat}
+    assert set(groups) == {None, 16}
+    assert groups[16]["dp_comm_s"] == 0 < groups[None]["dp_comm_s"]
+    assert groups[16]["per_gpu_gb"] <= 85.52 < 16 * 70.55e9 / 8 / 1e9
