@@ -137,3 +137,11 @@ def test_when_a_node_cannot_hold_the_states_hsdp_takes_the_smallest_group_that_c
     assert set(groups) == {None, 16}
     assert groups[16]["dp_comm_s"] == 0 < groups[None]["dp_comm_s"]
     assert groups[16]["per_gpu_gb"] <= 85.52 < 16 * 70.55e9 / 8 / 1e9
+
+
+def test_a_context_parallel_degree_that_cannot_split_the_sequence_is_said_not_tried():
+    result = run_tool("parallelism", {"workload": "train", "model": "llama-3-8b", "gpu": "h100",
+                                      "gpus": 16, "seq_len": 32768, "context_parallel": [3]})
+    assert {p["cp"] for p in result["plans"]} == {1}
+    assert any(w.startswith("context_parallel 3 not tried: it must divide the 32,768-token")
+               for w in result["warnings"])

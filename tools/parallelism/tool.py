@@ -69,6 +69,11 @@ def run(inp: ParallelismInput) -> ParallelismResult:
 def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
            result: ParallelismResult) -> None:
     seq_len = ctx.job.seq_len
+    unusable = [c for c in inp.context_parallel or [] if seq_len % c or cluster.gpus % c]
+    if unusable:
+        result.warnings.append("context_parallel " + ", ".join(map(str, unusable)) + " not "
+                               f"tried: it must divide the {seq_len:,}-token sequence and the "
+                               f"{cluster.gpus:,} GPUs")
     batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
     found, batch = search_workable(inp, cluster, ctx, batch, seq_len, result.warnings)
     out = found.outcome
