@@ -37,6 +37,7 @@ def test_a_part_too_small_for_a_cell_leaves_the_bar_its_length():
 def test_layout_label_shows_cp_and_ep_only_when_used():
     assert layout_label(PLAN) == "tp8 pp4 dp2"
     assert layout_label({**PLAN, "cp": 16, "ep": 4}) == "tp8 cp16 pp4 dp2 ep4"
+    assert layout_label({**PLAN, "dp": 64, "shard_group": 8}) == "tp8 pp4 dp64/8"
 
 
 def test_serving_plans_have_no_step_chart():

@@ -20,11 +20,13 @@ BEST = 3  # layouts drawn
 
 
 def layout_label(plan: dict[str, Any]) -> str:
-    """A layout in a few characters: 'tp8 pp16 dp64', with cp and ep when used."""
+    """A layout in a few characters: 'tp8 pp16 dp64', with cp, ep and an HSDP shard group
+    ('dp64/8': ZeRO-3 within groups of 8) when used."""
     parts = [f"tp{plan.get('tp', 1)}"]
-    parts += [f"cp{plan['cp']}"] if plan.get("cp", 1) > 1 else []
-    parts += [f"pp{plan.get('pp', 1)}", f"dp{plan.get('dp', 1)}"]
-    parts += [f"ep{plan['ep']}"] if plan.get("ep", 1) > 1 else []
+    parts += [f"cp{plan['cp']}"] if (plan.get("cp") or 1) > 1 else []
+    group = f"/{plan['shard_group']}" if plan.get("shard_group") else ""
+    parts += [f"pp{plan.get('pp', 1)}", f"dp{plan.get('dp', 1)}{group}"]
+    parts += [f"ep{plan['ep']}"] if (plan.get("ep") or 1) > 1 else []
     return " ".join(parts)
 
 
