@@ -296,3 +296,12 @@ def test_a_training_time_on_two_gpu_kinds_is_given_for_each():
     expected = (989 * mfu["h100"]) / (312 * mfu["a100"])
     assert days["a100"] / days["h100"] == pytest.approx(expected, rel=0.02)  # 3-figure rounding
     assert "NVIDIA H100 SXM 80GB" in answer.markdown.split("\n")[0]  # said in the lead too
+
+
+def test_tuning_a_sized_model_with_full_parameters_is_full_fine_tuning():
+    # meta-llama/llama-cookbook#25: "How many A100 GPUs (40GB) required to tune 13B model ( full
+    # parameter )? ... lora is not the best option": neither pre-training nor LoRA.
+    answer = respond("How many A100 GPUs (40GB) required to tune 13B model ( full parameter )? "
+                     "I want to train llama2 for new language, so lora is not the best option")
+    assert answer.intent.slots["workload"] == "full_finetune"
+    assert answer.markdown.startswith("Full fine-tuning Llama 2 13B")
