@@ -375,3 +375,12 @@ def test_a_run_time_beside_other_figures_is_answered():
                      "been running for 10 hours, is it normal? How long do you think this stage "
                      "will take? Thank you!")
     assert answer.clarification is None
+
+
+def test_a_node_without_nvlink_is_not_said_to_have_it():
+    # Consistency, not a corpus question: RTX 4090s talk over PCIe 4.0 x16 (31.5 GB/s each way),
+    # so the layout's sentence names PCIe where an NVLink node would name NVLink.
+    answer = respond("Should I use tensor parallel or pipeline parallel on 2 nodes with 4 RTX "
+                     "4090 each?")
+    assert "where PCIe 4.0 x16 carries its two all-reduces" in answer.markdown
+    assert "| PCIe 4.0 x16 | 31.5 | 63.0 |" in answer.markdown

@@ -40,14 +40,16 @@ def rule_of_thumb(intent: Intent) -> Reply:
     pp = max(1, gpus // tp)
     where = (f"{gpus}× {gpu_name(gpu) if gpu else 'GPU'} ({nodes} node"
              f"{'s' if nodes != 1 else ''} of {per_node})")
+    link = _node_link(intent)
+    fabric = "NVLink" if link is None or link.kind == "nvlink" else link.name
     lead = (f"On {where}, one model replica across all of them splits as **TP {tp} × PP {pp}**: "
-            f"tensor parallelism inside each node, where NVLink carries its two all-reduces per "
-            f"layer, and pipeline stages across nodes, which pass only activations over the "
+            f"tensor parallelism inside each node, where {fabric} carries its two all-reduces "
+            f"per layer, and pipeline stages across nodes, which pass only activations over the "
             f"network.")
     if nodes == 1:
-        lead = (f"On {where}, split one replica with **TP {tp}** inside the node (NVLink carries "
-                f"its all-reduces); pipeline parallelism only pays across nodes, or where the "
-                f"GPUs have no NVLink between them.")
+        lead = (f"On {where}, split one replica with **TP {tp}** inside the node ({fabric} "
+                f"carries its all-reduces); pipeline parallelism only pays across nodes, or where "
+                f"the GPUs have no NVLink between them.")
     lead += (" When one replica fits on fewer GPUs, keep TP as small as holds it and add data "
              "parallelism (replicas) for throughput. Name the model to rank the layouts by "
              "memory and speed.")
@@ -58,7 +60,6 @@ def rule_of_thumb(intent: Intent) -> Reply:
             ["pipeline parallel (PP)", pp, "across nodes: only activations cross the network"],
             ["data parallel (DP)", 1, "more replicas once one fits on fewer GPUs"]]
     tables = [table(["degree", "value", "why"], rows)]
-    link = _node_link(intent)
     if link is not None:
         both = 2 * link.line_rate_per_direction_gb_s
         tables.append(table(["link inside the node (per GPU)", "GB/s per direction",
