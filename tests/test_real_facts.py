@@ -384,3 +384,17 @@ def test_a_node_without_nvlink_is_not_said_to_have_it():
                      "4090 each?")
     assert "where PCIe 4.0 x16 carries its two all-reduces" in answer.markdown
     assert "| PCIe 4.0 x16 | 31.5 | 63.0 |" in answer.markdown
+
+
+def test_an_offload_oom_states_the_host_ram_the_states_need():
+    # https://github.com/hiyouga/LlamaFactory/issues/6755: full fine-tune of Qwen2.5-32B with
+    # ZeRO-3 offload on one GPU, 744 GB of CPU memory, killed by the OOM killer. By hand with
+    # the catalog's 32.5e9 parameters: FP32 master + Adam m, v = 12 B and FP16 gradients 2 B:
+    # 14 x 32.5e9 = 455 GB; DeepSpeed's estimator 16 B x 32.5e9 = 520 GB, x 1.5 = 780 GB,
+    # more than the 744 GB given.
+    answer = respond("一张H100显卡，96G显存，全参数微调Qwen-2.5-instruct 32B，"
+                     "使用了zero-3-offload, batch_size为1，744G CPU memory\nexitcode -9\n"
+                     "查看dmesg发现OOM\n请问为什么会炸memory呀？理论上应该是够的")
+    assert "**455 GB of host RAM per node** against the 744 GB given" in answer.markdown
+    assert "DeepSpeed's estimator asks for 780 GB (520 GB before its 1.5× buffer), more than " \
+        "the RAM given" in answer.markdown

@@ -15,13 +15,14 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
-from clusterplan.assistant.parsing.jobs import model_name
+from clusterplan.assistant.parsing.jobs import memory_payload, model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
+from clusterplan.tools.memory.offload import DEEPSPEED_BUFFER
 
 DEFAULT_GPU = "h100-sxm"
 # The verdict bands are this tool's own convention, stated in every answer that uses them.
@@ -701,6 +702,9 @@ def _unmeasured(ctx: Context) -> Reply:
                     f"which weights {num(result['breakdown_gb']['weights'])} GB. " + lead)
         except Exception:  # a refused input leaves the causes alone
             pass
+    offload = _offload_need(ctx)
+    if offload:
+        lead = offload + " " + lead
     if not causes:
         lead = lead.replace("Likely causes for what it describes, ranked:",
                             "Nothing in it names a setting the calculators can relate to, so no "
@@ -709,6 +713,32 @@ def _unmeasured(ctx: Context) -> Reply:
                     [[i + 1, c, k] for i, (c, k) in enumerate(causes)])] if causes else []
     return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions,
                  citations=[note_ref(k) for _, k in causes])
+
+
+def _offload_need(ctx: Context) -> str:
+    """Training with ZeRO offload and the host's RAM given: what the offloaded states need per
+    node, by this tool and by DeepSpeed's estimator (whose 18 bytes per parameter with
+    parameters offloaded include a 1.5× buffer)."""
+    if not (ctx.has_model() and "offload" in ctx.intent.slots
+            and "host_ram_gb" in ctx.intent.slots):
+        return ""
+    try:
+        result = ctx.calls.run("memory", memory_payload(ctx.intent),
+                               "host RAM the offloaded states need")
+    except Exception:  # a refused input: the causes alone
+        return ""
+    off = result.get("offload") or {}
+    if "host_ram_per_node_gb" not in off:
+        return ""
+    text = (f"Offloaded, the states need about **{num(off['host_ram_per_node_gb'])} GB of host "
+            f"RAM per node** against the {num(off['host_ram_gb'])} GB given")
+    estimate = off.get("deepspeed_estimate_per_node_gb")
+    if estimate:
+        over = ", more than the RAM given" if estimate > off["host_ram_gb"] else ""
+        text += (f"; DeepSpeed's estimator asks for {num(estimate)} GB "
+                 f"({num(estimate / DEEPSPEED_BUFFER)} GB before its {DEEPSPEED_BUFFER:g}× "
+                 f"buffer){over}")
+    return text + "; loading the checkpoint and pinned buffers come on top."
 
 
 # --- one tensor-parallel degree against another -----------------------------------------------
