@@ -305,3 +305,17 @@ def test_tuning_a_sized_model_with_full_parameters_is_full_fine_tuning():
                      "I want to train llama2 for new language, so lora is not the best option")
     assert answer.intent.slots["workload"] == "full_finetune"
     assert answer.markdown.startswith("Full fine-tuning Llama 2 13B")
+
+
+def test_thousands_of_tokens_are_a_context_not_a_training_budget():
+    # huggingface/blog#2345: "KV cache size for FP16 ... of the 70B ... at 128k tokens". 128k is
+    # one sequence's length (128 x 1,024 = 131,072 tokens); the answer is the cache's size, a
+    # memory question, not a training run of 128,000 tokens.
+    answer = respond("Please tell me about the calculation of inference memory requirements. "
+                     "KV cache size for FP16 of a 70B at 128k tokens?")
+    assert answer.intent.kind == "memory"
+    assert answer.intent.slots["context_len"] == 131072 and "tokens" not in answer.intent.slots
+    per_token = answer.data["memory"]["kv_cache_bytes_per_token"]
+    # the KV term is bytes per token x 131,072 tokens x 1 sequence, in GB (1e9 B)
+    assert answer.data["memory"]["breakdown_gb"]["kv_cache"] == pytest.approx(
+        per_token * 131072 / 1e9, rel=0.002)
