@@ -147,9 +147,10 @@ def test_qlora_fine_tunes_65b_on_one_48_gb_gpu():
 def test_qlora_defaults_to_gradient_checkpointing_and_says_so():
     result = memory(model="llama-3-70b", workload="qlora")
     assert any(a.startswith("recompute: full") for a in result["assumptions"])
-    # 2·s·b·h per layer: 2 x 4096 x 8192 x 80 layers = 5.37 GB, plus one layer rebuilt,
-    # s·b·h·(10 + 24) with FlashAttention = 34 x 4096 x 8192 = 1.14 GB.
-    expected = (2 * 4096 * 8192 * 80 + 34 * 4096 * 8192) / 1e9
+    # 2·s·b·h per layer: 2 x 4096 x 8192 x 80 layers = 5.37 GB, plus one layer rebuilt with
+    # FlashAttention, s·b·h·(10 + 8 + 6·f/h) for Llama's gated MLP (f = 28672 = 3.5h, so
+    # 6·f/h = 21): 39 x 4096 x 8192 = 1.31 GB.
+    expected = (2 * 4096 * 8192 * 80 + 39 * 4096 * 8192) / 1e9
     assert result["breakdown_gb"]["activations"] == pytest.approx(expected, abs=0.002)
 
 
@@ -180,6 +181,38 @@ def test_activation_variants_by_hand(settings, per_layer):
                     **settings)
     assert result["breakdown_gb"]["activations"] == pytest.approx(per_layer * LAYERS / 1e9,
                                                                    abs=0.002)
+
+
+# Llama 2 7B (its config.json): h = 4096, f = 11008, a = 32, 32 layers; s = 4096, b = 1.
+# Its MLP is gated (SwiGLU: gate, up, down), so the MLP keeps 2·s·b·h (input) + s·b·h (dropout
+# mask) unsplit and 6·s·b·f split: 6 x 11008/4096 = 16.125 in units of s·b·h, against GPT's
+# 16 for a 4h GELU MLP. Per layer: unsplit 10, split 8 + 16.125 = 24.125; 5·a·s/h = 160.
+L2_SBH, L2_LAYERS = 4096 * 4096, 32
+
+
+@pytest.mark.parametrize(("settings", "per_layer"), [
+    ({"tp": 1, "flash_attention": False}, L2_SBH * (10 + 24.125 + 160)),
+    ({"tp": 4, "flash_attention": True}, L2_SBH * (10 + 24.125 / 4)),
+    ({"tp": 4, "flash_attention": False, "sequence_parallel": True},
+     L2_SBH * (34.125 / 4 + 160 / 4)),
+    ({"tp": 4, "recompute": "selective", "sequence_parallel": True}, L2_SBH * 34.125 / 4),
+])
+def test_swiglu_activations_of_llama_2_7b_by_hand(settings, per_layer):
+    result = memory(model="llama-2-7b", workload="pretrain", seq_len=4096, micro_batch=1,
+                    **settings)
+    assert result["breakdown_gb"]["activations"] == pytest.approx(
+        per_layer * L2_LAYERS / 1e9, abs=0.002)  # the tool rounds GB to 3 places
+
+
+def test_swiglu_width_shows_in_the_activation_step():
+    # Qwen2.5 7B's MLP is 18944 wide on h = 3584: 6 x 18944/3584 = 31.71 per s·b·h, so
+    # one layer keeps s·b·h·(10 + (8 + 31.71)/t) with FlashAttention, nearly twice GPT's
+    # 24/t; at tp = 1, s = 4096: 49.71 x 4096 x 3584 x 28 layers = 20.43 GB.
+    result = memory(model="qwen2.5-7b", workload="pretrain", seq_len=4096, micro_batch=1)
+    assert result["breakdown_gb"]["activations"] == pytest.approx(
+        (10 + 8 + 6 * 18944 / 3584) * 4096 * 3584 * 28 / 1e9, abs=0.002)
+    [act] = [s for s in result["steps"] if s["label"] == "activations"]
+    assert "31.71" in act["formula"] and "activation-memory#gated-mlp" in act["notes"]
 
 
 def test_full_recompute_keeps_layer_inputs_plus_one_rebuilt_layer():

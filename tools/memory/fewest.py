@@ -73,7 +73,8 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
     shape = job.shape
     acts_of = activations.inference_bytes_by_tp(
         -(-job.batch // ep) * job.context_len, shape.hidden, shape.heads,
-        derived(shape, tp_degrees, groups[0][0]), job.flash, job.activation_scale)
+        derived(shape, tp_degrees, groups[0][0]), job.flash, job.activation_scale,
+        activations.mlp_units(shape))
     for node, order, rooms, _ in groups:
         at, count = 0, len(order)
         room = rooms[0]

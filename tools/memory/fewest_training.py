@@ -107,7 +107,7 @@ def _layer_bytes(job: Job, per_tp: dict[int, tuple[float, float]], tp: int) -> t
     s = job.shape
     pair = per_tp[tp] = activations.layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads,
                                                 tp, job.sequence_parallel, job.recompute,
-                                                job.flash)
+                                                job.flash, activations.mlp_units(s))
     return pair
 
 

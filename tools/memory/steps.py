@@ -118,13 +118,14 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
 
 def activation_step(job: Job, layout: Layout, value: float) -> Step:
     s = job.shape
+    mlp = activations.mlp_units(s)
     if job.training:
         inputs = {"s": q(job.seq_len, "tokens"), "b": q(job.micro_batch), "h": q(s.hidden),
                   "a": q(s.heads), "t": q(layout.tp), "layers_per_stage": q(
                       -(-s.layers // layout.pp)), "microbatches_in_flight": q(
                       job.in_flight or layout.pp)}
         formula = (activations.per_layer_formula(job.sequence_parallel, job.recompute,
-                                                 job.flash)
+                                                 job.flash, activations.mlp_units(s))
                    + " per layer × layers_per_stage × microbatches_in_flight"
                    + (" + one layer rebuilt during backward" if job.recompute == "full" else ""))
         notes = ["activation-memory#per-layer", f"activation-memory#{_variant(job)}",
@@ -135,8 +136,13 @@ def activation_step(job: Job, layout: Layout, value: float) -> Step:
         inputs = {"prefill_tokens": q(min(job.batch * job.context_len,
                                           activations.PREFILL_TOKENS)), "h": q(s.hidden),
                   "t": q(layout.tp)}
-        formula = "one layer's activations over one prefill chunk (s·b·h·(10 + 24/t))"
+        formula = ("one layer's activations over one prefill chunk: "
+                   + activations.per_layer_formula(False, "none", job.flash, mlp))
         notes = ["activation-memory#per-layer", "kv-cache#chunked-prefill"]
+    if mlp != activations.GPT_MLP:  # the MLP's split part from its own width and kind
+        gated = activations.gated_mlp(s)
+        inputs |= {"f": q(s.ffn_hidden), "mlp": q("gated (3 matrices)" if gated else "plain")}
+        notes.append("activation-memory#gated-mlp")
     if job.flash:
         notes.append("activation-memory#flash-attention")
     return step("activations", formula, inputs, q(gb(value), "GB"), notes)

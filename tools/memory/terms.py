@@ -100,10 +100,11 @@ def activations_at(job: Job, tp: int, pp: int, dp: int) -> float:
     if job.training:
         return activations.training_bytes(
             job.seq_len, job.micro_batch, s.hidden, s.heads, tp, job.sequence_parallel,
-            job.recompute, job.flash, s.layers, pp, job.in_flight or pp, job.activation_scale)
+            job.recompute, job.flash, s.layers, pp, job.in_flight or pp, job.activation_scale,
+            activations.mlp_units(s))
     tokens = -(-job.batch // dp) * job.context_len
     return activations.inference_bytes(tokens, s.hidden, s.heads, tp, job.flash,
-                                       job.activation_scale)
+                                       job.activation_scale, activations.mlp_units(s))
 
 
 def sequences_per_replica(job: Job, layout: Layout) -> int:
