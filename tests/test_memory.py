@@ -148,9 +148,10 @@ def test_qlora_defaults_to_gradient_checkpointing_and_says_so():
     result = memory(model="llama-3-70b", workload="qlora")
     assert any(a.startswith("recompute: full") for a in result["assumptions"])
     # 2·s·b·h per layer: 2 x 4096 x 8192 x 80 layers = 5.37 GB, plus one layer rebuilt with
-    # FlashAttention, s·b·h·(10 + 8 + 6·f/h) for Llama's gated MLP (f = 28672 = 3.5h, so
-    # 6·f/h = 21): 39 x 4096 x 8192 = 1.31 GB.
-    expected = (2 * 4096 * 8192 * 80 + 39 * 4096 * 8192) / 1e9
+    # FlashAttention, s·b·h·(10 + 4·(a + kv)·d/h + 6·f/h): grouped-query attention with a = 64,
+    # kv = 8, d = 128 gives 4 x 72 x 128/8192 = 4.5, Llama's gated MLP (f = 28672 = 3.5h)
+    # 6 x 3.5 = 21: 35.5 x 4096 x 8192 = 1.19 GB.
+    expected = (2 * 4096 * 8192 * 80 + 35.5 * 4096 * 8192) / 1e9
     assert result["breakdown_gb"]["activations"] == pytest.approx(expected, abs=0.002)
 
 
@@ -205,14 +206,16 @@ def test_swiglu_activations_of_llama_2_7b_by_hand(settings, per_layer):
 
 
 def test_swiglu_width_shows_in_the_activation_step():
-    # Qwen2.5 7B's MLP is 18944 wide on h = 3584: 6 x 18944/3584 = 31.71 per s·b·h, so
-    # one layer keeps s·b·h·(10 + (8 + 31.71)/t) with FlashAttention, nearly twice GPT's
-    # 24/t; at tp = 1, s = 4096: 49.71 x 4096 x 3584 x 28 layers = 20.43 GB.
+    # Qwen2.5 7B's MLP is 18944 wide on h = 3584: 6 x 18944/3584 = 31.714 per s·b·h; its
+    # attention has a = 28 query and kv = 4 key/value heads of d = 128: 4 x 32 x 128/3584 =
+    # 4.571 (GPT's 8 with a = kv). One layer keeps s·b·h·(10 + 36.29/t) with FlashAttention,
+    # 1.5 times GPT's 24/t; at tp = 1, s = 4096: 46.286 x 4096 x 3584 x 28 layers = 19.03 GB.
     result = memory(model="qwen2.5-7b", workload="pretrain", seq_len=4096, micro_batch=1)
+    split = 4 * 32 * 128 / 3584 + 6 * 18944 / 3584
     assert result["breakdown_gb"]["activations"] == pytest.approx(
-        (10 + 8 + 6 * 18944 / 3584) * 4096 * 3584 * 28 / 1e9, abs=0.002)
+        (10 + split) * 4096 * 3584 * 28 / 1e9, abs=0.002)
     [act] = [s for s in result["steps"] if s["label"] == "activations"]
-    assert "31.71" in act["formula"] and "activation-memory#gated-mlp" in act["notes"]
+    assert "36.29" in act["formula"] and "activation-memory#gated-mlp" in act["notes"]
 
 
 def test_full_recompute_keeps_layer_inputs_plus_one_rebuilt_layer():
@@ -231,6 +234,21 @@ def test_pipeline_first_stage_holds_pp_micro_batches():
     one = memory(model="gpt-3-175b", workload="pretrain", tp=8, pp=4, microbatches_in_flight=1)
     assert full["breakdown_gb"]["activations"] == pytest.approx(per_layer * 96 / 1e9, abs=0.002)
     assert one["breakdown_gb"]["activations"] == pytest.approx(per_layer * 24 / 1e9, abs=0.002)
+
+
+def test_first_pipeline_stage_holds_the_input_embedding():
+    # GPT-3 175B (tied embedding, vocabulary 50,257 x hidden 12,288 = 617,558,016 parameters)
+    # at tp 8, pp 8, dp 1: the first stage holds 12 of the 96 layers and the embedding whole,
+    # (175e9 - 617,558,016) x 12/96 + 617,558,016 parameters, split over 8 GPUs by tp:
+    # 2,734,375,000 + 67,545,408 = 2,801,920,408 a GPU, x 16 bytes (2 weights + 2 gradients +
+    # 12 AdamW with master weights) = 44.831 GB; an even 1/64 gave 43.750 GB, 1.08 GB less.
+    # At pp 1 there is nothing to move: 175e9/8 x 16 = 350 GB.
+    staged = memory(model="gpt-3-175b", workload="pretrain", precision="bf16", optimizer="adamw",
+                    tp=8, pp=8, dp=1)
+    assert staged["model_states_gb"] == pytest.approx(2_801_920_408 * 16 / 1e9, abs=0.001)
+    whole = memory(model="gpt-3-175b", workload="pretrain", precision="bf16", optimizer="adamw",
+                   tp=8, pp=1, dp=1)
+    assert whole["model_states_gb"] == pytest.approx(175e9 / 8 * 16 / 1e9, abs=0.001)
 
 
 # --- fit, fewest GPUs, defaults, citations --------------------------------------------------
