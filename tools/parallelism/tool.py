@@ -11,6 +11,12 @@ import math
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.parallelism.batch import global_batch, search_workable
+from clusterplan.tools.parallelism.calibration import (
+    calibrate,
+    calibration_assumption,
+    calibration_step,
+    measured,
+)
 from clusterplan.tools.parallelism.cluster import (
     Cluster,
     JobContext,
@@ -37,6 +43,7 @@ from clusterplan.tools.parallelism.steps import (
 )
 from clusterplan.tools.parallelism.training_plans import (
     fits_for,
+    run_search,
     smallest_cluster,
     to_plan,
 )
@@ -71,6 +78,12 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     seq_len = ctx.job.seq_len
     batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
     found, batch = search_workable(inp, cluster, ctx, batch, seq_len, result.warnings)
+    if measured(inp):  # the user's measurement rescales the compute, then the search reruns
+        cluster, calibration = calibrate(inp, cluster, ctx, batch, seq_len,
+                                         found.ranked[0] if found.ranked else None)
+        found = run_search(inp, cluster, ctx, batch, seq_len)
+        result.assumptions.append(calibration_assumption(calibration))
+        result.steps.append(calibration_step(calibration))
     out = found.outcome
     result.global_batch, result.seq_len, result.tokens = batch, seq_len, inp.tokens
     result.rejected, result.rejected_examples = out.rejected.counts, out.rejected.examples

@@ -82,9 +82,10 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
 
     def efficiency(x: Layout) -> float:
         if cluster.efficiency_given:
-            return cluster.efficiency
-        return layer_efficiency(x.micro_batch * seq_len, s.hidden, attn_dim, kv_dim,
-                                s.ffn_hidden, x.tp, cluster.ridge_flop_per_byte, operand_bytes)
+            return cluster.efficiency * cluster.efficiency_scale
+        return layer_efficiency(x.micro_batch * seq_len, s.hidden, attn_dim, kv_dim, s.ffn_hidden,
+                                x.tp, cluster.ridge_flop_per_byte, operand_bytes) \
+            * cluster.efficiency_scale
 
     def score(x: Layout, gb: float) -> StepTime:
         shape = StepShape(
