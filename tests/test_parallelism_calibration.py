@@ -74,3 +74,22 @@ def test_both_measurements_at_once_are_refused():
                   '{"model": "llama-3-8b", "gpu": "h100-sxm", "gpus": 64, '
                   '"measured_tflops_per_gpu": 150, "measured_step_s": 4.2}')
     assert out.exit_code != 0 and "not both" in out.output
+
+
+def test_the_largest_micro_batch_that_fits_at_the_best_layout():
+    # Llama 3 8B (config.json: h = 4096, 32 layers, a = 32, kv = 8, d = 128, f = 14336) at
+    # tp 1, pp 1, dp 64, ZeRO-3, no recompute, FlashAttention, s = 4,096. One sequence keeps
+    # s·h·(10 + 4·(32 + 8)·128/4096 + 6·14336/4096) = 4096 x 4096 x (10 + 5 + 21) bytes a
+    # layer, x 32 layers = 19.327 GB; model states 8.03e9 x 16 bytes / 64 = 2.008 GB. With
+    # the 0.5 GB CUDA context and 5% fragmentation, b sequences take
+    # (19.327·b + 2.008) x 1.05 + 0.5 GB: b = 4 is 83.78 GB, b = 5 is 104.1 GB, and an
+    # H100 SXM has 85,520,809,984 bytes (driver) = 85.52 GB. So 4.
+    result = run_tool("parallelism", {**BASE, "zero_stages": [3], "micro_batches": [1]})
+    best = result["plans"][0]
+    assert (best["tp"], best["pp"], best["dp"]) == (1, 1, 64)
+    per_sequence = 4096 * 4096 * 36 * 32 / 1e9
+    for b in (4, 5):
+        need = (per_sequence * b + 8.03e9 * 16 / 64 / 1e9) * 1.05 + 0.5
+        assert (need <= 85.52) == (b == 4)
+    assert result["largest_micro_batch"] == 4
+    assert any(s["label"] == "largest micro-batch that fits" for s in result["steps"])

@@ -26,6 +26,7 @@ from clusterplan.tools.parallelism.cluster import (
 )
 from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.layout_search import NO_FIT
+from clusterplan.tools.parallelism.micro_batch import largest_micro_batch, micro_batch_step
 from clusterplan.tools.parallelism.result import ParallelismResult, SmallestCluster
 from clusterplan.tools.parallelism.serving import (
     serve,
@@ -111,6 +112,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
                       + f": {best.step_time_s:.3g} s per step, "
                       f"MFU {best.mfu:.0%}")
     result.steps.append(memory_step(found.ranked[0], ctx))
+    top = found.ranked[0].layout
+    result.largest_micro_batch = largest_micro_batch(ctx, cluster, top, batch,
+                                                     inp.min_headroom_gb)
+    result.steps.append(micro_batch_step(top, result.largest_micro_batch, batch))
     result.steps += winner_steps(found.ranked[0], cluster, seq_len,
                                  frozen=inp.workload in ("lora", "qlora"))
     result.steps.append(recipe_step)
