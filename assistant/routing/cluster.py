@@ -72,10 +72,13 @@ def layout_sentence(result: dict[str, Any]) -> str:
                 f"{num(best['kv_capacity_tokens'])} tokens of KV cache per replica.")
     chunks = best.get("virtual_stages", 1)
     schedule = f", interleaved pipeline of {chunks} chunks per GPU" if chunks > 1 else ""
+    largest = result.get("largest_micro_batch")
+    room = (f"; micro-batches up to {largest} fit at this layout"
+            if largest and largest > best["micro_batch"] else "")
     return (f"Best layout on {where}: **TP {best['tp']} × PP {best['pp']} × DP {best['dp']}**"
             f" (ZeRO-{best['zero_stage']}, micro-batch {best['micro_batch']}, recompute "
             f"{best['recompute']}{schedule}): step {num(best['step_time_s'])} s, MFU "
-            f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU.")
+            f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU{room}.")
 
 
 def plan_tables(result: dict[str, Any]) -> list[str]:

@@ -30,7 +30,8 @@ INFERENCE_ONLY = ("context_len", "concurrency", "target_tokens_per_s", "target_l
                   "kv_precision")
 TRAINING_ONLY = ("seq_len", "global_batch", "global_batch_tokens", "optimizer", "zero_stages",
                  "recompute", "micro_batches", "sequence_parallel", "tokens", "dp_overlap",
-                 "measured_tflops_per_gpu", "measured_step_s", "measured_layout")
+                 "measured_tflops_per_gpu", "measured_step_s", "measured_layout",
+                 "efficiency_scale")
 
 
 def token_budget(value: float | str | None) -> float | None:
@@ -118,6 +119,9 @@ class ParallelismInput(CheckedInput):
     measured_step_s: float | None = Field(
         default=None, gt=0, le=1e7, description="seconds per optimizer step you measured at "
         "measured_layout (and this batch); the compute efficiency is scaled to match it")
+    efficiency_scale: float | None = Field(
+        default=None, gt=0, le=1000, description="a factor on every layout's compute "
+        "efficiency, as an earlier calibration found it (the result's efficiency_scale)")
     measured_layout: MeasuredLayout | None = Field(
         default=None, description="the layout measured: tp, pp, micro_batch, zero_stage, "
         "recompute; what is left out is the best layout's")

@@ -6,6 +6,7 @@ Contract: `ParallelismInput`, `ParallelismResult`, `run`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from clusterplan.tools.citing import cite
@@ -78,6 +79,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
            result: ParallelismResult) -> None:
     seq_len = ctx.job.seq_len
     batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
+    if inp.efficiency_scale and not measured(inp):  # an earlier calibration's factor, carried
+        cluster = dataclasses.replace(cluster, efficiency_scale=inp.efficiency_scale)
+        result.assumptions.append(f"calibration: every layout's matmul efficiency x "
+                                  f"{inp.efficiency_scale:.3g}, from an earlier measurement")
     found, batch = search_workable(inp, cluster, ctx, batch, seq_len, result.warnings)
     if measured(inp):  # the user's measurement rescales the compute, then the search reruns
         cluster, calibration = calibrate(inp, cluster, ctx, batch, seq_len,
@@ -85,6 +90,7 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         found = run_search(inp, cluster, ctx, batch, seq_len)
         result.assumptions.append(calibration_assumption(calibration))
         result.steps.append(calibration_step(calibration))
+    result.efficiency_scale = cluster.efficiency_scale
     out = found.outcome
     result.global_batch, result.seq_len, result.tokens = batch, seq_len, inp.tokens
     result.rejected, result.rejected_examples = out.rejected.counts, out.rejected.examples
