@@ -6,6 +6,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
+from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, rule_of_thumb
@@ -39,6 +40,7 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
             payload["micro_batches"] = [intent.slots["micro_batch"]]
         if "zero_stage" in intent.slots:
             payload["zero_stages"] = [intent.slots["zero_stage"]]
+        payload |= calibration.payload_fields(intent, payload["gpu"])
     return payload
 
 
