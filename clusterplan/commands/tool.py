@@ -108,7 +108,7 @@ def _write_layouts(path: Path, inp: object, result: object) -> int:
     from clusterplan.commands.common import emit
     from clusterplan.tools.parallelism.all_layouts import COLUMNS, every_layout
 
-    rows = every_layout(inp, result)  # type: ignore[arg-type]
+    rows = every_layout(inp, result)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
