@@ -43,12 +43,14 @@ def gated_mlp(shape: ModelShape) -> bool:
     """Whether the MLP has three matrices, told by the parameter count: the layers' share of
     the parameters over L·h·f is about 3 for a gated MLP and 2 for a plain one (the embedding
     counted once, attention as q, k, v, o). Mixtures of experts are gated."""
-    if shape.is_moe:
-        return True
-    h = shape.hidden
-    attention = 2 * h * shape.head_dim * (shape.heads + shape.kv_heads)
-    mlp = shape.params - shape.vocab * h - shape.layers * attention
-    return mlp / (shape.layers * h * shape.ffn_hidden) > GATED_ABOVE
+    found = shape.derived.get("gated mlp")
+    if found is None:
+        h = shape.hidden
+        attention = 2 * h * shape.head_dim * (shape.heads + shape.kv_heads)
+        mlp = shape.params - shape.vocab * h - shape.layers * attention
+        found = shape.derived["gated mlp"] = shape.is_moe or \
+            mlp / (shape.layers * h * shape.ffn_hidden) > GATED_ABOVE
+    return bool(found)
 
 
 def layer_bytes(s: int, b: int, h: int, a: int, t: int, sequence_parallel: bool,
