@@ -56,3 +56,10 @@ def test_measured_tflops_carry_to_later_questions_on_that_gpu_only(memory_store)
     assistant.reset()
     again = assistant.ask("how long to train llama 3 8b on 1T tokens on 64 A100")
     assert _search(again)["efficiency_scale"] == 1.0
+
+
+def test_a_figure_above_the_gpus_peak_is_not_kept(memory_store):
+    # A100 SXM: 312 dense BF16 TFLOP/s (datasheet), no FP8; 2,000 cannot have been measured.
+    assistant = Assistant(memory_store)
+    assistant.ask("we measure 2000 TFLOP/s per A100")
+    assert assistant.calibration is None

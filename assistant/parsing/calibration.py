@@ -16,6 +16,7 @@ from typing import Any
 from clusterplan.assistant.answer import Answer, Intent
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import NUM, find
+from clusterplan.db.active import catalog
 
 MEASURED = ("measured_tflops_per_gpu", "measured_step_s")
 # Kinds whose route runs the parallelism search, where a calibration changes the figures.
@@ -100,7 +101,7 @@ def payload_fields(intent: Intent, gpu: str | None) -> dict[str, Any]:
 def learnt(answer: Answer) -> dict[str, Any] | None:
     """What the session keeps of an answer's stated measurement, or None."""
     intent = answer.intent
-    if intent is None or not any(k in intent.slots for k in MEASURED):
+    if intent is None or answer.error or not any(k in intent.slots for k in MEASURED):
         return None
     for key, data in answer.data.items():
         if key.startswith("parallelism") and isinstance(data, dict) \
@@ -111,7 +112,9 @@ def learnt(answer: Answer) -> dict[str, Any] | None:
                             f"{data['gpus']}× {data['gpu']} ({_what(intent.slots)})"}
     gpu = intent.slots.get("gpu", intent.assumed.get("gpu"))
     tflops = intent.slots.get("measured_tflops_per_gpu")
-    if gpu and tflops:
+    row = catalog().gpus.rows.get(gpu) if gpu else None
+    peak = max((row.bf16_tflops or 0.0, row.fp8_tflops or 0.0)) if row else 0.0
+    if gpu and tflops and tflops <= peak:  # above every dense peak it is not a measurement
         return {"gpu": gpu, "measured_tflops_per_gpu": tflops,
                 "said": f"your measured {tflops:g} TFLOP/s per GPU on {gpu}"}
     return None
