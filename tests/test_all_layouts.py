@@ -19,10 +19,16 @@ def test_every_evaluated_layout_is_a_row_with_its_reason_or_its_step_parts(tmp_p
     assert out.exit_code == 0, out.output
     result = json.loads(out.stdout)
     rows = list(csv.DictReader(path.open()))
-    assert len(rows) == result["evaluated"]
-    # The rows count each reason exactly as the answer's own tally does.
-    reasons = Counter(r["rejected_because"] for r in rows if r["status"] == "rejected")
+    # A row stands for `layouts` layouts (a shape a structural rule rejects for every ZeRO
+    # stage, micro-batch and recompute mode at once); together they are every one evaluated,
+    # each reason counted exactly as the answer's own tally counts it.
+    assert sum(int(r["layouts"]) for r in rows) == result["evaluated"]
+    reasons: Counter[str] = Counter()
+    for r in rows:
+        if r["status"] == "rejected":
+            reasons[r["rejected_because"]] += int(r["layouts"])
     assert dict(reasons) == result["rejected"]
+    assert all(r["layouts"] == "1" for r in rows if r["status"] == "accepted")
     # tp 16 crosses an 8-GPU node; the rule names it, and such a row has no step time.
     crossing = [r for r in rows if r["tp"] == "16"]
     assert crossing and all("node boundary" in r["rejected_because"] and r["step_time_s"] == ""

@@ -67,8 +67,10 @@ def _run_command(name: str) -> click.Command:
             store(ctx)
             result = registry.invoke(name, payload)
             if all_layouts is not None:
-                count = _write_layouts(all_layouts, registry.validate(name, payload), result)
-                click.echo(f"wrote {count:,} layouts to {all_layouts}", err=True)
+                rows, count = _write_layouts(all_layouts, registry.validate(name, payload),
+                                             result)
+                click.echo(f"wrote {rows:,} rows ({count:,} layouts) to {all_layouts}",
+                           err=True)
         except ToolError as exc:
             raise UsageFailure(str(exc)) from None
         echo_json(result)
@@ -99,8 +101,9 @@ def _read_input(text: str) -> str:
         raise UsageFailure(f"the input file {path} is not UTF-8 text (byte {exc.start})") from None
 
 
-def _write_layouts(path: Path, inp: object, result: object) -> int:
-    """Every evaluated layout as CSV (tools/parallelism/all_layouts); the row count."""
+def _write_layouts(path: Path, inp: object, result: object) -> tuple[int, int]:
+    """Every evaluated layout as CSV (tools/parallelism/all_layouts); the rows written and the
+    layouts they stand for."""
     # lazy: loaded when this option is used, so `--help` and the others start fast
     import csv
     import io
@@ -114,4 +117,4 @@ def _write_layouts(path: Path, inp: object, result: object) -> int:
     writer.writeheader()
     writer.writerows(rows)
     emit(out.getvalue(), path)
-    return len(rows)
+    return len(rows), sum(row["layouts"] for row in rows)

@@ -75,17 +75,20 @@ def measured_layout(inp: ParallelismInput, cluster: Cluster, batch: int,
     base = best.layout if best else Layout(1, 1, cluster.gpus, 1, 0, 1, batch, "none")
     pick = {k: v for k, v in (given.model_dump() if given else {}).items() if v is not None}
     tp, pp = pick.get("tp", base.tp), pick.get("pp", base.pp)
-    mb = pick.get("micro_batch", base.micro_batch)
-    if cluster.gpus % (tp * pp):
+    mb, cp = pick.get("micro_batch", base.micro_batch), base.cp
+    if cluster.gpus % (tp * pp * cp):
         raise ToolError(f"measured_layout: tp·pp = {tp * pp} does not divide the "
-                        f"{cluster.gpus} GPUs")
-    dp = cluster.gpus // (tp * pp)
+                        f"{cluster.gpus} GPUs" + (f" with context parallel {cp}" if cp > 1
+                                                  else ""))
+    dp = cluster.gpus // (tp * pp * cp)
     if batch % (dp * mb):
         raise ToolError(f"measured_layout: the global batch of {batch:,} sequences does not "
                         f"split into dp {dp} x micro-batch {mb}")
-    return Layout(tp, pp, dp, base.ep if dp % base.ep == 0 else 1,
-                  pick.get("zero_stage", base.zero_stage), mb, batch // (dp * mb),
-                  pick.get("recompute", base.recompute))
+    zero = pick.get("zero_stage", base.zero_stage)
+    group = base.shard_group if zero == 3 and base.shard_group and dp % base.shard_group == 0 \
+        else 0
+    return Layout(tp, pp, dp, base.ep if dp % base.ep == 0 else 1, zero, mb, batch // (dp * mb),
+                  pick.get("recompute", base.recompute), cp, group)
 
 
 def calibration_step(c: Calibration) -> Step:

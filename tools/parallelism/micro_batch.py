@@ -17,7 +17,8 @@ def largest_micro_batch(ctx: JobContext, cluster: Cluster, x: Layout, batch: int
     limit = max(1, batch // x.dp)
 
     def fits(mb: int) -> bool:
-        gb = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, mb, x.recompute).total
+        gb = memory_of(ctx.job, x.tp, x.pp, x.zero_ranks, x.ep, x.zero_stage, mb, x.recompute,
+                       cp=x.cp).total
         return gb / 1e9 + headroom_gb <= cluster.gpu.memory_gb
 
     if not fits(1):
