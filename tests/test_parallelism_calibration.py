@@ -46,6 +46,8 @@ def test_a_step_measured_twice_the_model_doubles_the_training_time(model_alone):
     said = next(a for a in result["assumptions"] if a.startswith("calibration:"))
     assert "measured" in said and f"{measured:g} s per step" in said
     assert any(s["label"] == "calibration on your measurement" for s in result["steps"])
+    cited = {(c["id"], c["claim"]) for c in result["citations"]}
+    assert ("mfu-calibration", "user-calibration") in cited
 
 
 def test_measured_tflops_per_gpu_is_what_the_layout_then_achieves(model_alone):

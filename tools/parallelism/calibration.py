@@ -5,7 +5,7 @@ TFLOP/s = model FLOPs of a step / (GPUs · step time)) at a stated layout fixes 
 every layout's matmul efficiency is multiplied by, so that the model gives exactly the
 measured step there. Communication, the bubble and memory are left as the model has them:
 what a measurement cannot tell apart is put on the compute, the term the model knows least
-(mfu-calibration#efficiency-curve). The factor is found by bisection: the step time falls
+(mfu-calibration#user-calibration). The factor is found by bisection: the step time falls
 as the efficiency rises, and the efficiency may not pass the dense peak.
 """
 
@@ -99,7 +99,8 @@ def calibration_step(c: Calibration) -> Step:
                 inputs={"measured": q(c.what), "layout": q(_said(c.layout)),
                         "model's step time": q(round(c.predicted_s, 4), "s"),
                         "measured step time": q(round(c.measured_s, 4), "s")},
-                result=q(round(c.scale, 4)), notes=["mfu-calibration#efficiency-curve"])
+                result=q(round(c.scale, 4)), notes=["mfu-calibration#user-calibration",
+                                                     "mfu-calibration#efficiency-curve"])
 
 
 def calibration_assumption(c: Calibration) -> str:
