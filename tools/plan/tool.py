@@ -25,6 +25,7 @@ from clusterplan.tools.plan.search import (
 )
 from clusterplan.tools.plan.serving_search import search_serving
 from clusterplan.tools.plan.shortfall import shortfall
+from clusterplan.tools.pricing.billing import billing_notes
 from clusterplan.tools.pricing.costs import HOURS_NOTE, HOURS_PER_MONTH
 from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.registry import Tool
@@ -51,6 +52,8 @@ class PlanOption(BaseModel):
     cost_usd: float = Field(description="training: the run; serving: a month")
     gpu_peak_tflops: float | None = Field(default=None, description="dense BF16, datasheet")
     training_days: float | None = None
+    billed_hours: float | None = Field(default=None, description="training: the run's hours as "
+                                       "the offer bills them (its increment, or a term)")
     mfu: float | None = None
     tokens_per_s: float | None = None
     replicas: int | None = None
@@ -122,7 +125,7 @@ def _view(o: Option, peaks: dict[str, float | None]) -> PlanOption:
         provider=o.offer.provider, offer=o.offer.label(), offer_kind=o.offer.kind,
         usd_per_gpu_hour=o.offer.effective_usd_per_gpu_hour, billed_gpus=o.billed_gpus,
         hourly_usd=o.hourly_usd, cost_usd=o.cost_usd, gpu_peak_tflops=peaks.get(o.gpu),
-        training_days=o.days, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
+        training_days=o.days, billed_hours=o.billed_hours, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
         gpus_per_replica=o.gpus_per_replica, concurrency_per_replica=o.concurrency_per_replica,
         time_per_output_token_ms=None if o.time_per_output_token_ms is None else
         round(o.time_per_output_token_ms, 4),
@@ -274,10 +277,14 @@ def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str)
                     "MFU": q(rec.mfu)},
             result=q(rec.training_days, "days"),
             notes=[gpu_note, "mfu-calibration"]))
-        steps.append(Step(label="cost of the run", formula="billed GPUs x $/GPU-h x days x 24",
+        steps.append(Step(label="cost of the run",
+                          formula="billed GPUs x $/GPU-h x hours billed (days x 24 rounded up "
+                          "to the offer's billing increment, or its whole term)",
                           inputs={"billed GPUs": q(rec.billed_gpus),
-                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD")},
-                          result=q(rec.cost_usd, "USD"), notes=[offer_note]))
+                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD"),
+                                  "hours billed": q(rec.billed_hours, "h")},
+                          result=q(rec.cost_usd, "USD"),
+                          notes=[offer_note, *billing_notes(rec.provider, rec.offer_kind)]))
     else:
         d = rec.decode_ms or {}
         steps.append(Step(
