@@ -80,3 +80,14 @@ def test_cli_prices_a_short_run_as_billed():
     assert out.exit_code == 0, out.output
     result = json.loads(out.output)
     assert result["billed_hours"] == 1.0 and result["total_usd"] == 320.0
+
+
+def test_the_question_about_a_five_minute_run_is_billed_by_the_provider():
+    out = run_cli("ask", "--markdown", "How much does a 5-minute run on 128 H100s cost on "
+                  "packet.ai?")
+    assert out.exit_code == 0, out.output
+    # 128 x $2.50 x 1 whole hour = $320.00, not 128 x 2.50 x 5 / 60 = $26.67
+    assert "For 5 minutes: $320.00 (billed as 1.00 hours" in out.output.splitlines()[0]
+    out = run_cli("ask", "--markdown", "How much does a 5-minute run on 128 H100s cost on AWS?")
+    # per second: 128 x $6.88 x 300 / 3,600 = $73.39
+    assert "For 5 minutes: $73.39." in out.output.splitlines()[0]

@@ -7,6 +7,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.figures import days
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.units import convert, parse
 
@@ -121,7 +122,10 @@ def offers(intent: Intent, calls: Calls) -> Reply:
             + (f" and {pct(slot(intent, 'utilization'))} utilisation"
                if slot(intent, "utilization") else "") + ".")
     if result.get("total_usd") and slot(intent, "hours"):
-        lead += f" For {num(result['period_hours'])} hours: {usd(result['total_usd'])}."
+        asked, billed = result["period_hours"], result.get("billed_hours") or result["period_hours"]
+        lead += f" For {days(asked / 24)}: {usd(result['total_usd'])}" + (
+            f" (billed as {days(billed / 24)}: the provider's billing increment or minimum)"
+            if billed > asked * (1 + 1e-9) else "") + "."
     return Reply(headline=lead, tables=[offers_table(result["offers"])])
 
 
