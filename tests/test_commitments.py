@@ -102,3 +102,24 @@ def test_the_answer_says_a_one_year_term_bills_the_year():
     assert "| gcp | reserved\\_3y |" in out.output
     # the March 2025 reading is stale and the answer says so
     assert "gcp h100-sxm reserved_1y" in out.output.replace("\\_", "_")
+
+
+def test_a100_40gb_for_3_months_and_for_a_year():
+    out = invoke("pricing", {"gpu": "a100-sxm-40gb", "gpus": 64, "months": 3,
+                             "compare_commitments": True, "as_of": "2026-12-03"})
+    c = out.commitments
+    # on demand: a2-highgpu-8g at $29.38708 / 8 = $3.673385, the row's $3.6734 being the
+    # larger stated figure: 64 x 2,190 x 3.6734 = $514,863.74 (note gcp-committed-use-2025-03)
+    assert c.on_demand.total_usd == pytest.approx(64 * 2190 * 3.6734, abs=0.01)
+    # p4d.24xlarge Capacity Block at $14.75 / 8 = $1.844 (aws-capacity-blocks-2024#p4d-a100),
+    # 14 whole weeks = 2,352 h: 64 x 2,352 x 1.844 = $277,573.63
+    assert c.committed.offer.product == "p4d.24xlarge Capacity Block"
+    assert c.committed.total_usd == pytest.approx(277_573.63, abs=0.01)
+    a_year = invoke("pricing", {"gpu": "a100-sxm-40gb", "gpus": 64, "months": 12,
+                                "compare_commitments": True, "as_of": "2026-12-03"}).commitments
+    # 8,760 h is past a Capacity Block's 182 days, so the 1-year term at $18.5137 / 8 =
+    # $2.3142125 (kept to 6 decimals: $2.314213) wins: 64 x 8,760 x 2.314213 = $1,297,440.38
+    assert a_year.ruled_out["period longer than the longest term sold"] >= 1
+    assert a_year.committed.offer.kind == "reserved_1y"
+    assert a_year.committed.total_usd == pytest.approx(64 * 8760 * 2.314213, abs=0.01)
+    assert a_year.committed.total_usd == pytest.approx(1_297_440.38, abs=0.01)
