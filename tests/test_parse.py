@@ -128,10 +128,32 @@ def test_chinese_intent_words(read, text, kind):
 
 
 @pytest.mark.parametrize("text, params_b", [
-    ("未量化的14b最低要什么显卡", 14), ("qwen72B-int4可行吗", 72), ("qwen14b 的显存", 14),
+    ("未量化的14b最低要什么显卡", 14), ("一个72B的模型要多少显存", 72),
 ])
 def test_sizes_beside_chinese_or_a_family_name(read, text, params_b):
     assert read(text).slots["params_b"] == params_b
+
+
+# "Qwen-72B" and "qwen14b" are the names of the first-generation Qwen models themselves
+# (note model-qwen-1), read as those, never as Qwen1.5 of the same size. From real threads:
+# github.com/chatchat-space/Langchain-Chatchat/issues/3613, hiyouga/LLaMA-Factory/issues/4711,
+# QwenLM/Qwen/issues/1297.
+@pytest.mark.parametrize("text, model", [
+    ("想用两张3090跑qwen72B-int4可行吗？", "qwen-72b"), ("qwen14b 的显存", "qwen-14b"),
+    ("Qwen-72B合并LoRA权重自动被killed", "qwen-72b"), ("qwen 7B 推理只需要8.2G", "qwen-7b"),
+    ("Qwen1.5-72B-Chat 推理", "qwen1.5-72b"),
+])
+def test_first_generation_qwen_is_read_by_its_own_name(read, text, model):
+    intent = read(text)
+    assert intent.slots["model"] == model and "params_b" not in intent.slots
+
+
+# A typo keeps its numbers: "qwen3:14b" (github.com/ollama/ollama/issues/10529) is a Qwen3 the
+# catalog lacks, not the Qwen-14B one digit away; "qwen1.5-14b" is not Qwen-14B either.
+@pytest.mark.parametrize("text", ["FROM qwen3:14b with num_ctx 16384, how much memory?",
+                                  "qwen1.5-14b模型用一张80g的A100爆显存了"])
+def test_a_model_name_one_version_away_is_not_read_as_it(read, text):
+    assert read(text).slots.get("model") not in {"qwen-14b"}
 
 
 @pytest.mark.parametrize("text, kind", [

@@ -77,6 +77,8 @@ N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
              _I)
+# "96 NVIDIA DGX-A100 (8X40G)", "12 DGX H100": systems, each a node (of 8 GPUs unless said).
+DGX = lazy(rf"{B}{COUNT}\s+(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?(?:\s*\(\s*(\d+){X}{MEM})?", _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
 
 
@@ -99,6 +101,10 @@ def number(text: str) -> int:
 def read_layout(text: str) -> Layout:
     """The GPU count and node layout the (masked) question states."""
     text = text.replace("\\*", "*")  # Markdown-escaped stars: "2\*8\*A100"
+    dgx = DGX.search(text)
+    if dgx and number(dgx[1]) > 0:
+        nodes, per_node = number(dgx[1]), int(dgx[2]) if dgx[2] else None
+        return Layout(nodes * per_node if per_node else None, nodes, per_node)
     for pattern in LAYOUTS:
         m = pattern.search(text)
         if m:
@@ -125,6 +131,12 @@ def read_layout(text: str) -> Layout:
     if each:
         layout.per_node = int(each[1])
     return layout
+
+
+def dgx_nodes(text: str) -> tuple[str, int] | None:
+    """('96 NVIDIA DGX <g0>', 96) when the question counts DGX or HGX systems."""
+    m = DGX.search(text)
+    return (m[0], number(m[1])) if m and number(m[1]) > 0 else None
 
 
 def layout_slots(text: str, slots: dict[str, Any]) -> None:

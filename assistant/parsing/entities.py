@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusterplan.assistant.parsing.counts import layout_slots
+from clusterplan.assistant.parsing.counts import dgx_nodes, layout_slots
+from clusterplan.assistant.parsing.instances import instance_gpu, same_kind
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
@@ -80,7 +81,11 @@ PRICE_KINDS = (
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
 MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
-MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(\d+)\s*g(?:i?b)?(?![a-z])", _I)
+# "A100 (40GB)", "DGX-A100 (8X40G)"; or a memory named as such: "V100 GPU, 16GB GPU memory",
+# "H100显卡，96G显存".
+MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(?:\d+\s*[x×*]\s*)?(\d+)\s*g(?:i?b)?(?![a-z])|"
+                 r"\s*(?:gpus?|cards?|显卡)?\s*[,，]\s*(\d+)\s*g(?:i?b)?\s*"
+                 r"(?:gpu\s+)?(?:memory|vram|显存)", _I)
 VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
@@ -98,6 +103,9 @@ class Entities:
 GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
 
 
+DGX_GLUED = lazy(r"\b([DH]GX)[-_](?=[A-Z]\d)", _I)
+
+
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
     # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
@@ -105,6 +113,7 @@ def extract(text: str, catalog: Catalog) -> Entities:
     spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     # "8A100", "progress=8H100": a count glued to a GPU's name.
     spaced = GLUED_COUNT.sub(r"\1 ", spaced)
+    spaced = DGX_GLUED.sub(r"\1 ", spaced)  # "DGX-A100": the system, then its GPU's name
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
@@ -124,11 +133,11 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = _distinct_gpus(found, catalog)
+    gpus = _by_instance(found, _distinct_gpus(found, catalog))
     if gpus:
         slots["gpu"] = gpus[0]
-        first = by_kind(found.mentions, "gpus")[0]
-        if first.text.endswith("s") and not first.fuzzy:
+        named = by_kind(found.mentions, "gpus")  # none when an instance name gave the GPU
+        if named and named[0].text.endswith("s") and not named[0].fuzzy:
             slots["gpu_plural"] = True  # 'H100s': some number of them, not one
         if len(gpus) > 1:
             slots["gpu_list"] = gpus
@@ -147,6 +156,24 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     providers = by_kind(found.mentions, "providers")
     if providers:
         slots["provider"] = providers[0].id
+
+
+def _by_instance(found: Entities, gpus: list[str]) -> list[str]:
+    """The GPU an instance name carries ('g5.4xlarge': A10G), in place of the same kind named
+    loosely ('1 A10 GPU'), or as the GPU when none is named (note aws-instance-gpus)."""
+    named = instance_gpu(found.masked)
+    if named is None:
+        return gpus
+    said, carried = named
+    if not gpus:
+        found.readings.append(f"read '{said}' as its GPU, {carried} (note aws-instance-gpus)")
+        return [carried]
+    first = gpus[0]
+    if first != carried and same_kind(first, carried, gpu_family(first)):
+        found.readings.append(f"read {first} on '{said}' as {carried}, the GPU that "
+                              "instance carries (note aws-instance-gpus)")
+        return [carried, *gpus[1:]]
+    return gpus
 
 
 def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
@@ -175,7 +202,7 @@ def _memory_said(found: Entities, index: int) -> int | None:
     if at < 0:
         return None
     said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
-    return int(said[1]) if said else None
+    return int(next(g for g in said.groups() if g)) if said else None
 
 
 def _by_memory(found: Entities, gpu_id: str, gb: int | None, catalog: Catalog) -> str:
@@ -334,3 +361,7 @@ def _format(text: str) -> str | None:
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
     layout_slots(found.masked, found.slots)
+    dgx = dgx_nodes(found.masked)
+    if dgx is not None and "gpus_per_node" not in found.slots:
+        found.readings.append(f"read {dgx[1]} DGX/HGX systems as {dgx[1]} nodes; the GPUs "
+                              "per node are assumed (such a system holds 8)")

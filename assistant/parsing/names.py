@@ -65,8 +65,10 @@ class NameIndex:
     def close_model(self, key: str) -> str | None:
         """The model name nearest `key` above the cutoff; difflib is slow, so each run once."""
         if key not in self.close_models:
-            close = difflib.get_close_matches(key, self.models, n=1, cutoff=MODEL_CUTOFF)
-            self.close_models[key] = close[0] if close else None
+            close = difflib.get_close_matches(key, self.models, n=3, cutoff=MODEL_CUTOFF)
+            # a typo keeps the numbers: 'qwen3:14b' is not Qwen-14B, 'qwen1.5-14b' not either
+            same = [c for c in close if re.findall(r"\d+", c) == re.findall(r"\d+", key)]
+            self.close_models[key] = same[0] if same else None
         return self.close_models[key]
 
     def get(self, key: str) -> tuple[str, str] | None:
