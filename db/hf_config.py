@@ -1,8 +1,9 @@
 """A Hugging Face config.json read into a model row: the shape the calculators need.
 
-Covers the config layouts of Llama, Mistral, Mixtral, Qwen (first generation), Qwen2/2.5/3 (dense and MoE), DeepSeek-V2/V3
-and Kimi K2 (MLA: kv_lora_rank + qk_rope_head_dim), Gemma 1/2/3, Phi-3, Falcon (old multi_query
-and new_decoder_architecture), GPT-NeoX, GPT-J, OPT, BLOOM, gpt-oss, Llama 4 and MiniMax-M2.
+Covers the config layouts of Llama, Mistral, Mixtral, Qwen (first generation), Qwen2/2.5/3
+(dense and MoE), DeepSeek-V2/V3 and Kimi K2 (MLA: kv_lora_rank + qk_rope_head_dim), Gemma
+1/2/3, Phi-3, Falcon (old multi_query and new_decoder_architecture), GPT-NeoX, GPT-J, OPT,
+BLOOM, gpt-oss, Llama 4 and MiniMax-M2.
 A config that names no parameter count gets one counted from its shape: embeddings, attention,
 MLP or experts, norms and an untied output head (see note model-config-import).
 """

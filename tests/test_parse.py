@@ -345,3 +345,34 @@ def test_a_stated_training_batch_is_read_and_not_taken_for_the_budget(read, text
     assert slots[slot] == value
     assert slots["tokens"] == 15e12  # the batch's tokens are not the training budget
     assert "batch" not in slots  # nor its sequences concurrent requests
+
+
+# A training script pasted into the question (github.com/PolyU-ChenLab/UniPixel/issues/8): its
+# flags name the method and the sequence length, and its shell variables are not money.
+SCRIPT = ("How many GPUs are required to fine-tune a 7B model? Can two RTX 5090 GPUs suffice?\n"
+          "export CUDA_VISIBLE_DEVICES=0,1\nexport PYTHONPATH=\"./:$PYTHONPATH\"\n"
+          "torchrun --nproc_per_node 8 unipixel/train/train.py --deepspeed scripts/zero2.json "
+          "--lora_enable True --lora_r 64 --max_num_tokens 40960 "
+          "--per_device_train_batch_size 1")
+
+
+def test_a_pasted_training_script_is_read_by_its_flags(read):
+    intent = read(SCRIPT)
+    assert intent.kind == "cluster_size" and "cost" not in intent.slots
+    assert (intent.slots["workload"], intent.slots["seq_len"]) == ("lora", 40960)
+    assert (intent.slots["gpu"], intent.slots["gpus"]) == ("rtx-5090", 2)
+
+
+@pytest.mark.parametrize("text, seq_len", [
+    ("qlora on llama 3 8b with cutoff_len: 4096", 4096),
+    ("full finetune qwen2.5 7b --model_max_length 8192", 8192),
+    ("lora llama 3 8b --max_seq_length 2048", 2048),
+])
+def test_sequence_length_flags_of_training_scripts(read, text, seq_len):
+    assert read(text).slots["seq_len"] == seq_len
+
+
+@pytest.mark.parametrize("text", ["what does 8 H100 cost at $2.5/h for a month",
+                                  "price of 8 H100 at 2.5$ per hour"])
+def test_a_dollar_before_or_after_a_number_is_still_money(read, text):
+    assert read(text).kind == "pricing"

@@ -6,6 +6,8 @@ all of them, these pin one behaviour per class so a regression names itself.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from clusterplan.assistant.respond import respond
@@ -253,3 +255,18 @@ def test_an_engines_own_name_for_the_context_is_read():
                    ).intent.slots["context_len"] == 32768
     assert respond("serve llama 3 8b with --max-model-len 4096 on an A10G, memory?"
                    ).intent.slots["context_len"] == 4096
+
+
+# --- a count asked is answered with the count first --------------------------------------
+
+def test_how_many_blocks_of_a100_leads_with_the_count():
+    # github.com/meta-llama/llama/issues/389: "blocks" is 块 (cards) translated word for word.
+    # Full fine-tuning 70B holds 16 B/param of model states: 70e9 x 16 = 1,120 GB; an
+    # A100-80GB holds 81,920 MiB = 85.9 GB, so the states alone need 1,120 / 85.9 = 13.04, i.e.
+    # at least 14; activations and the CUDA context add a little more per GPU. A reply in the
+    # thread says "roughly 16". The answer leads with that count, not a one-GPU fit.
+    answer = respond("How many blocks of 80g a100 are needed to fine-tune the 70b model")
+    assert answer.intent.kind == "cluster_size"
+    first = answer.markdown.split("\n")[0]
+    count = re.search(r"at least \*\*(\d+)× NVIDIA A100 SXM 80GB\*\*", first)
+    assert "does not fit" not in first and count and 14 <= int(count[1]) <= 16

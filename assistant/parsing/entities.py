@@ -43,7 +43,8 @@ FORMAT_WORDS = (
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
-    (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
+    # "--lora_enable True", "lora_r 64": a script's LoRA flags name the method too
+    (lazy(r"\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I), "lora"),
     (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
                 r"\bsft\b|微调", _I), "full_finetune"),
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
@@ -58,7 +59,7 @@ WORKLOADS = (
 EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?"
                      r"(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
                      _I)
-ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora\b|\badapters?\b|\bpeft\b", _I)
+ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
     (lazy(r"\badam(?:w)?\b", _I), "adamw"),
