@@ -376,3 +376,27 @@ def test_sequence_length_flags_of_training_scripts(read, text, seq_len):
                                   "price of 8 H100 at 2.5$ per hour"])
 def test_a_dollar_before_or_after_a_number_is_still_money(read, text):
     assert read(text).kind == "pricing"
+
+
+# Counts people imply rather than write (addresses beside each):
+@pytest.mark.parametrize("text, gpus", [
+    # github.com/vllm-project/vllm/issues/6938: TP 4 x PP 16 spans 4 x 16 = 64 GPUs (and the
+    # "tp 64" it is compared with, 64 too)
+    ("what is he difference between doing tp 4 + pp 16 vs doing tp 64?", 64),
+    # github.com/vllm-project/vllm/issues/7958: GPU0..GPU3 named, four distinct devices
+    ("tensor parallelism requires [GPU0, GPU2] and [GPU1, GPU3], and pipeline parallelism "
+     "should occur between [GPU0, GPU2] and [GPU1, GPU3] within a single node", 4),
+    # github.com/PolyU-ChenLab/UniPixel/issues/8: two visible devices, 0 and 1
+    ("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun train.py --lora_enable True, how much memory "
+     "for a 7B model?", 2),
+])
+def test_counts_implied_by_a_layout_or_a_device_list(read, text, gpus):
+    assert read(text).slots["gpus"] == gpus
+
+
+def test_a_value_on_the_line_before_a_gpu_label_is_not_a_gpu_count(read):
+    # github.com/ollama/ollama/issues/9753: "RAM : 32GB * 2" then "GPU: ..." on the next line;
+    # the 2 is two RAM sticks, and one (unknown) RTX A5000 is the GPU.
+    intent = read("My computer specifications are like this\nCPU : Intel i9-10920X 3.5GHZ\n"
+                  "RAM : 32GB * 2\nGPU: NVIDIA RTX A5000 24GB\nmodel : llama 3.3 70B-q4_K_M")
+    assert "gpus" not in intent.slots and intent.slots["unknown_gpu"] == "A5000"

@@ -61,7 +61,8 @@ COUNTS = (
     # "4 MI300X", "three A100" (not "three A100 nodes": a node count)
     lazy(rf"{B}{COUNT}\s+{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
-    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I),
+    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:gpus?|accelerators?|cards?|devices?)\b"
+         r"(?!\s*[:：])", _I),  # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label)
     # "a pair of H100s", "dual 4090", "a couple of GPUs"
     lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
     # "with 64 of them" (a follow-up counting the GPUs just named)
@@ -77,6 +78,9 @@ N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
              _I)
+# Devices listed by index: "CUDA_VISIBLE_DEVICES=0,1,2,3", "[GPU0, GPU2] and [GPU1, GPU3]".
+VISIBLE = lazy(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
+GPU_INDEX = lazy(r"\b(?:gpu|cuda)[\s:#]?(\d{1,2})\b", _I)
 # "96 NVIDIA DGX-A100 (8X40G)", "12 DGX H100": systems, each a node (of 8 GPUs unless said).
 DGX = lazy(rf"{B}{COUNT}\s+(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?(?:\s*\(\s*(\d+){X}{MEM})?", _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
@@ -133,6 +137,14 @@ def read_layout(text: str) -> Layout:
     return layout
 
 
+def listed_devices(text: str) -> int | None:
+    """How many GPUs the question lists by index, when it lists more than one."""
+    visible = VISIBLE.search(text)
+    ids = set(re.split(r"\s*,\s*", visible[1])) if visible else \
+        {m for m in GPU_INDEX.findall(text)}
+    return len(ids) if len(ids) > 1 else None
+
+
 def dgx_nodes(text: str) -> tuple[str, int] | None:
     """('96 NVIDIA DGX <g0>', 96) when the question counts DGX or HGX systems."""
     m = DGX.search(text)
@@ -147,6 +159,8 @@ def layout_slots(text: str, slots: dict[str, Any]) -> None:
         # The fewest is the question (does it fit, how fast at the least); both ends are shown.
         layout.gpus = int(span[1])
         slots["gpus_range"] = [int(span[1]), int(span[2])]
+    if layout.gpus is None and (layout.nodes or 1) == 1:  # the devices of one machine
+        layout.gpus = listed_devices(text)
     if layout.gpus is not None:
         slots["gpus"] = layout.gpus
     if layout.nodes is not None:

@@ -362,6 +362,13 @@ def _format(text: str) -> str | None:
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
     layout_slots(found.masked, found.slots)
+    slots = found.slots
+    if "tp" in slots and "pp" in slots and "gpus" not in slots and "nodes" not in slots:
+        # "tp 4 + pp 16": a layout spans TP x PP (x DP) GPUs
+        slots["gpus"] = slots["tp"] * slots["pp"] * slots.get("dp", 1)
+        found.readings.append(f"read TP {slots['tp']} × PP {slots['pp']}"
+                              + (f" × DP {slots['dp']}" if "dp" in slots else "")
+                              + f" as {slots['gpus']} GPUs")
     dgx = dgx_nodes(found.masked)
     if dgx is not None and "gpus_per_node" not in found.slots:
         found.readings.append(f"read {dgx[1]} DGX/HGX systems as {dgx[1]} nodes; the GPUs "
