@@ -87,3 +87,28 @@ def test_rtx_4090d_is_its_own_card_not_a_4090():
     row = catalog().gpus.rows["rtx-4090d"]
     assert row.bf16_tflops == pytest.approx(165.2 * 114 / 128, abs=0.05)
     assert row.memory_bandwidth_tb_s == 1.008 and row.memory_label == "24GB"
+
+
+@pytest.mark.parametrize("question, plain", [
+    # github.com/lm-sys/FastChat/issues/210 and meta-llama/llama/issues/136: a 3090 Ti with its
+    # 24 GB stated; the 3090's 24 GB stands in for the memory sum, and the answer says so.
+    ("Could one card of 3090ti-24GB GPU can run vicuna 13b?", "rtx-3090"),
+    ("7B model CUDA out of memory on rtx3090ti 24Gb", "rtx-3090"),
+    # github.com/yangjianxin1/Firefly/issues/243: "4090ti" (no such card) with 24G of memory.
+    ("微调结束后，合并的时候报错显存溢出。使用4090ti，显存24G。", "rtx-4090"),
+])
+def test_a_suffixed_card_with_the_plain_cards_memory_reads_as_it_and_says_so(question, plain):
+    answer = _reads(question)
+    assert answer.intent.slots.get("gpu") == plain
+    assert any("is not in the catalog; read as " + plain in r for r in answer.intent.readings)
+
+
+def test_a_suffixed_card_without_its_memory_is_unknown_never_the_plain_one():
+    # github.com/meta-llama/llama/issues/150: "RTX3080ti" names no catalog card; a "3090 Ti"
+    # without its memory is not silently a 3090 either (it has more bandwidth).
+    answer = _reads("who can run on 7B model on `windows11` with `RTX3080ti` ?")
+    assert "gpu" not in answer.intent.slots and answer.intent.slots["unknown_gpu"] == "RTX3080ti"
+    answer = _reads("can a 3090 Ti run llama 3 8b?")
+    assert "gpu" not in answer.intent.slots
+    assert any("'3090 Ti' is not a GPU in the catalog (nearest: rtx-3090)" in r
+               for r in answer.intent.readings)

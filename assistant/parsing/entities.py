@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clusterplan.assistant.parsing.counts import dgx_nodes, layout_slots
+from clusterplan.assistant.parsing.gpu_suffixes import suffixed_gpus
 from clusterplan.assistant.parsing.instances import instance_gpu, same_kind
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
@@ -134,7 +135,7 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = _by_instance(found, _distinct_gpus(found, catalog))
+    gpus = _suffixed(found, catalog, _by_instance(found, _distinct_gpus(found, catalog)))
     if gpus:
         slots["gpu"] = gpus[0]
         named = by_kind(found.mentions, "gpus")  # none when an instance name gave the GPU
@@ -157,6 +158,27 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     providers = by_kind(found.mentions, "providers")
     if providers:
         slots["provider"] = providers[0].id
+
+
+def _suffixed(found: Entities, catalog: Catalog, gpus: list[str]) -> list[str]:
+    """'3090 Ti', '4090ti', '4080 Super': another card than the plain one. With the plain
+    card's memory stated beside it, the plain card stands in (said); else it is unknown."""
+    named = by_kind(found.mentions, "gpus")
+    for s in suffixed_gpus(found.masked):
+        plain = named[s.mark].id if s.mark is not None and s.mark < len(named) \
+            else catalog.gpus.rows.get(f"rtx-{s.number}") and f"rtx-{s.number}"
+        said = s.said if s.mark is None else f"{named[s.mark].text} {s.said.split()[-1]}"
+        row = catalog.gpus.rows.get(plain or "")
+        if row is not None and s.gb is not None and row.memory_label == f"{s.gb}GB":
+            found.readings.append(f"'{said}' is not in the catalog; read as {plain}, which has "
+                                  f"the same {s.gb} GB the question gives (speeds differ)")
+            gpus = list(dict.fromkeys([plain, *gpus]))
+            continue
+        found.slots.setdefault("unknown_gpu", said)
+        found.readings.append(f"'{said}' is not a GPU in the catalog (nearest: "
+                              f"{plain or 'none'}); it was not read as one")
+        gpus = [g for g in gpus if g != plain]
+    return gpus
 
 
 def _by_instance(found: Entities, gpus: list[str]) -> list[str]:

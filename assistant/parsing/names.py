@@ -21,6 +21,8 @@ MARK = {"gpus": "g", "models": "m", "links": "l", "providers": "p"}
 NOT_A_GPU = lazy(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gpt\d*|x\d+|"
                        r"\d+(gb|tb|gib|gbps|ms|us|s|h|k|b|t)|zero\d|tp\d+|pp\d+|dp\d+|llama\d*)$")
 PRODUCT_CODE = lazy(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
+# 'rtx3090ti', 'rtx4080super': another card than the plain one, never a typo of it.
+SUFFIXED_CARD = lazy(r"^[a-z]*\d{4}(?:ti|super)$")
 # Link aliases that are everyday words in a question ("egress cost"), never read as a link.
 COMMON_WORDS = {"egress", "internet", "wan", "bucket", "google", "microsoft", "amazon"}
 # A word that ends a model name: its size ('70b', '8x7b', '405b').
@@ -177,7 +179,7 @@ def _text(run: list[re.Match[str]]) -> str:
 def _fuzzy_gpu(word: re.Match[str], names: dict[str, str]) -> Mention | None:
     """A product-code-like word one typo away from a GPU name ('H10O' -> h100-sxm)."""
     token = word[0].lower().rstrip("s") if len(word[0]) > 4 else word[0].lower()
-    if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token):
+    if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token) or SUFFIXED_CARD.match(token):
         return None
     close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
     if not close or _other_number(token, close[0]):
