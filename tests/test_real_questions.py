@@ -270,3 +270,20 @@ def test_how_many_blocks_of_a100_leads_with_the_count():
     first = answer.markdown.split("\n")[0]
     count = re.search(r"at least \*\*(\d+)× NVIDIA A100 SXM 80GB\*\*", first)
     assert "does not fit" not in first and count and 14 <= int(count[1]) <= 16
+
+
+def test_vllm_memory_per_gpu_is_diagnosed_as_its_reservation():
+    # github.com/vllm-project/vllm/issues/823: 38 GB on each of 2 A100s whatever the TP size,
+    # against 26 GB under transformers. vLLM reserves 0.9 of each GPU: on a 40 GB A100,
+    # 0.9 x 40,960 MiB x 1,048,576 = 38,654,705,664 B = 38.65 GB; 38 / 38.65 = 0.983.
+    answer = respond("I am using a system with 2 A100 GPUs to run Llama2-13b chat model on "
+                     "vLLMs.\nIf I use tensor_parallel_size = 2, then the model takes up to 38GB "
+                     "on each GPU -- total 76GB.\nIf I use tensor_parallel_size = 1, then the "
+                     "model takes up to 38GB on just one GPU.\n\nIf I use huggingface pipeline, "
+                     "then the model in total takes around 26GB.\n\nCan anyone explain the "
+                     "reason for this discrepancy")
+    assert answer.intent.kind == "diagnose"
+    assert answer.markdown.startswith("vLLM's reservation on an NVIDIA A100 SXM 40GB")
+    step = next(s for s in answer.trace if "vLLM's reservation" in s.label)
+    assert step.inputs["expected"].value == pytest.approx(38.654705664, rel=1e-9)
+    assert "serving-memory-preallocation" in {c.id for c in answer.citations}
