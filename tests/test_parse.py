@@ -400,3 +400,13 @@ def test_a_value_on_the_line_before_a_gpu_label_is_not_a_gpu_count(read):
     intent = read("My computer specifications are like this\nCPU : Intel i9-10920X 3.5GHZ\n"
                   "RAM : 32GB * 2\nGPU: NVIDIA RTX A5000 24GB\nmodel : llama 3.3 70B-q4_K_M")
     assert "gpus" not in intent.slots and intent.slots["unknown_gpu"] == "A5000"
+
+
+def test_a_typo_inside_a_repository_name_reads_the_model_and_says_so(read):
+    # github.com/unslothai/unsloth/issues/1820: "disstill" in a repository name; the size and
+    # version numbers match DeepSeek-R1-Distill-Qwen-7B, so the typo is read, with a reading.
+    intent = read("How much video memory is required to train "
+                  "`deepseek-r1-disstill-qwen-7b-unsloth-bnb-4bit` in Unsloth 4-bit Dynamic "
+                  "Quants using the GRPO strategy?")
+    assert intent.slots["model"] == "deepseek-r1-distill-qwen-7b"
+    assert "read 'deepseek-r1-disstill-qwen-7b' as deepseek-r1-distill-qwen-7b" in intent.readings

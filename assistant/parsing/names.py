@@ -169,6 +169,10 @@ def _leading_name(word: re.Match[str], index: NameIndex) -> tuple[Mention, int] 
         found = index.get(normalise(head))
         if found and found[0] == "models":
             return Mention(found[0], found[1], word.start(), word.start() + cut, head), 1
+        close = index.close_model(normalise(head)) if head.count("-") >= 2 else None
+        if close is not None:  # 'deepseek-r1-disstill-qwen-7b-unsloth-bnb-4bit': a typo
+            return Mention("models", index.models[close], word.start(), word.start() + cut,
+                           head, fuzzy=True), 1
     return None
 
 
