@@ -7,6 +7,8 @@ by hand from the product's published make-up (the notes cited).
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from clusterplan.assistant.respond import respond
@@ -112,3 +114,16 @@ def test_a_suffixed_card_without_its_memory_is_unknown_never_the_plain_one():
     assert "gpu" not in answer.intent.slots
     assert any("'3090 Ti' is not a GPU in the catalog (nearest: rtx-3090)" in r
                for r in answer.intent.readings)
+
+
+def test_tesla_p40_is_in_the_catalog_counted_and_bandwidth_bound():
+    # github.com/ollama/ollama/issues/3078: "2x P40" is two Tesla P40 (note nvidia-tesla-p40).
+    answer = _reads("I'm getting less than 1 token per second with 2x P40 and "
+                    "Smaug-72B-v0.1-q4_k_m.gguf quantised model from HuggingFace ((4.84 bpw).")
+    assert (answer.intent.slots["gpu"], answer.intent.slots["gpus"]) == ("tesla-p40", 2)
+    # github.com/vllm-project/vllm/issues/1374: one request on a P40 streams the 16-bit weights
+    # per token: 7e9 x 2 B / 346e9 B/s = 40.5 ms; the KV cache read and overheads add under 10 %.
+    answer = _reads("Hello! Has anyone used GPU p40? I'm interested to know how many tokens it "
+                    "generates per second. Preferably on 7B models.")
+    ms = float(re.search(r"([\d.]+) ms per token", answer.markdown)[1])
+    assert 40.4 <= ms <= 44.5
