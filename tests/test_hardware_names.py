@@ -127,3 +127,63 @@ def test_tesla_p40_is_in_the_catalog_counted_and_bandwidth_bound():
                     "generates per second. Preferably on 7B models.")
     ms = float(re.search(r"([\d.]+) ms per token", answer.markdown)[1])
     assert 40.4 <= ms <= 44.5
+
+
+@pytest.mark.parametrize("question, said, gpus", [
+    # github.com/guqiong96/Lvllm/issues/35: an A40 (not in the catalog)
+    ("使用环境为NVIDIA A40 ，显存大小46068MiB，gpu-memory-utilization: 0.95", "NVIDIA A40", None),
+    # github.com/weicj/vLLM-2080Ti-Definitive/issues/73: two 2080 Ti, counted though unknown
+    ("为啥我用2张2080ti跑 速度上也没有提升呀，没有nvlink", "2080ti", 2),
+    # github.com/deepspeedai/DeepSpeed/issues/3333: a 3060, never the default H100
+    ("My own computer win11 3060 graphics card, can train a 1.3b model?", "3060", None),
+    # github.com/brightmart/roberta_zh/issues/45: a TPU is no GPU of the catalog; it is not
+    # priced as an H100
+    ("请问在Cloud TPU v3-256 上训练了24小时要花费多少美元或人民币？", "TPU v3", None),
+    # github.com/ggml-org/llama.cpp/issues/1642: Apple silicon
+    ("I'm considering purchasing the Mac Studio with M2 Ultra 76 core 192GB.", "M2 Ultra", None),
+])
+def test_a_gpu_outside_the_catalog_is_named_counted_and_never_replaced(question, said, gpus):
+    intent = respond(question).intent
+    assert intent.slots["unknown_gpu"] == said and intent.slots.get("gpus") == gpus
+    assert "gpu" not in intent.slots and "gpu" not in intent.assumed
+    assert any(f"'{said}' is not a GPU in the catalog (nearest: " in r for r in intent.readings)
+
+
+def test_a_product_line_one_letter_away_is_not_a_typo():
+    # "P100" and "B100" are real GPUs (Pascal, Blackwell), not typos of the V100.
+    for name in ("P100", "B100"):
+        intent = respond(f"can 2 {name} run llama 3 8b?").intent
+        assert intent.slots["unknown_gpu"] == name and "gpu" not in intent.slots
+
+
+def test_memory_beside_an_unknown_gpu_is_the_memory_per_gpu():
+    # github.com/zai-org/ChatGLM-6B/issues/39 ("3060laptop 6GB") and an RTX 3060 12GB: the
+    # stated memory is what fit answers compare with. Llama 3 8B in 4 bits: 8.03e9 x 0.5 B =
+    # 4.0 GB of weights, under 12 GB.
+    intent = respond("6GB显卡提示显存不足\n显卡：3060laptop 6GB").intent
+    assert intent.slots["gpu_memory_gb"] == 6
+    answer = respond("can an RTX 3060 12GB run llama 3 8b in 4-bit?")
+    assert answer.intent.slots["gpu_memory_gb"] == 12
+    assert answer.markdown.startswith("Yes, it fits") and "of 12.0 GB" in answer.markdown
+
+
+@pytest.mark.parametrize("question, gpu", [
+    # github.com/axolotl-ai-cloud/axolotl/issues/2531: "8xH100s (640 GB of total VRAM)" is
+    # 8 x 80 GB, the memory of all of them, not a 640 GB variant
+    ("I'm attempting to train Qwen2.5-coder-32B on 8xH100s (640 GB of total VRAM)", "h100-sxm"),
+    # github.com/huggingface/text-generation-inference/issues/936: "T4 64GB" is 4 x 16 GB
+    ("Assume I ran A100 40GB vs T4 64GB", "a100-sxm-40gb"),
+])
+def test_memory_that_is_a_multiple_of_the_cards_is_a_total_not_a_variant(question, gpu):
+    intent = respond(question).intent
+    assert intent.slots["gpu"] == gpu and "unknown_gpu" not in intent.slots
+
+
+def test_a_memory_size_the_catalog_lacks_for_that_gpu_is_an_unknown_variant():
+    # An A800 40GB (the PCIe card) is not the catalog's A800 SXM 80GB: named unknown, and its
+    # 40 GB is each GPU's memory. Llama 3 70B in 4 bits on 2: 70.55e9 x 0.5 B / 2 = 17.6 GB
+    # of weights per GPU, under 40.
+    answer = respond("can 2 A800 40G serve llama 3 70b in int4?")
+    slots = answer.intent.slots
+    assert "gpu" not in slots and slots["unknown_gpu"] == "A800 40GB"
+    assert slots["gpu_memory_gb"] == 40 and answer.markdown.startswith("Yes, it fits")

@@ -18,7 +18,7 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.quantities import COUNT, count
 
 _I = re.IGNORECASE
-G = r"<g\d>"
+G = r"<[gu]\d>"  # a catalog GPU's marker, or one outside the catalog (outside_gpus.py)
 X = r"\s*[x×*]\s*"
 NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
 ZH_DIGITS = {"一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6,

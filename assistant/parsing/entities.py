@@ -11,8 +11,16 @@ from clusterplan.assistant.parsing.gpu_suffixes import suffixed_gpus
 from clusterplan.assistant.parsing.instances import instance_gpu, same_kind
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
-from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
+from clusterplan.assistant.parsing.names import (
+    Mention,
+    by_kind,
+    find_mentions,
+    gpu_names,
+    mask,
+    unknown_gpus,
+)
 from clusterplan.assistant.parsing.offload_words import read_offload
+from clusterplan.assistant.parsing.outside_gpus import mark_outside, nearest, outside_gpus
 from clusterplan.assistant.parsing.quantities import (
     plain_numbers,
     read_params_b,
@@ -87,7 +95,7 @@ MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
 # "H100显卡，96G显存".
 MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(?:\d+\s*[x×*]\s*)?(\d+)\s*g(?:i?b)?(?![a-z])|"
                  r"\s*(?:gpus?|cards?|显卡)?\s*[,，]\s*(\d+)\s*g(?:i?b)?\s*"
-                 r"(?:gpu\s+)?(?:memory|vram|显存)", _I)
+                 r"(?:gpu\s+memory|vram|显存)", _I)  # not "4090,256G memory" (host RAM)
 VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
@@ -125,13 +133,30 @@ def extract(text: str, catalog: Catalog) -> Entities:
     return found
 
 
-def _catalog_slots(found: Entities, catalog: Catalog) -> None:
+def _unknown_gpus(found: Entities, catalog: Catalog) -> None:
+    """GPUs named that the catalog lacks: said so with the nearest catalog GPUs, counted ("2
+    A40" is two GPUs), and their memory taken when written beside them ("RTX 3060 12GB")."""
     slots = found.slots
     unknown = unknown_gpus(found.masked, catalog)
+    outside = outside_gpus(found.masked)
+    names = gpu_names(catalog)
+    unknown += [(o.said, nearest(o.said, names)) for o in outside
+                if o.said not in {u for u, _ in unknown}]
+    found.masked = mark_outside(found.masked, outside)
     if unknown:
         slots["unknown_gpu"] = unknown[0][0]
         found.readings.extend(f"'{said}' is not a GPU in the catalog (nearest: {near}); it was "
                               "not read as one" for said, near in unknown)
+    sized = next((o for o in outside if o.gb), None)
+    if sized is not None and "gpu_memory_gb" not in slots:
+        slots["gpu_memory_gb"] = float(sized.gb)
+        found.readings.append(f"took the {sized.gb} GB written beside '{sized.said}' as the "
+                              "memory of each GPU")
+
+
+def _catalog_slots(found: Entities, catalog: Catalog) -> None:
+    slots = found.slots
+    _unknown_gpus(found, catalog)
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
@@ -205,7 +230,7 @@ def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
     read = []  # (family, GB written beside the mention or None, the GPU it names)
     for i, m in enumerate(by_kind(found.mentions, "gpus")):
         gb = _memory_said(found, i)
-        read.append((gpu_family(m.id), gb, _by_memory(found, m.id, gb, catalog)))
+        read.append((gpu_family(m.id), gb, _by_memory(found, m, gb, catalog)))
     sized: dict[str, set[str]] = {}
     for family, gb, gpu in read:
         if gb is not None:
@@ -213,8 +238,8 @@ def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
     # a bare mention takes its family's one sized variant, when the family is named again
     one_variant = {family: next(iter(gpus)) for family, gpus in sized.items()
                    if len(gpus) == 1 and sum(f == family for f, _, _ in read) > 1}
-    return list(dict.fromkeys(one_variant.get(family, gpu) if gb is None else gpu
-                              for family, gb, gpu in read))
+    return [g for g in dict.fromkeys(one_variant.get(family, gpu) if gb is None else gpu
+                                     for family, gb, gpu in read) if g]
 
 
 def _memory_said(found: Entities, index: int) -> int | None:
@@ -228,9 +253,9 @@ def _memory_said(found: Entities, index: int) -> int | None:
     return int(next(g for g in said.groups() if g)) if said else None
 
 
-def _by_memory(found: Entities, gpu_id: str, gb: int | None, catalog: Catalog) -> str:
+def _by_memory(found: Entities, mention: Mention, gb: int | None, catalog: Catalog) -> str:
     """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with `gb` of memory."""
-    rows = catalog.gpus.rows
+    rows, gpu_id = catalog.gpus.rows, mention.id
     if gb is None or gpu_id not in rows:
         return gpu_id
     if rows[gpu_id].memory_label.upper() == f"{gb}GB":
@@ -246,7 +271,26 @@ def _by_memory(found: Entities, gpu_id: str, gb: int | None, catalog: Catalog) -
         if row_id != gpu_id:
             found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
         return row_id
-    return gpu_id
+    # or as the driver reports it ("T4 15GB": 15,360 MiB is 15 GiB)
+    for row_id, row in rows.items():
+        if gpu_family(row_id) == stem and any(abs(row.memory_bytes / unit - gb) <= 0.03 * gb
+                                              for unit in (2**30, 1e9)):
+            return row_id
+    # "8xH100s (640 GB of total VRAM)", "T4 64GB" (4 x 16): the memory of several, not a variant
+    labels = [size for _, size in kin if size]
+    if any(round(gb / size) >= 2 and abs(gb / size - round(gb / size)) <= 0.03 * gb / size
+           for size in labels):
+        return gpu_id
+    # "A800 40G", "5090 24G": a variant the catalog lacks, never read as the other size; the
+    # memory stated is what each GPU holds
+    said = f"{mention.text} {gb}GB"
+    found.slots.setdefault("unknown_gpu", said)
+    found.slots.setdefault("gpu_memory_gb", float(gb))
+    reading = (f"'{said}' is not a GPU in the catalog (nearest: {gpu_id}); it was not read as "
+               f"one, and its {gb} GB is taken as the memory of each GPU")
+    if reading not in found.readings:
+        found.readings.append(reading)
+    return ""
 
 
 def gpu_family(gpu_id: str) -> str:

@@ -186,9 +186,20 @@ def _fuzzy_gpu(word: re.Match[str], names: dict[str, str]) -> Mention | None:
     if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token) or SUFFIXED_CARD.match(token):
         return None
     close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
-    if not close or _other_number(token, close[0]):
+    if not close or _other_number(token, close[0]) or _other_line(token, close[0]):
         return None
     return Mention("gpus", names[close[0]], word.start(), word.end(), word[0], fuzzy=True)
+
+
+def _other_line(token: str, name: str) -> bool:
+    """'p100' and 'v100', 'b100' and 'v100': another product line (its letters), not a typo."""
+    said, known = re.match(r"[a-z]*", token), re.match(r"[a-z]*", name)
+    return bool(said and known and said[0] and known[0] and said[0] != known[0])
+
+
+def gpu_names(catalog: Catalog) -> dict[str, str]:
+    """Every folded GPU name and alias of the catalog, to its id."""
+    return _index(catalog).gpus
 
 
 def unknown_gpus(text: str, catalog: Catalog) -> list[tuple[str, str]]:
