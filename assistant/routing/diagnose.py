@@ -15,7 +15,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
-from clusterplan.assistant.parsing.entities import gpu_family
+from clusterplan.assistant.parsing.gpu_reading import gpu_family
 from clusterplan.assistant.parsing.jobs import model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import Measurement, find
