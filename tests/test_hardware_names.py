@@ -187,3 +187,21 @@ def test_a_memory_size_the_catalog_lacks_for_that_gpu_is_an_unknown_variant():
     slots = answer.intent.slots
     assert "gpu" not in slots and slots["unknown_gpu"] == "A800 40GB"
     assert slots["gpu_memory_gb"] == 40 and answer.markdown.startswith("Yes, it fits")
+
+
+@pytest.mark.parametrize("question, gpu, nodes, gpus", [
+    # an instance is a node; its size gives its GPUs (note aws-instance-gpus): 2 x 8 = 16
+    ("how long to fine-tune llama 3 70b on 2 x p4d.24xlarge?", "a100-sxm-40gb", 2, 16),
+    # github.com/vllm-project/vllm/issues/9373 holds "g5.12xlarge (which contains 4 GPUS,
+    # A10Gs)"; named alone, the instance gives its 4
+    ("can I serve llama 3 70b in int4 on a g5.12xlarge?", "a10g", 1, 4),
+])
+def test_instances_are_nodes_of_their_gpus(question, gpu, nodes, gpus):
+    slots = respond(question).intent.slots
+    assert (slots["gpu"], slots["nodes"], slots["gpus"]) == (gpu, nodes, gpus)
+
+
+def test_dgx_systems_counted_with_an_x_are_nodes_too():
+    # "3 x DGX H100": 3 nodes; 8 GPUs each assumed (a DGX H100 holds 8), 3 x 8 = 24
+    intent = respond("how long to train llama 3 8b on 3 x DGX H100?").intent
+    assert intent.slots["nodes"] == 3 and intent.assumed["gpus"] == 24

@@ -82,7 +82,8 @@ RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
 VISIBLE = lazy(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
 GPU_INDEX = lazy(r"\b(?:gpu|cuda)[\s:#]?(\d{1,2})\b", _I)
 # "96 NVIDIA DGX-A100 (8X40G)", "12 DGX H100": systems, each a node (of 8 GPUs unless said).
-DGX = lazy(rf"{B}{COUNT}\s+(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?(?:\s*\(\s*(\d+){X}{MEM})?", _I)
+DGX = lazy(rf"{B}{COUNT}(?:\s+|{X})(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?"
+           rf"(?:\s*\(\s*(\d+){X}{MEM})?", _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from clusterplan.assistant.parsing.counts import dgx_nodes, layout_slots
 from clusterplan.assistant.parsing.gpu_reading import read_gpus
+from clusterplan.assistant.parsing.instances import instance_named
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
 from clusterplan.assistant.parsing.names import (
@@ -263,6 +264,19 @@ def _format(text: str) -> str | None:
     return _first(FORMAT_WORDS, text)
 
 
+def _instance_layout(found: Entities) -> None:
+    """'2 x p4d.24xlarge': two nodes of its 8 GPUs; 'a p5.48xlarge': its 8 GPUs."""
+    named = instance_named(found.masked)
+    slots = found.slots
+    if named is None or named.gpus_each is None or "gpus" in slots or "nodes" in slots:
+        return
+    count = named.count or 1
+    slots.update(nodes=count, gpus_per_node=named.gpus_each, gpus=count * named.gpus_each)
+    found.readings.append(f"read {count} × '{named.said}' as {count} node"
+                          f"{'s' if count > 1 else ''} of {named.gpus_each} {named.gpu} "
+                          "(note aws-instance-gpus)")
+
+
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
     layout_slots(found.masked, found.slots)
@@ -273,6 +287,7 @@ def _layout(found: Entities) -> None:
         found.readings.append(f"read TP {slots['tp']} × PP {slots['pp']}"
                               + (f" × DP {slots['dp']}" if "dp" in slots else "")
                               + f" as {slots['gpus']} GPUs")
+    _instance_layout(found)
     dgx = dgx_nodes(found.masked)
     if dgx is not None and "gpus_per_node" not in found.slots:
         found.readings.append(f"read {dgx[1]} DGX/HGX systems as {dgx[1]} nodes; the GPUs "
