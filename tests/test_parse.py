@@ -410,3 +410,26 @@ def test_a_typo_inside_a_repository_name_reads_the_model_and_says_so(read):
                   "Quants using the GRPO strategy?")
     assert intent.slots["model"] == "deepseek-r1-distill-qwen-7b"
     assert "read 'deepseek-r1-disstill-qwen-7b' as deepseek-r1-distill-qwen-7b" in intent.readings
+
+
+def test_a_family_name_with_another_size_is_that_size_not_the_familys_model(read):
+    # github.com/huggingface/open-r1/issues/113: "Deepseek R1 8B" is no 671B DeepSeek-R1 (it is
+    # an 8B distill); the size is kept and said. The "RTX 3050 8GB" is outside the catalog and
+    # its 8 GB is each GPU's memory.
+    intent = read("I ran the Deepseek R1 8B model with Ollama on an old PC with an RTX 3050 8GB "
+                  "graphics card.")
+    assert intent.slots.get("model") is None and intent.slots["params_b"] == 8
+    assert "'Deepseek R1 8B' is not deepseek-r1 (671B); read as a 8B model" in intent.readings
+    assert intent.slots["unknown_gpu"] == "RTX 3050" and intent.slots["gpu_memory_gb"] == 8
+
+
+@pytest.mark.parametrize("text, model", [
+    # Ollama tags keep their colon: github.com/ollama/ollama/issues/10529 ("FROM qwen3:14b",
+    # not in the catalog: a size only) and the catalog's own tags
+    ("ollama run deepseek-r1:7b, how much memory?", "deepseek-r1-distill-qwen-7b"),
+    ("qwen2.5:72b on 2 4090", "qwen2.5-72b"),
+    # "gemma 12b" is Gemma 3 12B, never Gemma 1's 2B ("gemma 1 2b" folds to the same letters)
+    ("gemma 12b memory", "gemma-3-12b"),
+])
+def test_ollama_tags_and_sizes_keep_their_numbers(read, text, model):
+    assert read(text).slots["model"] == model

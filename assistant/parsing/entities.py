@@ -130,7 +130,8 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
     read_gpus(found, catalog)
-    models = by_kind(found.mentions, "models")
+    models = [m for i, m in enumerate(by_kind(found.mentions, "models"))
+              if not _other_size(found, m, i, catalog)]
     if models:
         slots["model"] = models[0].id
     else:
@@ -145,6 +146,28 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     providers = by_kind(found.mentions, "providers")
     if providers:
         slots["provider"] = providers[0].id
+
+
+SIZE_AFTER = lazy(r"^\s*[-_ ]?\s*(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", _I)
+
+
+def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bool:
+    """'deepseek 67b' names no catalog DeepSeek (the family name alone is DeepSeek-V3, 671B):
+    a size written right after a name without one, and not that model's, leaves the size."""
+    at = found.masked.find(f"<m{index}>")
+    said = SIZE_AFTER.match(found.masked[at + len(f"<m{index}>"):]) if at >= 0 else None
+    row = catalog.models.rows.get(m.id)
+    if said is None or row is None or SIZE_WORD_IN.search(m.text):
+        return False
+    size = float(said[1])
+    if any(abs(p - size) <= 0.05 * size for p in (row.params_b, row.active_params_b)):
+        return False
+    found.readings.append(f"'{m.text} {said[1]}B' is not {m.id} ({num_b(row.params_b)}); read "
+                          f"as a {num_b(size)} model")
+    return True
+
+
+SIZE_WORD_IN = lazy(r"\d(?:\.\d+)?\s*[bm]\b|\d+x\d+", _I)
 
 
 def _model_by_size(found: Entities, catalog: Catalog) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.db.catalog import Catalog, normalise
 
-WORD = lazy(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*", re.IGNORECASE)
+# An Ollama tag keeps its colon and size in one word: "deepseek-r1:7b", "qwen2.5:72b".
+WORD = lazy(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*(?::\d+(?:\.\d+)?[bm](?![a-z0-9]))?", re.IGNORECASE)
 KINDS = ("gpus", "models", "links", "providers")
 MARK = {"gpus": "g", "models": "m", "links": "l", "providers": "p"}
 # Tokens that look like a product code but are units, sizes or precisions, never a GPU typo.
