@@ -64,11 +64,16 @@ class NameIndex:
                             getattr(self, kind).setdefault(key, row_id)
         self.prefixes = {key[:n] for key in self.names for n in range(1, len(key) + 1)}
         self.close_models: dict[str, str | None] = {}  # folded run -> nearest model key
+        # typos keep the first letter ('lama 3 70b'): comparing only those keeps difflib cheap
+        self.models_by_initial: dict[str, list[str]] = {}
+        for key in self.models:
+            self.models_by_initial.setdefault(key[:1], []).append(key)
 
     def close_model(self, key: str) -> str | None:
         """The model name nearest `key` above the cutoff; difflib is slow, so each run once."""
         if key not in self.close_models:
-            close = difflib.get_close_matches(key, self.models, n=3, cutoff=MODEL_CUTOFF)
+            close = difflib.get_close_matches(key, self.models_by_initial.get(key[:1], []), n=3,
+                                              cutoff=MODEL_CUTOFF)
             # a typo keeps the numbers: 'qwen3:14b' is not Qwen-14B, 'qwen1.5-14b' not either
             same = [c for c in close if re.findall(r"\d+", c) == re.findall(r"\d+", key)]
             self.close_models[key] = same[0] if same else None
