@@ -22,7 +22,8 @@ OUTSIDE = lazy(
     _S + r"(?:(?:nvidia\s+)?(?:tesla\s+)?(?:a30|a40|l20|p100|p6000|k40|k80|m40|m60|b100)"
     r"|(?:amd\s+)?(?:instinct\s+)?mi(?:50|60|100|210|250|300a)"
     r"|(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gtx)\s*" + _CONSUMER + r"(?:\s*(?:ti|super))?"
-    r"|" + _CONSUMER + r"(?:\s*(?:ti|super|laptop)|(?=\s*(?:\d+\s*g|显卡|gpu|card|graphics)))"
+    r"|" + _CONSUMER + r"(?:\s*(?:ti|super|laptop)"
+    r"|(?=\s*(?:\d+\s*g|显卡|gpu(?!s)|card(?!s)|graphics)))"  # "3060 GPUs" may be a count
     r"|titan\s*(?:rtx|v|xp?)|quadro\s+rtx\s*\d{4}|rtx\s*(?:6000|8000)|rtx\s+pro\s+6000"
     r"|(?:radeon\s+)?(?:rx\s*)?7900\s*x\s*tx?|gaudi\s*2|tpu\s*v\d[a-z]?"
     r"|(?:apple\s+)?m[1-4]\s+(?:pro|max|ultra)|jetson\s+(?:agx\s+)?orin|arc\s+a7[57]0"
@@ -31,7 +32,8 @@ OUTSIDE = lazy(
 
 
 # The memory written right after it: "3060laptop 6GB", "A40 (48GB)", "RTX 8000, 48G".
-MEMORY_AFTER = lazy(r"^\s*[(（,，-]?\s*(?:显存\s*)?(\d+)\s*g(?:i?b)?(?![a-z])", re.IGNORECASE)
+MEMORY_AFTER = lazy(r"^\s*[(（,，-]?\s*(?:显存(?:大小)?\s*)?(\d+)\s*(g|mib)(?:i?b)?(?![a-z])",
+                   re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,11 @@ def outside_gpus(masked: str) -> list[Outside]:
     """Every GPU name outside the catalog in the masked question, left to right."""
     found = []
     for m in OUTSIDE.finditer(masked):
-        gb = MEMORY_AFTER.match(masked[m.end():m.end() + 16])
-        found.append(Outside(_unspaced(m[0].strip()), m.start(), m.end(),
-                             int(gb[1]) if gb else None))
+        said = MEMORY_AFTER.match(masked[m.end():m.end() + 20])
+        gb = None
+        if said:  # "46068MiB" as the driver shows it: 46068 x 2^20 B = 48.3 GB
+            gb = int(said[1]) if said[2].lower() == "g" else round(int(said[1]) * 2**20 / 1e9)
+        found.append(Outside(_unspaced(m[0].strip()), m.start(), m.end(), gb))
     return found
 
 
