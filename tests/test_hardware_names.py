@@ -205,3 +205,10 @@ def test_dgx_systems_counted_with_an_x_are_nodes_too():
     # "3 x DGX H100": 3 nodes; 8 GPUs each assumed (a DGX H100 holds 8), 3 x 8 = 24
     intent = respond("how long to train llama 3 8b on 3 x DGX H100?").intent
     assert intent.slots["nodes"] == 3 and intent.assumed["gpus"] == 24
+
+
+def test_an_unknown_gpus_driver_memory_is_its_memory():
+    # github.com/guqiong96/Lvllm/issues/35: an A40 showing 46068 MiB: 46,068 x 1,048,576 B =
+    # 48.3 GB, read as 48 GB per GPU (whole GB, as the stated figures are)
+    intent = respond("使用环境为NVIDIA A40 ，显存大小46068MiB，gpu-memory-utilization: 0.95").intent
+    assert intent.slots["gpu_memory_gb"] == 48
