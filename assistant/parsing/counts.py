@@ -80,7 +80,7 @@ RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              _I)
 # Devices listed by index: "CUDA_VISIBLE_DEVICES=0,1,2,3", "[GPU0, GPU2] and [GPU1, GPU3]".
 VISIBLE = lazy(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
-GPU_INDEX = lazy(r"\b(?:gpu|cuda)[\s:#]?(\d{1,2})\b", _I)
+GPU_INDEX = lazy(r"\b(?:gpu|cuda)[:#]?(\d{1,2})\b", _I)  # "GPU0", "cuda:1"; not "GPU 24 GB"
 # "96 NVIDIA DGX-A100 (8X40G)", "12 DGX H100": systems, each a node (of 8 GPUs unless said).
 DGX = lazy(rf"{B}{COUNT}(?:\s+|{X})(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?"
            rf"(?:\s*\(\s*(\d+){X}{MEM})?", _I)
