@@ -11,12 +11,7 @@ from clusterplan.assistant.parsing.gpu_reading import read_gpus
 from clusterplan.assistant.parsing.instances import instance_named
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
-from clusterplan.assistant.parsing.names import (
-    Mention,
-    by_kind,
-    find_mentions,
-    mask,
-)
+from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask
 from clusterplan.assistant.parsing.offload_words import read_offload
 from clusterplan.assistant.parsing.quantities import (
     plain_numbers,
@@ -152,6 +147,7 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
 
 
 SIZE_AFTER = lazy(r"^\s*[-_ ]?\s*(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", _I)
+SIZE_WORD_IN = lazy(r"\d(?:\.\d+)?\s*[bm]\b|\d+x\d+", _I)  # a name with its size: "qwen 7B"
 
 
 def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bool:
@@ -168,9 +164,6 @@ def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bo
     found.readings.append(f"'{m.text} {said[1]}B' is not {m.id} ({num_b(row.params_b)}); read "
                           f"as a {num_b(size)} model")
     return True
-
-
-SIZE_WORD_IN = lazy(r"\d(?:\.\d+)?\s*[bm]\b|\d+x\d+", _I)
 
 
 def _model_by_size(found: Entities, catalog: Catalog) -> None:
