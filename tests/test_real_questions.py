@@ -343,6 +343,9 @@ def test_tuning_a_sized_model_with_full_parameters_is_full_fine_tuning():
                      "I want to train llama2 for new language, so lora is not the best option")
     assert answer.intent.slots["workload"] == "full_finetune"
     assert answer.markdown.startswith("Full fine-tuning Llama 2 13B")
+    # "A100 GPUs (40GB)": the 40 GB A100, not the 80 GB one
+    assert answer.intent.slots["gpu"] == "a100-sxm-40gb"
+    assert "**8× NVIDIA A100 SXM 40GB**" in answer.markdown
 
 
 def test_thousands_of_tokens_are_a_context_not_a_training_budget():
