@@ -32,7 +32,8 @@ BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bp
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
-DURATION = lazy(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
+DURATION = lazy(NUM + r"\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
+                      r"|months?|years?)\b", _I)
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
 TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
@@ -56,8 +57,11 @@ CONTEXT_EACH = lazy(r"\b(?:quer(?:y|ies)|requests?|prompts?|inputs?|messages?)\s
                     r"has|have|of|with|is|are)?\s*(?:around|about|roughly|approximately|~|up "
                     r"to)?\s*(?:" + NUM + r"\s*(?:to|-|–|~)\s*)?" + NUM + r"\s*(k)?\s*tokens\b",
                     _I)
-SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
-                     + NUM + r"\s*(k)?\b", _I)
+# Also a training script's flags: "--max_num_tokens 40960", "cutoff_len: 4096",
+# "--model_max_length 8192", "--max_seq_length 2048".
+SEQ_LEN = lazy(r"(?:(?:\b|(?<=_))(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)|"
+               r"\b(?:max[_-]num[_-]tokens|cutoff[_-]len|model[_-]max[_-]length))"
+               r"\s*(?:of|=|:)?\s*" + NUM + r"\s*(k)?\b", _I)
 # A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
 # tokens", "4M tokens per step". Read before the other quantities, which then do not see it
 # (its tokens are not the training budget, its sequences not concurrent requests).
@@ -194,7 +198,8 @@ def _money_and_time(text: str, slots: dict[str, Any]) -> None:
     duration = DURATION.search(text)
     if duration:
         unit = duration[2].lower().rstrip("s")
-        hours = {"hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+        hours = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60,
+                 "hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
         slots["hours"] = number(duration[1], "the duration") * hours[unit]
     period = PERIOD.search(text)
     if period:
@@ -276,8 +281,8 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     m = ZERO.search(text)
     if m:
         slots["zero_stage"] = int(m[1])
-    for name, value in DEGREES.findall(text):
-        slots[name.lower()] = count(value, f"the {name.upper()} degree")
+    for name, value in DEGREES.findall(text):  # the layout stated first ("tp 4 + pp 16 vs tp 64")
+        slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
     named: dict[str, int] = {}
     for name, value in ALL_DEGREES.findall(text):
         named.setdefault(name.upper(), count(value, f"the {name.upper()} degree"))
