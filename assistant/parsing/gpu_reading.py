@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 _I = re.IGNORECASE
 MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
-# "A100 (40GB)", "A100 GPUs (40GB)", "DGX-A100 (8X40G)"; or a memory named as such: "V100 GPU, 16GB GPU memory",
+# "A100 (40GB)", "A100 GPUs (40GB)", "DGX-A100 (8X40G)"; or a memory named as such:
+# "V100 GPU, 16GB GPU memory",
 # "H100显卡，96G显存".
 MEM_AFTER = lazy(r"\s*(?:gpus?\s*)?[(（\[-]?\s*(?:\d+\s*[x×*]\s*)?(\d+)\s*g(?:i?b)?(?![a-z])|"
                  r"\s*(?:gpus?|cards?|显卡)?\s*[,，]\s*(\d+)\s*g(?:i?b)?\s*"
