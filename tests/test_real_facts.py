@@ -361,6 +361,16 @@ def test_asking_for_the_model_still_shows_the_time_per_step():
     assert "| time per step | 43 hours ÷ 750 steps | 206 s |" in answer.markdown
 
 
+def test_two_times_compared_need_no_model():
+    # https://github.com/huggingface/peft/issues/533: the base model answers in 15-20 sec, the
+    # LoRA one in 2-3 mins on the same A100: a comparison of two times, answered as it stands.
+    answer = respond("Peft LoRA trained model taking lot of time to answer as compared to base "
+                     "model(Open Assistant pythia). What can be done to optimize, OpenAssistant "
+                     "model is taking 15-20 sec but LoRA fine-tuned taking 2-3 mins on same "
+                     "hardware(A100)")
+    assert answer.clarification is None
+
+
 def test_a_measured_collective_rate_needs_no_model():
     # nccl-tests' algbw is checked against the link alone (issue 16's own example).
     answer = respond("nccl-tests shows algbw 250 GB/s on 8 H100 over 2 nodes, is that right?")

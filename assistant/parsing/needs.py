@@ -7,8 +7,10 @@ changes the answer by a factor (which model, how many GPUs, which GPU to price) 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import find
 from clusterplan.db.catalog import Catalog
 
@@ -73,6 +75,10 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
     return assumed, missing
 
 
+DURATIONS = lazy(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
+                 r"days?|秒|分钟|小时)(?![a-z0-9/])", re.IGNORECASE)
+
+
 def _only_a_link_rate(slots: Slots) -> bool:
     """"Under 100 Gbps, 2 nodes are slower than one": the fabric's rate is given, but whether
     it explains the slowdown depends on the bytes each step sends, which the model sets."""
@@ -84,7 +90,10 @@ def _only_a_link_rate(slots: Slots) -> bool:
 def _only_a_run_time(slots: Slots) -> bool:
     """The one figure to check is how long a run or a step took, with nothing to compare it
     with: only the model's FLOPs could say whether it is normal."""
-    found = find(str(slots.get("question", "")))
+    text = str(slots.get("question", ""))
+    if len(DURATIONS.findall(text)) > 1:
+        return False  # "15-20 sec but 2-3 mins with LoRA": two times compared, no model needed
+    found = find(text)
     kinds = {m.kind for m in found}
     times = [m for m in found if m.kind == "step_time"]
     others = ("utilization", "bandwidth", "size", "gpu_memory_gb")  # e.g. "GPU utilization 0%"
