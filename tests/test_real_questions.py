@@ -253,3 +253,96 @@ def test_an_engines_own_name_for_the_context_is_read():
                    ).intent.slots["context_len"] == 32768
     assert respond("serve llama 3 8b with --max-model-len 4096 on an A10G, memory?"
                    ).intent.slots["context_len"] == 4096
+
+
+# --- routing by what is asked ---------------------------------------------------------------
+
+def test_i_plan_to_fine_tune_states_a_job_not_a_request_for_a_plan():
+    # FastChat #346 (github.com/lm-sys/FastChat/issues/346): a full fine-tune of 13B needs
+    # 13e9 x 16 B (bf16 weights 2 + grads 2 + fp32 master 4 + Adam m 4 + v 4) = 208 GB of states.
+    answer = respond("And what about finetune the model itself and not lora? I plan to finetune "
+                     "the 13B model")
+    assert answer.intent.kind == "memory"
+    assert respond("Plan a cluster to fine-tune Mixtral 8x7B").intent.kind == "plan"
+
+
+def test_a_saved_files_size_doubted_is_a_checkpoint_question():
+    # DeepSpeed #6598 (github.com/deepspeedai/DeepSpeed/issues/6598): Llama 3.1 8B's optimizer
+    # files: 8.03e9 x (4 master + 4 m + 4 v) B = 96.4 GB, which the checkpoint answer states.
+    answer = respond("I was running Stage 2 training of Llama 3.1 8B model on one 80GB GPU. The "
+                     "`global_steps` directory from checkpoints contains very large optimizer "
+                     "state files (> 105 GB): I'm surprised by the large size of the optimizer "
+                     "state files, even with Stage 2 and offload. Is this expected behavior?")
+    assert answer.intent.kind == "checkpoint"
+    # Offloaded to the CPU ("Stage 2 and offload"), the optimizer states are still saved.
+    assert "| optimizer states | 96.4 |" in answer.markdown
+    assert "| weights | 16.1 |" in answer.markdown  # 8.03e9 x 2 B = 16.06 GB
+    # PEFT #452 (github.com/huggingface/peft/issues/452): an adapter file's size.
+    assert respond("And my adapter_model.bin is just 1kB, it seems as over small compared to "
+                   "official 19M. What factors may cause this issue, is it normal?"
+                   ).intent.kind == "checkpoint"
+
+
+def test_a_size_complaint_about_memory_in_use_stays_a_diagnosis():
+    # lmdeploy #2875: merged (合并) then quantized, 67 GB of GPU memory (显存) in use: a run's
+    # memory, not a saved file's size.
+    answer = respond("我在使用swift微调、合并，使用lmdeploy量化后，发现模型加载推理时显存的占用量"
+                     "达到大约67GB，为什么差距这么大？")
+    assert answer.intent.kind == "diagnose"
+
+
+@pytest.mark.parametrize("question", [
+    # FastChat #346: a minimum requirement is a count.
+    "8 A100 GPUs with 80GB memory is minimum requirements for local-GPU finetune?",
+    # torchtitan #770 (github.com/pytorch/torchtitan/issues/770)
+    "I am planning to train the Llama-3.1-70B model using the Torchtitan framework and need "
+    "advice on the optimal number of NVIDIA H100 GPUs required. My goal is to ensure efficient "
+    "training in terms of time and cost.",
+    # alpaca-lora #400 (github.com/tloen/alpaca-lora/issues/400)
+    "Which graphics card will be sufficient for us for large language models? A100 or H100? Is "
+    "one or two enough?",
+])
+def test_a_count_asked_without_how_many_is_a_count(question):
+    assert respond(question).intent.kind == "cluster_size"
+
+
+def test_the_optimal_number_of_h100s_for_70b_is_at_least_its_states_over_80_gb():
+    # torchtitan #770: 70.55e9 x 16 B = 1,128.8 GB of states; / 80 GB = 14.1, so 15 H100s at
+    # least before activations.
+    answer = respond("I am planning to train the Llama-3.1-70B model using the Torchtitan "
+                     "framework and need advice on the optimal number of NVIDIA H100 GPUs "
+                     "required.")
+    assert answer.clarification is None
+    assert "| model states (weights + gradients + optimizer) | 1,129 |" in answer.markdown
+
+
+def test_an_oom_set_against_a_claim_or_another_run_is_a_diagnosis():
+    # transformers #30629: batch 2 OOMs here while another framework runs batch 6 without OOM.
+    assert respond("when I fine-tune a 7b LLM (with bf16, max context length=2048), with zero-3, "
+                   "batch=2 (local) leads to OOM on a 8X40GB A100 node; while with litgpt, the "
+                   "(local) batch size can be set to 6 without OOM.").intent.kind == "diagnose"
+    # Qwen #120 (github.com/QwenLM/Qwen3/issues/120): 32,768 supported, but OOM at 4k input.
+    assert respond("支持32768上下文长度，但是输入tokens4k左右就有oom的错误，请问有这个情况的吗？"
+                   "怎么解决？").intent.kind == "diagnose"
+    # vLLM #2382: a model and a GPU named, "it should fit but it OOMs": still a fit question.
+    assert respond("I am trying to run TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ with 2 x A10 GPUs "
+                   "and while theoretically, it should fit it runs into CUDA OOM"
+                   ).intent.kind == "fit"
+
+
+@pytest.mark.parametrize("question", [
+    # GLM #92 (github.com/THUDM/GLM/issues/92)
+    "Why does the model occupy less GPU memory after quantization, but the inference speed is "
+    "slower?",
+    # Baichuan-13B #119: "what is the point of decompressing to fp16? quantization seems to make
+    # inference slower"
+    "解压回fp16 的意义是什么呢，感觉量化使推理速度变慢，失去了量化的意义。",
+])
+def test_why_quantization_is_slower_with_nothing_measured_is_a_concept(question):
+    assert respond(question).intent.kind == "concept"
+
+
+def test_a_slow_run_of_ones_own_stays_a_diagnosis():
+    # Yi #211: "after loading the 8-bit model I found inference very slow, the GPU is an A40".
+    assert respond("你好，我这边在加载8bits量化模型后，发现推理速度很慢（非量化版本速度还挺快的，"
+                   "GPU是A40），请问会是什么原因导致的呢？").intent.kind == "diagnose"

@@ -20,20 +20,26 @@ KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "
          "gpu_specs", "diagnose")
 
 PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
-                  r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
+                  r"|\bplan\b(?!\s+to\b).*\b(?:train|fine|serve|pretrain)", _I)
 GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|we)\s+"
             r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b", _I)
 CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
 # Saved weights: checkpoints, an exported or merged model, an adapter's size (保存 save,
-# 合并 merge, 导出 export, 权重 weights).
-CHECKPOINT = lazy(r"\bcheckpoints?\b|\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsafetensors\b|"
+# 合并 merge, 导出 export, 权重文件 weights file; 权重 alone is weights in memory).
+CHECKPOINT = lazy(r"\bcheckpoints?\b|\b(?:save|load)_checkpoint\b|\badapter_model\b|"
+                  r"\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsafetensors\b|"
                   r"\badapt(?:er|or)\b.{0,30}\b(?:size|large|big|gb)|\bmerg(?:e|ing)\b.{0,30}"
                   r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
-                  r"保存|合并|导出|权重", _I)
+                  r"保存|合并|导出|权重文件|权重.{0,6}(?:大小|多大)", _I)
 # The size of what was saved is the question (not moving a checkpoint somewhere).
 SAVED = lazy(r"\b(?:size|large|larger|big|bigger|small)\b|多大|这么大|大小", _I)
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
+# A checkpoint's write or load time, not its size, is the question.
+TRANSFER_TIME = lazy(r"\b(?:slow|slower|fast|faster|seconds|minutes|hours|how\s+long)\b|"
+                     r"\btakes?\b|慢|多久", _I)
+# Memory a running job holds: a complaint about it is a diagnosis, not a file's size.
+IN_USE = lazy(r"显存|\bvram\b|\bgpu\s+memory\b|\bmemory\s+(?:usage|use|consumption)\b", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
@@ -73,6 +79,14 @@ HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bm
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
                       r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
                 _I)
+# A count asked in other words than "how many": a minimum requirement, the number of GPUs
+# needed, "is one or two enough?" (最低要求/最低配置: minimum requirement/configuration).
+COUNT_ASKED = lazy(r"\bminimum\s+(?:hardware\s+|gpu\s+|system\s+)?requirements?\b|"
+                   r"\b(?:optimal|minimum|minimal|required|right)\s+number\s+of\s+(?:\S+\s+){0,2}"
+                   r"(?:<g\d>|gpus?|nodes?|cards?)|\bnumber\s+of\s+(?:\S+\s+){0,2}(?:<g\d>\s*)?"
+                   r"(?:gpus?|nodes?|cards?)\s+(?:is\s+|are\s+)?(?:required|needed)\b|"
+                   r"\bis\s+(?:one|two|three|four|\d+)(?:\s+or\s+(?:two|three|four|\d+))?\s+"
+                   r"(?:\w+\s+)?enough\b|最低要求|最低配置", _I)
 SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
                      r"\bthroughput\b|\bqps\b|"
                      r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
@@ -110,11 +124,23 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
                r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
                r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事|"
-               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected?\b|"
+               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected\b|"
+               r"\bi\s+would\s+(?:have\s+)?expect(?:ed)?\b|"
                r"\bdo(?:es)?\s+not\s+support\s+this\b|\bseems?\s+to\s+be\s+bigger\b|"
                r"\b(?:the\s+)?same\s+amount\s+of\s+(?:gpu\s+)?memory\b|\balmost\s+the\s+same\s+as\b|"
                r"\bconsumes?\s+a\s+lot\b|\btaking\s+(?:a\s+)?lot\s+of\s+time\b|为什么还是|出了问题|"
                r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
+
+# A failure reported against what should have worked: "but ... OOM", "still runs out",
+# "batch 2 leads to OOM while another framework runs 6" (但是 but, 却 yet, 显存不足 out of memory).
+OOM = r"(?:\boom\b|\bout\s+of\s+memory\b|\bruns?\s+out\b|显存不足|爆显存)"
+SYMPTOM_OOM = lazy(r"(?:\bbut\b|\bhowever\b|\bstill\b|但是?|却|还是)[^.?!。？！]{0,80}" + OOM, _I)
+TWO_RUNS_OOM = lazy(OOM + r"[^.?!。？！]{0,120}(?:\bwithout\s+(?:an?\s+)?oom\b|\bno\s+oom\b)", _I)
+# Someone reporting their own run (发现 found, 我这边 on my side, 实测 measured).
+OWN_RUN = lazy(r"\b(?:i|we)\s+(?:found|find|see|saw|observed?|noticed?|got|get|am\s+getting|"
+               r"measured|tried|ran|run)\b|\bmy\b|发现|我这边|我的|实测|测试", _I)
+WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
+                 r"\bwhat(?:'s|\s+is)\s+the\s+(?:point|reason)\b", _I)
 
 Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
@@ -155,9 +181,19 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
      and "size" not in s and not _has_model(s)
      and not (_links(s, t) >= 2 and bool(COMPARE.search(t)))),
-    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
-                                                          and _measured(t))
-     or _measured_twice(t)),
+    # The size of saved files doubted ("optimizer state files of 105 GB, is this expected?",
+    # "adapter_model.bin is just 1kB, is it normal?"): the bytes each save holds answer it.
+    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and bool(SAVED.search(t))
+     and not TRANSFER_TIME.search(t) and not IN_USE.search(t)),
+    # "Why is inference slower after quantization?" with nothing measured and no job named
+    # asks about the idea, not about someone's run.
+    ("concept", lambda t, s: bool(WHY_ASKED.search(t)) and not _measured(t)
+     and not CLUSTER_OR_JOB & set(s) and "size" not in s and not OWN_RUN.search(t)),
+    # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
+    # OOM"); one set against a claim or another run is a diagnosis.
+    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
+     or (bool(SYMPTOM_OOM.search(t)) and not (_has_model(s) and "gpu" in s))
+     or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
     # "serve it to 200 users at 30 tokens/s each" on no cluster named: what to rent for that
@@ -173,6 +209,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and "size" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
+    ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2

@@ -180,11 +180,6 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
                  assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
 
 
-def _unsharded(result: dict[str, Any]) -> int:
-    # The breakdown is per GPU; without GPUs given the layout is one GPU, so this is 1.
-    return int(result["layout"]["gpus"])
-
-
 def checkpoint(intent: Intent, calls: Calls) -> Reply:
     """The bytes a full training checkpoint writes, and how long writing them takes (with no
     model named: the bytes per parameter of each kind of save)."""
@@ -195,9 +190,11 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
     size_gb = result["checkpoint_gb"]
     lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
             f"optimizer states) is **{num(size_gb)} GB**.")
-    parts = result["breakdown_gb"]
-    tables = [table(["part", "GB"], [["weights", parts["weights"] * _unsharded(result)],
-                                      ["optimizer states", parts["optimizer"] * _unsharded(result)],
+    # The whole model's states, not one GPU's share: an optimizer offloaded to the CPU is not on
+    # the GPU but is still in the checkpoint.
+    parts = result["whole_model_gb"]
+    tables = [table(["part", "GB"], [["weights", parts["weights"]],
+                                      ["optimizer states", parts["optimizer"]],
                                       ["full checkpoint", size_gb]])]
     rate = slot(intent, "bandwidth")
     if rate:
