@@ -346,3 +346,76 @@ def test_a_slow_run_of_ones_own_stays_a_diagnosis():
     # Yi #211: "after loading the 8-bit model I found inference very slow, the GPU is an A40".
     assert respond("你好，我这边在加载8bits量化模型后，发现推理速度很慢（非量化版本速度还挺快的，"
                    "GPU是A40），请问会是什么原因导致的呢？").intent.kind == "diagnose"
+
+
+@pytest.mark.parametrize("question", [
+    # TensorRT-LLM #2648: 2,000 tokens/s measured against the 6,552.62 a page states.
+    "My hardware is an A100 GPU. I benchmarked the Llama 3 8B model, and I reached a speed of "
+    "about 2000 tokens per second. However, this page states that it reached 6552.62 tokens. I "
+    "achieved 2000 tokens with float16, but there is a significant difference compared to this "
+    "page.",
+    # vLLM #2748: 4,894 MB in one engine, 17,164 MiB in another.
+    "When I run it in text-generation-webui the memory usage is around 4894MB while when I use "
+    "VLLM the memory usage is 17164MiB which is almost 4 times as large.",
+    # Ollama #6817: num_ctx lowered, the model grew from 10 GB to 15 GB.
+    "when i utilize num_ctx to reduce the context size to 32k from 132k, ollama generates a much "
+    "larger model. 15GB instead of 10GB for the default parameters. What could be wrong here.",
+])
+def test_a_gap_to_a_quoted_figure_is_a_diagnosis(question):
+    assert respond(question).intent.kind == "diagnose"
+
+
+def test_why_a_budget_is_not_enough_for_a_named_job_stays_a_fit_question():
+    # axolotl #2531: 8 x H100 (640 GB) for a 32B model, "what could be the reason ... not enough".
+    answer = respond("I'm attempting to train Qwen2.5-coder-32B on 8xH100s (640 GB of total "
+                     "VRAM) and unable to perform training even on a micro_batch size of 1. What "
+                     "could be the reason for 640GB not being enough for a 32B?")
+    assert answer.intent.kind == "fit"
+
+
+@pytest.mark.parametrize("question", [
+    # FastChat #346: a budget of GPU memory, no GPU kind, no model: which model is asked.
+    "i have some GPU resource, but the max GPU memory is 45G , can i finetune it in some ways?",
+    # ChatGLM-6B #39: "a 6GB card reports out of GPU memory (显存不足)".
+    "6GB显卡提示显存不足\n显卡：3060laptop 6GB",
+])
+def test_gpu_memory_named_with_a_can_i_is_a_fit_question_that_asks_the_model(question):
+    answer = respond(question)
+    assert answer.intent.kind == "fit" and answer.clarification is not None
+    assert "model" in answer.clarification.missing
+
+
+def test_how_much_gpu_memory_stays_a_memory_question():
+    # Qwen1.5 #253: "how much GPU memory (需要多少显存) does Qwen1.5 72B Chat AWQ need to run".
+    assert respond("Qwen1.5 72B Chat AWQ 需要多少显存可以运行").intent.kind == "memory"
+
+
+def test_the_size_of_the_model_asked_is_a_memory_question():
+    # llama.cpp #3509: no model named ("lamma"), so which one is asked back.
+    answer = respond("I am thinking about building an app in ios. That will use lamma model so "
+                     "what will be the size of the model when it runs on the phone ?")
+    assert answer.intent.kind == "memory" and answer.clarification.missing == ["model"]
+
+
+def test_the_network_a_job_needs_is_an_interconnect_question():
+    # DeepSpeed #2928
+    answer = respond("[math] what network throughput is required to handle ZeRO-3 traffic?")
+    assert answer.intent.kind == "interconnect"
+
+
+def test_advice_on_suitable_hardware_for_a_model_is_a_plan():
+    # Ollama #2393: "cost-efficiency" is a consideration, not a price question.
+    answer = respond("Given the complexity and resource-intensive nature of LLaMA 2(70B), I am "
+                     "seeking advice on the most suitable CPU and GPU configurations that can "
+                     "deliver the best performance for training and inference tasks with this "
+                     "model. Recommendations for CPU and GPU models, considering both "
+                     "performance and cost-efficiency.")
+    assert answer.intent.kind == "plan"
+
+
+def test_how_much_vram_for_serving_is_memory_before_speed():
+    # vLLM #12400: the VRAM is asked first; tokens/s after.
+    answer = respond("But how do I find out, how much VRAM I need for serving Llama-3.3-70b at "
+                     "8-bit with its full context window? How do I find out how many t/s to "
+                     "expect?")
+    assert answer.intent.kind == "memory"

@@ -23,6 +23,11 @@ PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*c
                   r"|\bplan\b(?!\s+to\b).*\b(?:train|fine|serve|pretrain)", _I)
 GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|we)\s+"
             r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b", _I)
+# Advice on what hardware suits a model ("the most suitable CPU and GPU configurations for
+# LLaMA 2 70B", "recommendations for GPU models"): a plan, whatever the workload.
+HARDWARE_ADVICE = lazy(r"\b(?:most\s+suitable|best\s+suited|recommended|ideal|optimal)\s+"
+                       r"(?:\S+\s+){0,3}(?:configurations?|hardware|setups?)\b|\brecommendations?\s+for\s+"
+                       r"(?:\S+\s+){0,3}(?:gpus?|hardware|configurations?)\b", _I)
 CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
 # Saved weights: checkpoints, an exported or merged model, an adapter's size (保存 save,
@@ -40,6 +45,15 @@ TRANSFER_TIME = lazy(r"\b(?:slow|slower|fast|faster|seconds|minutes|hours|how\s+
                      r"\btakes?\b|慢|多久", _I)
 # Memory a running job holds: a complaint about it is a diagnosis, not a file's size.
 IN_USE = lazy(r"显存|\bvram\b|\bgpu\s+memory\b|\bmemory\s+(?:usage|use|consumption)\b", _I)
+GPU_MEMORY = lazy(r"显存|\bvram\b|\bgpu\s+memory\b", _I)
+HOW_MUCH = lazy(r"\bhow\s+much\b|多少|多大", _I)
+# The network a job needs ("what network throughput is required to handle ZeRO-3 traffic?").
+NETWORK_NEEDED = lazy(r"\b(?:network|interconnect|inter-?node)\s+(?:bandwidth|throughput|speed)\s+"
+                      r"(?:is\s+|would\s+be\s+)?(?:required|needed)\b|\bhow\s+much\s+(?:network\s+|"
+                      r"inter-?node\s+)?bandwidth\s+(?:is\s+|would\s+be\s+|do\s+(?:i|we)\s+)?"
+                      r"(?:required|needed|need)\b", _I)
+MEMORY_NEEDED = lazy(r"\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory)\s+(?:(?:do|would|will|does)\s+)?"
+                     r"(?:i|we|you|it)\s+(?:need|require)|需要多少显存", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
@@ -96,14 +110,15 @@ SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
                      r"\bqueries\b|\bspeed\s+comparable\b",
                      _I)
 FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
-                 r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b|"
+                 r"\benough\b|\bpossib(?:le|ility)\b|\b(?:can'?t|cannot|unable\s+to)\s+(?:load|run|fit)\b|"
+                 r"显存不足|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b|"
                  r"够不够|能不能|能否|可以|行不行|可行|跑得?起来|跑不起来|支持吗|够用", _I)
 SPECS = lazy(r"\bbandwidth\b|\bspecs?\b|\bspecifications?\b|\btflops?\b|\bflops\b|"
                    r"\bmemory\b|\bhbm\b|\bvram\b|\btdp\b|\bpower\b|\bwatts?\b", _I)
 FITS = lazy(r"\bfits?\b", _I)
 MEMORY = lazy(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
                     r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b|"
-                    r"显存|内存|多大",
+                    r"\b(?:size|footprint)\s+of\s+(?:the|a|this|my)\s+model\b|显存|内存|多大",
                     _I)
 
 # A measurement someone wants checked: words of doubt or surprise (with a measured figure), or
@@ -129,7 +144,12 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"\bdo(?:es)?\s+not\s+support\s+this\b|\bseems?\s+to\s+be\s+bigger\b|"
                r"\b(?:the\s+)?same\s+amount\s+of\s+(?:gpu\s+)?memory\b|\balmost\s+the\s+same\s+as\b|"
                r"\bconsumes?\s+a\s+lot\b|\btaking\s+(?:a\s+)?lot\s+of\s+time\b|为什么还是|出了问题|"
-               r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
+               r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样|"
+               # a gap to a published or another run's figure, or a cause asked for
+               r"\bsignificant(?:ly)?\s+(?:difference|gap|lower|higher|slower)\b|"
+               r"\bwhat\s+(?:could|might|can)\s+(?:be\s+|go\s+)?wrong\b|"
+               r"\b(?:\d+(?:\.\d+)?|two|three|four|five|ten)\s+times\s+(?:as\s+(?:large|big|much|"
+               r"slow|long)|larger|bigger|more|slower|longer)\b", _I)
 
 # A failure reported against what should have worked: "but ... OOM", "still runs out",
 # "batch 2 leads to OOM while another framework runs 6" (但是 but, 却 yet, 显存不足 out of memory).
@@ -196,6 +216,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
+    ("plan", lambda t, s: bool(HARDWARE_ADVICE.search(t)) and _has_model(s) and "gpu" not in s),
     # "serve it to 200 users at 30 tokens/s each" on no cluster named: what to rent for that
     ("plan", lambda t, s: _has_model(s) and not any(k in s for k in ("gpus", "nodes"))
      and (("users" in s and "user_tokens_per_s" in s) or "requests_per_s" in s)),
@@ -207,14 +228,14 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("interconnect", lambda t, s: "op" in s),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),
+    ("interconnect", lambda t, s: bool(NETWORK_NEEDED.search(t))),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2
-     and not (_has_model(s) and not COMPARE.search(t) and bool(MEMORY.search(t)
-                                                               or FIT.search(t)))),
+     and not (not COMPARE.search(t) and bool(MEMORY.search(t) or FIT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),
@@ -224,12 +245,19 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
+    # "how much VRAM do I need for serving it ... and how many t/s to expect": the memory is
+    # asked first and sizes the rest.
+    ("memory", lambda t, s: bool(MEMORY_NEEDED.search(t))),
     # Host RAM with no GPU kind ("12 GB VRAM and 64 GB RAM") is a layer-offload question.
     ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)
      and not ("host_ram_gb" in s and "gpu" not in s)),
+    # GPU memory named without a GPU ("the max GPU memory is 45G, can I fine-tune it?") is
+    # the budget the fit is asked against.
     ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
                                                   or "gpu_memory_gb" in s
-                                                  or bool(FITS.search(t)))),
+                                                  or bool(FITS.search(t))
+                                                  or (bool(GPU_MEMORY.search(t))
+                                                      and not HOW_MUCH.search(t)))),
     ("memory", lambda t, s: bool(MEMORY.search(t))),
 )
 

@@ -45,6 +45,7 @@ DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|
 # concept, with no model to ask for; so is a layout question naming neither a model nor a
 # cluster ("which parallelism is better"). With a cluster, the split its links dictate answers.
 ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|多少|多大|几张|"
+                   r"\bwhat\s+(?:will|would|is)\s+(?:be\s+)?the\s+size\b|"
                    r"最少|至少|最低", re.IGNORECASE)
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
