@@ -419,3 +419,37 @@ def test_how_much_vram_for_serving_is_memory_before_speed():
                      "8-bit with its full context window? How do I find out how many t/s to "
                      "expect?")
     assert answer.intent.kind == "memory"
+
+
+def test_two_gpus_named_as_the_usual_hardware_leave_a_fit_question():
+    # FastChat #559 (github.com/lm-sys/FastChat/issues/559): "scripts which can help" relates,
+    # it does not pick between A100 and H100; fine-tuning on a 16GB GPU is asked, model first.
+    answer = respond("Just a suggestion if you can help with some modifications and fine tuning "
+                     "scripts which can help everyone to fine tune vicuna on custom datasets on "
+                     "low end GPUs as well like 16GB. Also, I see a major dependency on A100/H100 "
+                     "GPU? Can you provide some light on the possibility of fine tuning on low "
+                     "memory GPU as well?")
+    assert answer.intent.kind == "fit" and answer.clarification is not None
+    assert respond("Which GPU is better for serving Llama 3 70B, A100 or H100?"
+                   ).intent.kind == "gpu_compare"
+
+
+def test_a_run_time_that_seems_crazy_is_a_diagnosis():
+    # unsloth #1144: the seconds per step (43 h x 3600 / 750 = 206.4 s) are still worked out.
+    answer = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    assert answer.intent.kind == "diagnose"
+    assert "206" in answer.markdown
+
+
+def test_zero_3_kept_inside_each_node_is_a_layout_question():
+    # DeepSpeed #6889 (github.com/deepspeedai/DeepSpeed/issues/6889): hybrid sharding. 72e9 x
+    # 16 B = 1,152 GB of model states against 8 x 40 GB in a node: the layout answer says so.
+    answer = respond("I have multiple nodes, each with 8 40G A100, and I want to train a 72B "
+                     "model. When using zero3, the 72B model is distributed to all GPUs of all "
+                     "nodes. Even with nvlink, the communication delay is still very high. Is "
+                     "there a way to control zero3 to only allocate model parameters to the same "
+                     "node, where each node stores a complete model and only uses synchronous "
+                     "gradients between nodes to speed up training")
+    assert answer.intent.kind == "layout"
+    assert "| model states (weights + gradients + optimizer), whole model | 1,152 |" in \
+        answer.markdown

@@ -57,6 +57,11 @@ MEMORY_NEEDED = lazy(r"\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory)\s+(?:(?:do|woul
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
+# Two things set side by side; "which" only where it picks one ("which GPU", "which is"), not
+# where it relates ("scripts which can help").
+CHOICE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|better|than)\b|"
+              r"\bwhich\s+(?:\w+\s+)?(?:is|are|one|gpus?|cards?|should|would|to|of)\b|"
+              r"^\W*which\b", _I)
 LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
@@ -79,12 +84,16 @@ LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?
 STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|" \
            r"\btp\s*=?\s*\d|\bpp\s*=?\s*\d|" \
            r"\b(?:tp|pp|fsdp|dp)\s*\+\s*(?:tp|pp|fsdp|dp)\b|--tensor-parallel-size|--dp\b|" \
+           r"\bhybrid[\s_-]*shard\w*|" \
+           r"\bzero[\s-]*(?:stage[\s-]*)?3\b.{0,80}\b(?:same|one|each|single)\s+node|" \
            r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|多卡.{0,6}(?:加载|部署)"
 LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b|\bwhich\b|"
                      r"\bbetter\b|\bbest\b|\bfaster\b|\bslower\b|\blower\s+performance\b|"
                      r"\bhow\s+(?:to|can|do|should)\b|\btoml\b|\bconfig|\bspecify\b|"
-                     r"\bcommunicate|\berror\b|还是|推荐|怎么|如何|哪种|哪个|比较)"
-                     r"|(?:\bwhich\b|\bhow\s+(?:to|can|do|should)\b|\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
+                     r"\bcommunicate|\berror\b|\bis\s+there\s+a\s+way\b|"
+                     r"还是|推荐|怎么|如何|哪种|哪个|比较)"
+                     r"|(?:\bwhich\b|\bis\s+there\s+a\s+way\b|\bhow\s+(?:to|can|do|should)\b|"
+                     r"\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
                      r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
@@ -147,6 +156,7 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样|"
                # a gap to a published or another run's figure, or a cause asked for
                r"\bsignificant(?:ly)?\s+(?:difference|gap|lower|higher|slower)\b|"
+               r"\bseems?\W+(?:\w+\W+)?(?:crazy|insane|absurd|ridiculous|excessive)\b|"
                r"\bwhat\s+(?:could|might|can)\s+(?:be\s+|go\s+)?wrong\b|"
                r"\b(?:\d+(?:\.\d+)?|two|three|four|five|ten)\s+times\s+(?:as\s+(?:large|big|much|"
                r"slow|long)|larger|bigger|more|slower|longer)\b", _I)
@@ -235,7 +245,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2
-     and not (not COMPARE.search(t) and bool(MEMORY.search(t) or FIT.search(t)))),
+     and not (not CHOICE.search(t) and bool(MEMORY.search(t) or FIT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),
