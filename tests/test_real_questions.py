@@ -453,3 +453,35 @@ def test_zero_3_kept_inside_each_node_is_a_layout_question():
     assert answer.intent.kind == "layout"
     assert "| model states (weights + gradients + optimizer), whole model | 1,152 |" in \
         answer.markdown
+
+
+def test_a_runs_hours_on_a_named_gpu_ask_the_model_and_keep_the_arithmetic():
+    # alpaca-lora #432 (github.com/tloen/alpaca-lora/issues/432): what 88 hours should be
+    # depends on the model, which is asked.
+    answer = respond("One RTX 3090, 88 hours, is this normal?")
+    assert answer.intent.kind == "diagnose" and answer.clarification.missing == ["model"]
+    # unsloth #1144: asked back, the seconds per step still shown: 43 x 3600 / 750 = 206.4 s.
+    asked = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    assert asked.clarification is not None and "| time per step | 43 hours ÷ 750 steps | 206 s |" \
+        in asked.markdown
+
+
+def test_the_model_given_after_a_runs_hours_sets_the_tokens_to_expect():
+    # unsloth #1144, then "llama 3 8b": A100 312 TFLOP/s dense BF16 x 0.38 (Llama 3's published
+    # MFU) / (6 x 8.03e9 FLOPs a token) = 2,460.8 tokens/s; x 43 x 3,600 s = 380.9M tokens;
+    # / 750 steps = 507,900 tokens a step.
+    asked = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    answer = respond("llama 3 8b", previous=asked.intent)
+    assert answer.clarification is None and answer.intent.kind == "diagnose"
+    [trained] = [s for s in answer.trace if s.label == "tokens trained in the time measured"]
+    assert trained.result.value == pytest.approx(312e12 * 0.38 / (6 * 8.03e9) * 43 * 3600,
+                                                 rel=0.01)  # 8.03e9 rounds the card's count
+    assert "tokens per step over 750 steps" in answer.markdown
+
+
+def test_hours_with_no_gpu_named_are_not_a_training_time_to_check():
+    # AutoGPTQ #72: a quantization running 10 hours with the GPU idle: answered, not asked.
+    answer = respond("VRAM footprint is small and constant now, and GPU utilization is 0%. The "
+                     "CPU utilization is now 6000%. The program has been running for 10 hours, "
+                     "is it normal?")
+    assert answer.intent.kind == "diagnose" and answer.clarification is None

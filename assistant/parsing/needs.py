@@ -66,6 +66,11 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ()  # the links themselves are the question
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
+    if kind == "diagnose" and "hours" in slots and "gpu" in slots:
+        # A run's duration on a named GPU checked ("88 hours on one RTX 3090, is this
+        # normal?"): what that GPU should take scales with the model's parameters, which
+        # nothing stands in for.
+        required = ("model",)
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 

@@ -103,7 +103,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     if kind == "unknown" and DOMAIN.search(found.masked):
         kind = "concept"
     if kind in ("concept", "diagnose"):
-        slots["question"] = text
+        slots["question"] = _asked(text, kind, previous)
     assumed, missing = complete(kind, slots, catalog)
     if previous is None and not ASKS_FIGURE.search(text) and (
             (kind == "memory" and missing == ["model"])
@@ -113,6 +113,15 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+def _asked(text: str, kind: str, previous: Intent | None) -> str:
+    """The words a diagnosis reads its measurements from: a reply that only fills what was
+    asked back ("llama 7b") adds to the question it answers, whose figures still stand."""
+    before = previous.slots.get("question") if previous is not None else None
+    if before and previous is not None and previous.missing and previous.kind == kind:
+        return f"{before} {text}"
+    return text
 
 
 def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
