@@ -485,3 +485,25 @@ def test_hours_with_no_gpu_named_are_not_a_training_time_to_check():
                      "CPU utilization is now 6000%. The program has been running for 10 hours, "
                      "is it normal?")
     assert answer.intent.kind == "diagnose" and answer.clarification is None
+
+
+def test_an_oom_on_named_gpus_with_no_model_asks_the_model():
+    # FastChat #407 (github.com/lm-sys/FastChat/issues/407): whether 4 x A100 40GB should hold
+    # the job is the model's size against 4 x 40 GB, so the model is asked.
+    answer = respond("Hi, I used the training script in the readme, and didn't change the data "
+                     "and parameters, but my gpu memory still run out. Have you test it on "
+                     "4xA100 40Gb? What about the usage of your gpu memory?")
+    assert answer.intent.kind == "diagnose" and answer.clarification.missing == ["model"]
+    # LlamaFactory #1158: a figure quoted beside the OOM ("is your 240G theoretical?") is
+    # answered as it stands.
+    quoted = respond("我使用zero-3全参微调，单机8卡：8张A100（40G）也会报oom，你这个240G是理论值吗？"
+                     "是否有其他占用？")
+    assert quoted.intent.kind == "diagnose" and quoted.clarification is None
+
+
+def test_ram_or_storage_asked_is_answered_from_the_notes():
+    # llama.cpp #13 (github.com/ggml-org/llama.cpp/issues/13): no model, no figure; the notes
+    # on system RAM and storage answer it rather than a question back.
+    answer = respond("Are these numbers requirements for RAM or storage actually? Escpecially "
+                     "wonder in context of android devices")
+    assert answer.intent.kind == "concept" and answer.clarification is None

@@ -71,6 +71,10 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # normal?"): what that GPU should take scales with the model's parameters, which
         # nothing stands in for.
         required = ("model",)
+    if kind == "diagnose" and slots.get("oom") and "gpu" in slots and "size" not in slots:
+        # Out of memory on a named GPU, no figure quoted ("still runs out on 4xA100 40Gb"):
+        # whether it should fit is the model's size against the GPUs, so the model is asked.
+        required = ("model",)
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 

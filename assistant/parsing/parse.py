@@ -31,6 +31,10 @@ REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
 BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+OUT_OF_MEMORY = lazy(r"\boom\b|\bout\s+of\s+memory\b|\bruns?\s+out\b|显存不足|显存溢出|爆显存",
+                     re.IGNORECASE)
+# A memory figure left once the GPUs' own names ("A100 40G") are masked: "240G", "30.15GB".
+MEMORY_FIGURE = lazy(r"\d\s*(?:[GM]i?B?|[GM]iB)\b", re.IGNORECASE)
 KV_CACHE = lazy(r"\bkv[\s-]*cache\b|\bkv\b|键值缓存", re.IGNORECASE)
 BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
@@ -39,6 +43,7 @@ BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pa
 DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|\blora\b|"
               r"\bpeft\b|adapt[eo]r|checkpoint|\btokens?\b|\bbatch|memory|\bvram\b|\bgpus?\b|"
               r"\bcuda\b|\boom\b|offload|throughput|latency|bandwidth|\bnccl\b|nvlink|"
+              r"\bram\b|\bstorage\b|\bdisk\b|"
               r"infiniband|\bquanti[sz]|\bmodels?\b|\btrain|inference|显存|内存|微调|训练|推理|"
               r"带宽|并行|模型|显卡", re.IGNORECASE)
 # A memory question that asks no figure ("relationship between KV cache and max length") is a
@@ -50,7 +55,7 @@ ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|�
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
-FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question")
+FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len", "batch")
 # Slots that describe the cluster size together: a new one replaces the old set.
@@ -85,7 +90,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         for name in MODEL_SLOTS:  # the config is the model; sizes in it are not a guess
             slots.pop(name, None)
         found.readings.append("read the pasted config.json as the model's shape")
-    _flags(text, slots)
+    _flags(text, slots, found.masked)
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
         kind = "cluster_size"  # "serve it on H100s": how many of them is the question
@@ -148,7 +153,7 @@ def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:
     return {**settled, **previous.slots}
 
 
-def _flags(text: str, slots: dict[str, Any]) -> None:
+def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
     if EGRESS.search(text):
         slots["egress"] = True
     if BREAK_EVEN.search(text):
@@ -157,6 +162,8 @@ def _flags(text: str, slots: dict[str, Any]) -> None:
         slots["cost"] = True
     if KV_CACHE.search(text):
         slots["kv_focus"] = True
+    if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
+        slots["oom"] = True  # an OOM with no memory figure quoted beside it
 
 
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
