@@ -507,3 +507,12 @@ def test_ram_or_storage_asked_is_answered_from_the_notes():
     answer = respond("Are these numbers requirements for RAM or storage actually? Escpecially "
                      "wonder in context of android devices")
     assert answer.intent.kind == "concept" and answer.clarification is None
+
+
+def test_slower_for_several_users_and_a_speed_up_asked_is_a_serving_question():
+    # Qwen #1067: 8 x 4090 with Qwen-72B-int4, speed halves with two users at once (两人同时
+    # 使用), "is there any speed-up plan (加速方案)?": the replicas and TP to serve them answer it.
+    answer = respond("目前用8*4090跑qwen-72B-int4，每秒输出10个Token左右，但在两人同时使用时，速度明显"
+                     "下降一半都不止，已经使用了flash_attention，请问是否还有加速方案？")
+    assert answer.intent.kind == "serving" and answer.clarification is None
+    assert "on 8× NVIDIA GeForce RTX 4090 24GB" in answer.markdown  # the asker's own cluster

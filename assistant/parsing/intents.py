@@ -169,6 +169,12 @@ TWO_RUNS_OOM = lazy(OOM + r"[^.?!。？！]{0,120}(?:\bwithout\s+(?:an?\s+)?oom\
 # Someone reporting their own run (发现 found, 我这边 on my side, 实测 measured).
 OWN_RUN = lazy(r"\b(?:i|we)\s+(?:found|find|see|saw|observed?|noticed?|got|get|am\s+getting|"
                r"measured|tried|ran|run)\b|\bmy\b|发现|我这边|我的|实测|测试", _I)
+# Several users at once ("两人同时使用" two people at once) and a way to go faster asked
+# (加速方案 speed-up plan, 有什么办法 what way).
+CONCURRENT_SPEEDUP = lazy(r"(?:同时使用|同时请求|多人同时|两人同时|\bconcurrent(?:ly)?\b|"
+                          r"\bsimultaneous(?:ly)?\b|\bat\s+the\s+same\s+time\b).{0,200}"
+                          r"(?:加速|提速|优化|有什么办法|\bspeed\s+(?:it\s+)?up\b|"
+                          r"\boptimi[sz]ed?\b|\befficiently\s+handle\b)", _I)
 WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
                  r"\bwhat(?:'s|\s+is)\s+the\s+(?:point|reason)\b", _I)
 
@@ -221,6 +227,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and not CLUSTER_OR_JOB & set(s) and "size" not in s and not OWN_RUN.search(t)),
     # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
     # OOM"); one set against a claim or another run is a diagnosis.
+    # Slower when several use it at once, and how to serve them faster: serving capacity.
+    ("serving", lambda t, s: bool(CONCURRENT_SPEEDUP.search(t)) and _has_model(s)),
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
      or (bool(SYMPTOM_OOM.search(t)) and not (_has_model(s) and "gpu" in s))
      or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
