@@ -516,3 +516,25 @@ def test_slower_for_several_users_and_a_speed_up_asked_is_a_serving_question():
                      "下降一半都不止，已经使用了flash_attention，请问是否还有加速方案？")
     assert answer.intent.kind == "serving" and answer.clarification is None
     assert "on 8× NVIDIA GeForce RTX 4090 24GB" in answer.markdown  # the asker's own cluster
+
+
+def test_the_proper_parallelism_for_a_cluster_is_a_layout_question():
+    # Megatron-Bridge #3463: 16 nodes x 8 H100 = 128 GPUs: TP 8 inside a node x PP 16 across.
+    answer = respond("We are in the process of SFT the nemotron-3-super model using "
+                     "megatron-bridge using 16 nodes of H100x8GPUs. Can you please advice by "
+                     "using this amount of hardware (16 nodes of H100x8GPUs) and the setup "
+                     "SEQ_LENGTH=262144. What is the proper parallelism suppose to be?")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+    assert "**TP 8 × PP 16**" in answer.markdown
+
+
+def test_a_checkpoint_with_a_file_size_and_no_move_is_about_the_file():
+    # alpaca-lora #293 (github.com/tloen/alpaca-lora/issues/293): a 443-byte adapter file;
+    # nothing is moved, so no transfer rate is asked.
+    answer = respond("Checkpoints were created with no issues. But the adapter_mode.bin never "
+                     "updated at the end of the training and instead I have a 443 byte file. "
+                     "Or, any way to convert my checkpoint into the adapter_model.bin format?")
+    assert answer.intent.kind == "checkpoint" and answer.clarification is None
+    # Moving one still is a transfer: 140 GB over 10 Gb/s.
+    assert respond("How long to copy a 140 GB checkpoint over 10 Gb/s?"
+                   ).intent.kind == "interconnect"

@@ -75,7 +75,8 @@ COST = lazy(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:
                   r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少|美元|人民币|成本", _I)
-LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?:plan|"
+LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"
+                    r"recommended|suitable|what|which)\s+parallelism\b|\bparallel(?:ism)?\s+(?:plan|"
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
                     r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
@@ -241,8 +242,11 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
+    # A checkpoint with a size is moved somewhere only when a move or a rate is named
+    # ("convert my checkpoint" with a 443-byte file is about the file).
     ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t))
-     and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t)))),
+     and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t))
+          or not (TRANSFER.search(t) or "bandwidth" in s or s.get("links")))),
     ("interconnect", lambda t, s: "op" in s),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),
