@@ -496,8 +496,8 @@ def test_an_oom_on_named_gpus_with_no_model_asks_the_model():
     assert answer.intent.kind == "diagnose" and answer.clarification.missing == ["model"]
     # LlamaFactory #1158: a figure quoted beside the OOM ("is your 240G theoretical?") is
     # answered as it stands.
-    quoted = respond("我使用zero-3全参微调，单机8卡：8张A100（40G）也会报oom，你这个240G是理论值吗？"
-                     "是否有其他占用？")
+    quoted = respond("我使用zero-3全参微调，单机8卡：8张A100（40G）也会报oom，"
+                     "你这个240G是理论值吗？是否有其他占用？")
     assert quoted.intent.kind == "diagnose" and quoted.clarification is None
 
 
@@ -512,8 +512,9 @@ def test_ram_or_storage_asked_is_answered_from_the_notes():
 def test_slower_for_several_users_and_a_speed_up_asked_is_a_serving_question():
     # Qwen #1067: 8 x 4090 with Qwen-72B-int4, speed halves with two users at once (两人同时
     # 使用), "is there any speed-up plan (加速方案)?": the replicas and TP to serve them answer it.
-    answer = respond("目前用8*4090跑qwen-72B-int4，每秒输出10个Token左右，但在两人同时使用时，速度明显"
-                     "下降一半都不止，已经使用了flash_attention，请问是否还有加速方案？")
+    answer = respond("目前用8*4090跑qwen-72B-int4，每秒输出10个Token左右，"
+                     "但在两人同时使用时，速度明显下降一半都不止，已经使用了flash_attention，"
+                     "请问是否还有加速方案？")
     assert answer.intent.kind == "serving" and answer.clarification is None
     assert "on 8× NVIDIA GeForce RTX 4090 24GB" in answer.markdown  # the asker's own cluster
 
