@@ -86,6 +86,19 @@ def test_a_size_after_a_named_model_is_that_familys_model():
     assert "Llama 3.1 405B" in answer.markdown
 
 
+def test_nodes_asked_for_are_counted_in_whole_nodes_for_each_model():
+    # vllm-8188 (github.com/vllm-project/vllm/issues/8188): "several 8xH100 nodes ... how many
+    # nodes". By hand at 120K (122,880) tokens in BF16: Llama 3.1 405B's weights are
+    # 405.85e9 x 2 B = 811.7 GB and its KV cache 126 layers x 8 heads x 128 x 2 x 2 B =
+    # 516,096 B/token x 122,880 = 63.4 GB, 875 GB in all: more than 10 H100 of 85.5 GB, so it
+    # needs 2 nodes of 8; the 70B (141 GB + 40.3 GB of KV) fits in 1 node.
+    answer = respond("I want to run Llama 3.1 70B and 405B with 120K context length. I have "
+                     "access to several 8xH100 nodes. How many nodes do I need?")
+    assert "(1 node of 8)" in answer.markdown
+    assert "Llama 3.1 405B" in answer.markdown and "(2 nodes of 8)" in answer.markdown
+    assert "unsharded" not in answer.markdown  # the figure is one GPU's share of 8, not the whole
+
+
 def test_a_token_count_is_not_a_model_size():
     answer = respond("How long to train a 7B model on 300B tokens on 64 H100?")
     assert "model_list" not in answer.intent.slots
@@ -539,3 +552,33 @@ def test_a_checkpoint_with_a_file_size_and_no_move_is_about_the_file():
     # Moving one still is a transfer: 140 GB over 10 Gb/s.
     assert respond("How long to copy a 140 GB checkpoint over 10 Gb/s?"
                    ).intent.kind == "interconnect"
+
+
+def test_a_trained_models_context_is_its_training_sequence_length():
+    # jquesnelle/yarn#23: "OOM error ... on 8*A100 ... GPU requirements for fine-tuning ? (7b
+    # model, 64k context)". The 64k is the length it trains at, not a default 4,096. By hand:
+    # even with full recompute each of 32 layers keeps its input, 65,536 tokens x 4,096 x 2 B =
+    # 0.537 GB, so activations are at least 32 x 0.537 = 17.2 GB per sequence.
+    answer = respond("I run into OOM error with default setup on 8*A100 with train.sh script, "
+                     "could you please share the GPU requirements for fine-tuning ? (7b model, "
+                     "64k context)")
+    assert answer.intent.slots["seq_len"] == 65536
+    assert "seq_len" not in answer.intent.assumed
+    # data parallel: every GPU holds its own sequence's activations
+    assert answer.data["memory"]["breakdown_gb"]["activations"] >= 17.2
+
+
+def test_a_training_time_on_two_gpu_kinds_is_given_for_each():
+    # Visual-Agent/DeepEyes#35: "how long it will take to train the 7B model with 32 A100/H100
+    # GPUs". The same run on each: the days scale as the dense BF16 peaks (A100 312, H100 989
+    # TFLOP/s, the datasheets) times each row's MFU, so A100 days / H100 days =
+    # (989 x MFU_H100) / (312 x MFU_A100).
+    answer = respond("how long it will take to train the 7B model with 32 A100/H100 GPUs")
+    table = answer.markdown.split("\n\n")[1]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in table.splitlines()[2:]}
+    a100, h100 = rows["NVIDIA A100 SXM 80GB"], rows["NVIDIA H100 SXM 80GB"]
+    days = {k: float(r[2]) for k, r in (("a100", a100), ("h100", h100))}
+    mfu = {k: float(r[4].strip(" |%")) for k, r in (("a100", a100), ("h100", h100))}
+    expected = (989 * mfu["h100"]) / (312 * mfu["a100"])
+    assert days["a100"] / days["h100"] == pytest.approx(expected, rel=0.02)  # 3-figure rounding
+    assert "NVIDIA H100 SXM 80GB" in answer.markdown.split("\n")[0]  # said in the lead too

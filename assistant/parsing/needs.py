@@ -122,6 +122,9 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
             slots["context_len"] = slots.pop("seq_len")
         assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
     else:
+        if "context_len" in slots and "seq_len" not in slots:
+            # a trained model's context ("7b model, 64k context") is the length it trains at
+            slots["seq_len"] = slots.pop("context_len")
         defaults = (("seq_len", 4096), ("micro_batch", 1), ("optimizer", "adamw"))
         assumed.update({k: v for k, v in defaults if k not in slots})
 

@@ -170,14 +170,31 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
     gpu_id = result["gpu"]
     fewest = (result.get("min_gpus") or {}).get(gpu_id)
     need = f"**{fewest}× {gpu_name(gpu_id)}**" if fewest else f"no number of {gpu_name(gpu_id)}"
-    lead = (f"{cap(subject(intent, result))} needs at least {need} just to hold it in memory "
-            f"({num(result['per_gpu_gb'])} GB unsharded). More GPUs shorten the run: give a "
+    lead = (f"{cap(subject(intent, result))} needs at least {need}{_in_nodes(intent, fewest)} "
+            f"just to hold it in memory ({_held(result)}). More GPUs shorten the run: give a "
             f"token budget (e.g. 15T tokens) to size the cluster by training time.")
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
     return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result),
                                         *totals(result)],
                  assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
+
+
+def _held(result: dict[str, Any]) -> str:
+    """What the per-GPU figure is: the whole job on one GPU, or one GPU's share of a layout."""
+    gpus = int(result["layout"]["gpus"])
+    if gpus == 1:
+        return f"{num(result['per_gpu_gb'])} GB unsharded"
+    return f"{num(result['per_gpu_gb'])} GB per GPU when spread over {gpus} GPUs"
+
+
+def _in_nodes(intent: Intent, fewest: int | None) -> str:
+    """The count in whole nodes when the question gave a node size ("8xH100 nodes")."""
+    per_node = slot(intent, "gpus_per_node")
+    if not fewest or not per_node or int(per_node) <= 1:
+        return ""
+    nodes = -(-fewest // int(per_node))
+    return f" ({plural(nodes, 'node')} of {per_node})"
 
 
 def checkpoint(intent: Intent, calls: Calls) -> Reply:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.composing.markdown import num, pct, plural, table
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
+from clusterplan.assistant.routing.cluster import parallel_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
@@ -22,7 +23,7 @@ KINDS = ("memory", "fit", "cluster_size", "serving", "checkpoint", "layout", "pl
 def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """The reply with a row per model named, when the question names several, and a row per
     end of a range of GPU counts ("4-8 A10G")."""
-    reply = _count_range(intent, calls, reply)
+    reply = _count_range(intent, calls, _gpu_kinds(intent, calls, reply))
     listed = intent.slots.get("model_list") or []
     if len(listed) < 2 or intent.kind not in KINDS:
         return reply
@@ -38,7 +39,7 @@ def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
             said.append(f"{_name(entry)} could not be sized: {exc}")
             continue
         rows.append(_row(result))
-        said.append(f"{_name(entry)} {num(result['per_gpu_gb'])} GB")
+        said.append(_said(entry, result, intent.slots.get("gpus_per_node")))
     if not rows:
         return reply
     gpu = rows[0][-1]
@@ -61,6 +62,17 @@ def _row(result: dict[str, Any]) -> list[Any]:
             result["kv_cache_bytes_per_token"],
             result["per_gpu_gb"], fewest if fewest is not None else "none fits",
             gpu_name(gpu)]
+
+
+def _said(entry: dict[str, Any], result: dict[str, Any], per_node: int | None) -> str:
+    """'Llama 3.1 405B 924 GB, fewest 16 (2 nodes of 8)': the size and the count asked for."""
+    said = f"{_name(entry)} {num(result['per_gpu_gb'])} GB"
+    fewest = (result.get("min_gpus") or {}).get(result.get("gpu") or "h100-sxm")
+    if fewest:
+        said += f", fewest {fewest}"
+        if per_node and int(per_node) > 1:
+            said += f" ({plural(-(-fewest // int(per_node)), 'node')} of {per_node})"
+    return said
 
 
 def _name(entry: dict[str, Any]) -> str:
@@ -93,4 +105,30 @@ def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
         reply.tables.insert(0, table(["GPUs", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
         reply.headline += (f" Across the range {span[0]}-{span[1]} GPUs asked: "
                            + "; ".join(said) + ".")
+    return reply
+
+
+def _gpu_kinds(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """A training time asked on "32 A100/H100 GPUs": the same run on each GPU kind named, so
+    the second kind is not dropped."""
+    kinds = list(dict.fromkeys(intent.slots.get("gpu_list") or []))
+    if len(kinds) < 2 or intent.kind != "training":
+        return reply
+    rows, said = [], []
+    for gpu in kinds:
+        payload = parallel_payload(intent) | {"gpu": gpu}
+        try:
+            result = calls.run("parallelism", payload, f"the same run on {gpu_name(gpu)}")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{gpu_name(gpu)} could not be sized: {exc}")
+            continue
+        days = result.get("training_days")
+        best = (result.get("plans") or [{}])[0]
+        rows.append([gpu_name(gpu), result["gpus"], days if days else "no layout",
+                     result.get("gpu_hours") or "-", pct(best["mfu"]) if "mfu" in best else "-"])
+        said.append(f"{gpu_name(gpu)} {num(days)} days" if days else
+                    f"{gpu_name(gpu)}: no layout fits")
+    if len(rows) >= 2:
+        reply.tables.insert(0, table(["GPU", "GPUs", "days", "GPU-hours", "MFU"], rows))
+        reply.headline += " Each GPU kind named, same run: " + "; ".join(said) + "."
     return reply
