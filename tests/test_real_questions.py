@@ -582,3 +582,16 @@ def test_a_training_time_on_two_gpu_kinds_is_given_for_each():
     expected = (989 * mfu["h100"]) / (312 * mfu["a100"])
     assert days["a100"] / days["h100"] == pytest.approx(expected, rel=0.02)  # 3-figure rounding
     assert "NVIDIA H100 SXM 80GB" in answer.markdown.split("\n")[0]  # said in the lead too
+
+
+def test_memory_for_different_model_sizes_shows_the_common_sizes_side_by_side():
+    # llama.cpp #13 (github.com/ggml-org/llama.cpp/issues/13): no size named. Llama 2 7B, 13B
+    # and 70B side by side; KV cache per token = 2 (K, V) x layers x KV heads x 128 x 2 B:
+    # 2 x 32 x 32 x 128 x 2 = 524,288; 2 x 40 x 40 x 128 x 2 = 819,200; 70B's grouped-query
+    # attention keeps 8 KV heads: 2 x 80 x 8 x 128 x 2 = 327,680 (note model-llama-1-2).
+    answer = respond("[Q] Memory Requirements for Different Model Sizes")
+    assert answer.intent.kind == "memory" and answer.clarification is None
+    for row in ("| Llama 2 7B | 6.74 | 13.5 | - | 524,288 |",
+                "| Llama 2 13B | 13.0 | 26.0 | - | 819,200 |",
+                "| Llama 2 70B | 69.0 | 138 | - | 327,680 |"):
+        assert row in answer.markdown  # weights: 6.74e9, 13.02e9, 68.98e9 params x 2 B

@@ -52,6 +52,11 @@ DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|
 ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|多少|多大|几张|"
                    r"\bwhat\s+(?:will|would|is)\s+(?:be\s+)?the\s+size\b|"
                    r"最少|至少|最低", re.IGNORECASE)
+# Sizes asked about in general, none named ("different model sizes", 不同尺寸的模型), and the
+# models that stand for them: the Llama 2 family's three sizes (note model-llama-1-2).
+SIZES = lazy(r"\b(?:different|various|each|all|common)\s+(?:model\s+)?sizes\b|"
+             r"不同(?:大小|尺寸|规模|参数量)的?模型|各(?:个|种)尺寸", re.IGNORECASE)
+GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
@@ -91,6 +96,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             slots.pop(name, None)
         found.readings.append("read the pasted config.json as the model's shape")
     _flags(text, slots, found.masked)
+    _sizes_in_general(text, slots, found.readings, catalog)
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
         kind = "cluster_size"  # "serve it on H100s": how many of them is the question
@@ -127,6 +133,21 @@ def _asked(text: str, kind: str, previous: Intent | None) -> str:
     if before and previous is not None and previous.missing and previous.kind == kind:
         return f"{before} {text}"
     return text
+
+
+def _sizes_in_general(text: str, slots: dict[str, Any], readings: list[str],
+                      catalog: Catalog) -> None:
+    """"Memory requirements for different model sizes", no size named: the common sizes side
+    by side (Llama 2's 7B, 13B and 70B, note model-llama-1-2), shown as read, not asked."""
+    if any(k in slots for k in ("model", "params_b", "config")) or not SIZES.search(text):
+        return
+    listed = [m for m in GENERAL_SIZES if m in catalog.models.rows]
+    if len(listed) < 2:
+        return
+    slots["model"] = listed[0]
+    slots["model_list"] = [{"model": m} for m in listed]
+    readings.append("no model named for 'different model sizes': the common sizes "
+                    + ", ".join(listed) + " shown side by side")
 
 
 def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
