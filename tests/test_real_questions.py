@@ -595,3 +595,14 @@ def test_memory_for_different_model_sizes_shows_the_common_sizes_side_by_side():
                 "| Llama 2 13B | 13.0 | 26.0 | - | 819,200 |",
                 "| Llama 2 70B | 69.0 | 138 | - | 327,680 |"):
         assert row in answer.markdown  # weights: 6.74e9, 13.02e9, 68.98e9 params x 2 B
+
+
+def test_options_for_deploying_a_model_on_a_cluster_are_a_layout_question():
+    # SGLang #3002 (github.com/sgl-project/sglang/issues/3002): two ways to deploy 72B on
+    # 8 x A100; the answer ranks the splits (TP 8 as one replica against smaller replicas).
+    answer = respond("Suppose I have 8*A100 gpu, and I want to deploy a 72b model. I have the "
+                     "following two ways: I am a little confused, option B give bad throughput "
+                     "lesser than 2x, is it normal ? or How can I get throughput greater than 2*x "
+                     "with just 8*A100 gpu? (or I can't?)")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+    assert "| 8 | 1 | 1 |" in answer.markdown  # TP 8, PP 1, one replica is among the options

@@ -96,6 +96,8 @@ LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b
                      r"|(?:\bwhich\b|\bis\s+there\s+a\s+way\b|\bhow\s+(?:to|can|do|should)\b|"
                      r"\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
                      r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
+OPTIONS = lazy(r"\b(?:the\s+following|these|two|three)\s+(?:two\s+|three\s+)?(?:ways|options|"
+               r"approaches|setups|deployments)\b|两种(?:方式|方案|部署)", _I)
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
@@ -214,6 +216,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
+    # Options laid out for deploying a model on a cluster ("I have the following two ways"):
+    # the ways to split it over those GPUs are the question, whatever each option measured.
+    ("layout", lambda t, s: bool(OPTIONS.search(t)) and _has_model(s)
+     and ("gpus" in s or "nodes" in s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
      and "size" not in s and not _has_model(s)
