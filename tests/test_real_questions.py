@@ -606,3 +606,24 @@ def test_options_for_deploying_a_model_on_a_cluster_are_a_layout_question():
                      "with just 8*A100 gpu? (or I can't?)")
     assert answer.intent.kind == "layout" and answer.clarification is None
     assert "| 8 | 1 | 1 |" in answer.markdown  # TP 8, PP 1, one replica is among the options
+
+
+def test_a_memory_requirement_quoted_with_no_model_gives_the_parameters_it_holds():
+    # DeepSeek-R1 #464 (ktransformers asks for 382 GB of memory, "isn't that too high?"):
+    # 382e9 B / 2 B = 191B parameters in 16 bits, / 1 B = 382B at 8 bits, / 0.5625 B (Q4_K_M's
+    # nominal 4.5 bits) = 679B at 4-bit: the 671B model's 4-bit weights.
+    answer = respond("你好，ktransformer的文档提到，它对内存的要求是382GB，这个内存要求好像太高了。"
+                     "请问是我的理解有问题吗？")
+    assert answer.intent.kind == "memory" and answer.clarification is None
+    values = {s.label: s.result.value for s in answer.trace if s.label.startswith("parameters")}
+    assert values["parameters 382 GB holds in bf16"] == pytest.approx(191.0)
+    assert values["parameters 382 GB holds in int8"] == pytest.approx(382.0)
+    assert values["parameters 382 GB holds in q4_k_m"] == pytest.approx(382 / 0.5625, rel=1e-3)
+    assert not answer.assumptions or "bf16" not in " ".join(answer.assumptions)
+
+
+def test_a_block_of_half_a_megabyte_is_not_sized_as_a_model():
+    # InfLLM #14: "0.5 MB" per KV block is no model's memory; no parameters are implied from it.
+    answer = respond("每个 global_block_k/v 的形状为 [1, 8, 128, 128], 数据类型为 torch.bfloat16, "
+                     "占据内存大小为 0.5 MB, 不知道这么算对不对~")
+    assert not any(s.label.startswith("parameters") for s in answer.trace)

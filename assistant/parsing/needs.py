@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.db.catalog import Catalog
+from clusterplan.tools.units import UnitError, parse
 
 Slots = dict[str, Any]
 
@@ -66,6 +67,11 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ()  # the links themselves are the question
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
+    if kind == "memory" and not _present("model", slots) and _gigabytes(slots) \
+            and not slots.keys() & {"gpu", "gpu_memory_gb"}:
+        # No model, a memory requirement quoted ("382 GB, isn't that too high?"): the
+        # parameters that size holds at each precision; no job is sized, so nothing is assumed.
+        return {}, []
     if kind == "diagnose" and "hours" in slots and "gpu" in slots:
         # A run's duration on a named GPU checked ("88 hours on one RTX 3090, is this
         # normal?"): what that GPU should take scales with the model's parameters, which
@@ -77,6 +83,14 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ("model",)
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
+
+
+def _gigabytes(slots: Slots) -> bool:
+    """A quoted size of at least 1 GB: a model's memory, not a block's or a file header's."""
+    try:
+        return float(parse(str(slots.get("size")), "byte").to("byte").magnitude) >= 1e9
+    except (UnitError, ValueError, TypeError):
+        return False
 
 
 def _present(name: str, slots: Slots) -> bool:

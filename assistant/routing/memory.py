@@ -11,6 +11,7 @@ from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_mod
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
+from clusterplan.assistant.routing.size_rule import memory_without_model
 from clusterplan.tools.contract import Step, q
 
 TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -68,6 +69,8 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     """How much memory a job needs; the KV cache first when the question is about it."""
     if slot(intent, "gpu") or "gpu_memory_gb" in intent.slots:
         return fit(intent, calls, least=False)
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return memory_without_model(intent)
     result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
     if result.get("offload"):
         return _offloaded(intent, calls, result)
