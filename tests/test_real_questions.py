@@ -627,3 +627,16 @@ def test_a_block_of_half_a_megabyte_is_not_sized_as_a_model():
     answer = respond("每个 global_block_k/v 的形状为 [1, 8, 128, 128], 数据类型为 torch.bfloat16, "
                      "占据内存大小为 0.5 MB, 不知道这么算对不对~")
     assert not any(s.label.startswith("parameters") for s in answer.trace)
+
+
+def test_sxm_or_pcie_asked_shows_each_form_of_the_gpu():
+    # Finetune_LLAMA #5 (github.com/chaoyi-wu/Finetune_LLAMA/issues/5): "was the readme's
+    # training time on SXM A100, or the PCIe version?"
+    # A100 datasheet: SXM 80GB 2,039 GB/s at 400 W; PCIe 40GB 1,555 GB/s at 250 W.
+    answer = respond("你好，请问readme中的训练时长，是在SXM A100上的么？还是PCIE版本的。")
+    assert answer.intent.kind == "gpu_specs" and answer.clarification is None
+    assert "| NVIDIA A100 PCIe 40GB | 42.9 | 1.55 | 312 | - | 250 |" in answer.markdown
+    assert "| NVIDIA A100 SXM 80GB | 85.9 | 2.04 | 312 | - | 400 |" in answer.markdown
+    # A GPU with no form factors in its id is shown alone, not with its whole brand.
+    alone = respond("RTX 4090 SXM or PCIe?")
+    assert alone.markdown.count("| NVIDIA GeForce") == 1

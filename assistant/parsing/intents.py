@@ -98,6 +98,8 @@ LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b
                      r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
 OPTIONS = lazy(r"\b(?:the\s+following|these|two|three)\s+(?:two\s+|three\s+)?(?:ways|options|"
                r"approaches|setups|deployments)\b|两种(?:方式|方案|部署)", _I)
+VARIANT_ASKED = lazy(r"\bsxm\d?\b.{0,40}(?:\bor\b|还是|\bvs\.?).{0,20}\bpcie\b|"
+                     r"\bpcie\b.{0,40}(?:\bor\b|还是|\bvs\.?).{0,20}\bsxm\d?\b", _I)
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
@@ -213,6 +215,8 @@ def _links(s: Slots, t: str) -> int:
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
     ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
+    # Which form factor of a GPU ("on SXM A100, or the PCIe version?"): the GPU's own figures.
+    ("gpu_specs", lambda t, s: "gpu" in s and bool(VARIANT_ASKED.search(t))),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),

@@ -18,7 +18,13 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.parsing.entities import extract
-from clusterplan.assistant.parsing.intents import CLUSTER_OR_JOB, COST, MACHINES, classify
+from clusterplan.assistant.parsing.intents import (
+    CLUSTER_OR_JOB,
+    COST,
+    MACHINES,
+    VARIANT_ASKED,
+    classify,
+)
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
 from clusterplan.db.catalog import Catalog
@@ -60,7 +66,7 @@ GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
-FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom")
+FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len", "batch")
 # Slots that describe the cluster size together: a new one replaces the old set.
@@ -183,6 +189,8 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["cost"] = True
     if KV_CACHE.search(text):
         slots["kv_focus"] = True
+    if VARIANT_ASKED.search(text):
+        slots["variants"] = True
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
 
