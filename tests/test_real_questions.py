@@ -640,3 +640,12 @@ def test_sxm_or_pcie_asked_shows_each_form_of_the_gpu():
     # A GPU with no form factors in its id is shown alone, not with its whole brand.
     alone = respond("RTX 4090 SXM or PCIe?")
     assert alone.markdown.count("| NVIDIA GeForce") == 1
+
+
+def test_two_layouts_compared_span_the_first_ones_gpus():
+    # vLLM #6938 (github.com/vllm-project/vllm/issues/6938): "tp 4 + pp 16 vs tp 64": both
+    # span 4 x 16 = 64 GPUs; on 8-GPU nodes TP stays inside a node, so 8 x 8.
+    answer = respond("@zJuuu what is he difference between doing tp 4 + pp 16 vs doing tp 64?")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+    assert answer.intent.slots["tp"] == 4 and answer.intent.assumed["gpus"] == 64
+    assert "**TP 8 × PP 8**" in answer.markdown

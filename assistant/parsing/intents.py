@@ -185,7 +185,7 @@ WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
 
 Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
-CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes"}
+CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes", "tp", "pp"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
                 r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",

@@ -232,7 +232,8 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     if m:
         slots["zero_stage"] = int(m[1])
     for name, value in DEGREES.findall(text):
-        slots[name.lower()] = count(value, f"the {name.upper()} degree")
+        # the first layout named is the one the question starts from ("tp 4 + pp 16 vs tp 64")
+        slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
     m = LORA_RANK.search(text)
     if m:
         slots["lora_rank"] = count(m[1], "the LoRA rank")
