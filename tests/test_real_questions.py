@@ -649,3 +649,17 @@ def test_two_layouts_compared_span_the_first_ones_gpus():
     assert answer.intent.kind == "layout" and answer.clarification is None
     assert answer.intent.slots["tp"] == 4 and answer.intent.assumed["gpus"] == 64
     assert "**TP 8 × PP 8**" in answer.markdown
+
+
+def test_more_nodes_slower_over_a_stated_network_asks_the_model_then_times_its_gradients():
+    # DeepSpeed #7019 (github.com/deepspeedai/DeepSpeed/issues/7019): 2 nodes slower than one
+    # over "less than 100Gbps": the model is asked; given Llama 3 8B, its 16-bit gradients are
+    # 8.03e9 x 2 B = 16.06 GB, all-reduced across N = 2 nodes: 2(N-1)/N x 16.06 GB / 12.5 GB/s
+    # (100 Gb/s / 8) = 1.285 s a step.
+    asked = respond("I am using relatively slow communication fabric (less than 100Gbps). -> and "
+                    "using 2 nodes are slower than just using one node (I think it is because "
+                    "of the low bandwidth, but I'm not certain)")
+    assert asked.intent.kind == "diagnose" and asked.clarification.missing == ["model"]
+    answer = respond("llama 3 8b", previous=asked.intent)
+    [step] = [s for s in answer.trace if s.label == "gradient all-reduce across nodes per step"]
+    assert step.result.value == pytest.approx(2 * 1 / 2 * 8.03e9 * 2 / 12.5e9, rel=0.01)

@@ -81,6 +81,10 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # Out of memory on a named GPU, no figure quoted ("still runs out on 4xA100 40Gb"):
         # whether it should fit is the model's size against the GPUs, so the model is asked.
         required = ("model",)
+    if kind == "diagnose" and "nodes" in slots and "bandwidth" in slots:
+        # Slower on more nodes over a stated network ("2 nodes slower than one, under
+        # 100Gbps"): the time lost is the model's gradients over that link each step.
+        required = ("model",)
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 

@@ -128,7 +128,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     for check in (_collective, _flops, _call_time, _decode, _memory, _scaling, _tp_compare):
         findings.extend(check(ctx))
     if not findings:
-        findings = _duration(ctx)
+        findings = _duration(ctx) or _network(ctx)
     if not findings:
         return _unmeasured(ctx)
     for f in findings:
@@ -631,6 +631,43 @@ def _duration(ctx: Context) -> list[Finding]:
         found.append(Finding(f"tokens per step over {count:,} steps", tokens / count, None,
                              "tokens", [], "mfu-calibration#llama3-mfu"))
     return found
+
+
+# --- slower on more nodes over a stated network ------------------------------------------------
+
+def _network(ctx: Context) -> list[Finding]:
+    """More nodes slower than one over a stated network, model named: the time each step's
+    gradient all-reduce takes across the nodes at that rate, which one node never pays."""
+    nodes = ctx.intent.slots.get("nodes")
+    rate = ctx.intent.slots.get("bandwidth")
+    if not nodes or int(nodes) < 2 or not rate or not ctx.has_model():
+        return []
+    params = _params(ctx)
+    if not params:
+        return []
+    gb_s = float(ctx.calls.run("interconnect", {"op": "convert", "value": rate, "to": "GB/s"},
+                               "the network rate in bytes")["value"])
+    n = int(nodes)
+    grads_gb = params * 2  # 16-bit gradients, 2 B per parameter
+    seconds = 2 * (n - 1) / n * grads_gb / gb_s
+    ctx.steps.append(Step(
+        label="gradient all-reduce across nodes per step",
+        formula="2(N-1)/N x gradient bytes / node network rate (hierarchical all-reduce)",
+        inputs={"nodes": {"value": n, "unit": ""}, "gradients": {"value": grads_gb, "unit": "GB"},
+                "network": {"value": gb_s, "unit": "GB/s"}},
+        result={"value": seconds, "unit": "s"},
+        notes=["collective-algorithms#hierarchical", "parallelism-strategies#data-parallel"]))
+    ctx.assumptions.append(f"{rate} read as each node's whole network rate; 16-bit gradients")
+    causes = [(f"every step all-reduces {num(grads_gb)} GB of gradients over {rate}: "
+               f"{num(seconds)} s a step that one node never spends",
+               "collective-algorithms#hierarchical"),
+              ("ZeRO-3 also gathers the parameters in every forward and backward pass, on top "
+               "of this traffic", "zero-paper#stage-3"),
+              ("gradient accumulation (more micro-batches per step) spreads the all-reduce over "
+               "more compute", "parallelism-strategies#data-parallel")]
+    return [Finding(f"gradient all-reduce per step across {n} nodes over {rate} "
+                    f"({num(gb_s)} GB/s)", seconds, None, "s", causes,
+                    "collective-algorithms#hierarchical", lower_is_better=True)]
 
 
 # --- nothing measured that a calculator can check ---------------------------------------------
