@@ -663,3 +663,15 @@ def test_more_nodes_slower_over_a_stated_network_asks_the_model_then_times_its_g
     answer = respond("llama 3 8b", previous=asked.intent)
     [step] = [s for s in answer.trace if s.label == "gradient all-reduce across nodes per step"]
     assert step.result.value == pytest.approx(2 * 1 / 2 * 8.03e9 * 2 / 12.5e9, rel=0.01)
+
+
+def test_gpu_memory_and_a_precision_with_no_model_give_the_largest_model_it_holds():
+    # llama.cpp #9517 (github.com/ggml-org/llama.cpp/issues/9517): 12 GB at 4 bits. 4-bit
+    # weights with their quantisation constants take 0.516 B a parameter (note
+    # qlora-paper#double-quant): 12e9 / 0.516 = 23.3B parameters at most, before the KV cache.
+    answer = respond("Can't load a Q4 model on 12gb vram")
+    assert answer.intent.kind == "fit" and answer.clarification is None
+    assert "at most **23.3B parameters** in INT4" in answer.markdown
+    assert "6.00B in 16 bits" in answer.markdown  # 12e9 / 2 B
+    # With no precision the model is still asked (ChatGLM-6B #39: a 6GB card out of memory).
+    assert respond("6GB显卡提示显存不足").clarification is not None

@@ -72,6 +72,11 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # No model, a memory requirement quoted ("382 GB, isn't that too high?"): the
         # parameters that size holds at each precision; no job is sized, so nothing is assumed.
         return {}, []
+    if kind == "fit" and not _present("model", slots) and "gpu_memory_gb" in slots \
+            and "precision" in slots and not slots.get("workload"):
+        # "Can't load a Q4 model on 12gb vram": with the precision named, the largest model
+        # that memory holds is the answer; no job is sized, so nothing is assumed.
+        return {}, []
     if kind == "diagnose" and "hours" in slots and "gpu" in slots:
         # A run's duration on a named GPU checked ("88 hours on one RTX 3090, is this
         # normal?"): what that GPU should take scales with the model's parameters, which

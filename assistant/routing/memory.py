@@ -11,7 +11,7 @@ from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_mod
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
-from clusterplan.assistant.routing.size_rule import memory_without_model
+from clusterplan.assistant.routing.size_rule import budget_without_model, memory_without_model
 from clusterplan.tools.contract import Step, q
 
 TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -107,6 +107,8 @@ def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
 
 def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     """Whether the job fits the GPUs named, with the headroom or the shortfall."""
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return budget_without_model(intent)
     result = calls.run("memory", memory_payload(intent, least=least),
                        "bytes per GPU on the GPUs named")
     if result.get("offload"):

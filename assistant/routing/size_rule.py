@@ -26,6 +26,29 @@ def memory_without_model(intent: Intent) -> Reply:
     size = _size_bytes(intent.slots.get("size"))
     if not size:
         raise ValueError("a memory size is needed to size it without a model (e.g. 382 GB)")
+    return _holds(size)
+
+
+def budget_without_model(intent: Intent) -> Reply:
+    """"Can't load a Q4 model on 12gb vram": the largest model the GPU memory holds at the
+    precision named (each precision shown), weights alone."""
+    gpus = int(intent.slots.get("gpus") or 1)
+    size = float(intent.slots["gpu_memory_gb"]) * 1e9 * gpus
+    reply = _holds(size)
+    precision = str(intent.slots.get("precision") or "")
+    if precision in BYTES:
+        most = size / BYTES[precision] / 1e9
+        by = {p: size / BYTES[p] / 1e9 for p in SHOWN}
+        reply.headline = (f"With no model named, {num(size / 1e9)} GB of GPU memory holds the "
+                          f"weights of a model of at most **{num(most)}B parameters** in "
+                          f"{precision.upper()} ({num(BYTES[precision])} bytes each), less what "
+                          f"the KV cache, activations and runtime overhead take; "
+                          f"{num(by['bf16'])}B in 16 bits, {num(by['int8'])}B at 8 bits. Name "
+                          f"the model for its exact figures.")
+    return reply
+
+
+def _holds(size: float) -> Reply:
     rows: list[list[Any]] = []
     steps: list[Step] = []
     for precision in SHOWN:
