@@ -675,3 +675,10 @@ def test_gpu_memory_and_a_precision_with_no_model_give_the_largest_model_it_hold
     assert "6.00B in 16 bits" in answer.markdown  # 12e9 / 2 B
     # With no precision the model is still asked (ChatGLM-6B #39: a 6GB card out of memory).
     assert respond("6GB显卡提示显存不足").clarification is not None
+
+
+def test_the_network_a_named_job_needs_is_answered_by_its_layout():
+    # The same words with a model on GPUs: the planner's layouts, not a question back about
+    # how much data to move.
+    answer = respond("What network bandwidth is needed to train Llama 3 70B on 64 H100s?")
+    assert answer.intent.kind == "layout" and answer.clarification is None

@@ -260,7 +260,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("interconnect", lambda t, s: "op" in s),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),
-    ("interconnect", lambda t, s: bool(NETWORK_NEEDED.search(t))),
+    # The network a job needs: with no job named, an interconnect question (asked back); with
+    # a model on GPUs, the layout, whose communication share is the network's load.
+    ("interconnect", lambda t, s: bool(NETWORK_NEEDED.search(t)) and not _has_model(s)),
+    ("layout", lambda t, s: bool(NETWORK_NEEDED.search(t)) and "gpu" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
