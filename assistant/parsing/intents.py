@@ -236,10 +236,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # asks about the idea, not about someone's run.
     ("concept", lambda t, s: bool(WHY_ASKED.search(t)) and not _measured(t)
      and not CLUSTER_OR_JOB & set(s) and "size" not in s and not OWN_RUN.search(t)),
-    # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
-    # OOM"); one set against a claim or another run is a diagnosis.
     # Slower when several use it at once, and how to serve them faster: serving capacity.
     ("serving", lambda t, s: bool(CONCURRENT_SPEEDUP.search(t)) and _has_model(s)),
+    # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
+    # OOM"); one set against a claim or another run is a diagnosis.
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
      or (bool(SYMPTOM_OOM.search(t)) and not (_has_model(s) and "gpu" in s))
      or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
