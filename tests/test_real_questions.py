@@ -682,3 +682,17 @@ def test_the_network_a_named_job_needs_is_answered_by_its_layout():
     # how much data to move.
     answer = respond("What network bandwidth is needed to train Llama 3 70B on 64 H100s?")
     assert answer.intent.kind == "layout" and answer.clarification is None
+
+
+def test_a_trillion_parameter_model_in_words_is_read_and_laid_out():
+    # DeepSpeed #3538 (github.com/deepspeedai/DeepSpeed/issues/3538): "trillion parameter" with
+    # no digits is 1,000B; ZeRO-3 or Megatron pipeline parallelism is a layout question, and
+    # its model states are 1e12 x 16 B = 16,000 GB.
+    answer = respond("Is there any example or demo to train trillion parameter model using "
+                     "DeepSpeed Zero3 ? Which method is better when training trillion parameter? "
+                     "Zero3 OR Megatron+PipelineParrallel?")
+    assert answer.intent.slots["params_b"] == 1000.0 and answer.intent.kind == "layout"
+    assert "| model states (weights + gradients + optimizer), whole model | 16,000 |" in \
+        answer.markdown
+    assert respond("How much memory for a 1.8 trillion parameter model?"
+                   ).intent.slots["params_b"] == 1800.0  # digits still read as before
