@@ -696,3 +696,25 @@ def test_a_trillion_parameter_model_in_words_is_read_and_laid_out():
         answer.markdown
     assert respond("How much memory for a 1.8 trillion parameter model?"
                    ).intent.slots["params_b"] == 1800.0  # digits still read as before
+
+
+def test_tuning_a_sized_model_with_full_parameters_is_full_fine_tuning():
+    # meta-llama/llama-cookbook#25: "How many A100 GPUs (40GB) required to tune 13B model ( full
+    # parameter )? ... lora is not the best option": neither pre-training nor LoRA.
+    answer = respond("How many A100 GPUs (40GB) required to tune 13B model ( full parameter )? "
+                     "I want to train llama2 for new language, so lora is not the best option")
+    assert answer.intent.slots["workload"] == "full_finetune"
+    assert answer.markdown.startswith("Full fine-tuning Llama 2 13B")
+
+
+def test_thousands_of_tokens_are_a_context_not_a_training_budget():
+    # huggingface/blog#2345: "KV cache size for FP16 ... at 128k tokens". 128k is one sequence's
+    # length (128 x 1,024 = 131,072 tokens), not a training run of 128,000 tokens. By hand for
+    # Llama 3.1 70B (config: 80 layers, 8 KV heads of 128): 2 x 80 x 8 x 128 x 2 B = 327,680 B
+    # per token; x 131,072 tokens = 42.95e9 B = 42.9 GB.
+    answer = respond("Please tell me about the calculation of inference memory requirements. "
+                     "KV cache size for FP16 of Llama 3.1 70B at 128k tokens?")
+    assert answer.intent.kind == "memory"
+    assert answer.intent.slots["context_len"] == 131072 and "tokens" not in answer.intent.slots
+    assert answer.data["memory"]["kv_cache_bytes_per_token"] == 327680
+    assert answer.data["memory"]["breakdown_gb"]["kv_cache"] == pytest.approx(42.95, abs=0.01)

@@ -197,3 +197,31 @@ def test_plan_options_in_the_plan_tab_wide_120x36(snap_compare, assistant):
     app = ClusterplanApp(assistant, environ={})
     assert snap_compare(app, terminal_size=(120, 36),
                         run_before=showing(PLAN_ANSWER, "plan-tab"))
+
+
+# Three 70B layouts on 16 H100 with their step parts; each step is the sum of its parts:
+# 4.2 + 0.6 + 0.1 + 0 + 0.5 = 5.4 s; 4.3 + 0.3 + 0 + 0.8 + 0 = 5.4 s; and 4.2 + 0.6 + 0.2 +
+# 0 + 1.0 = 6.0 s, the slowest, which fills the bar.
+def _train_plan(rank, tp, pp, dp, parts):
+    compute, tp_s, pp_s, dp_s, bubble = parts
+    return {"rank": rank, "tp": tp, "pp": pp, "dp": dp, "ep": 1, "cp": 1, "zero_stage": 1,
+            "micro_batch": 1, "recompute": "selective", "compute_s": compute, "tp_comm_s": tp_s,
+            "pp_comm_s": pp_s, "dp_comm_s": dp_s, "ep_comm_s": 0.0, "cp_comm_s": 0.0,
+            "bubble_s": bubble, "step_time_s": round(sum(parts), 6)}
+
+
+TRAIN = Answer(
+    question="How should I split a 70B model across 16 H100s in 2 nodes?",
+    intent=Intent(kind="parallelism", slots={"model": "llama-3-70b", "gpus": 16}),
+    markdown="Best layout on 16× H100 (2 nodes): **TP 8 × PP 2 × DP 1**.",
+    data={"parallelism": {"plans": [
+        _train_plan(1, 8, 2, 1, (4.2, 0.6, 0.1, 0.0, 0.5)),
+        _train_plan(2, 4, 1, 4, (4.3, 0.3, 0.0, 0.8, 0.0)),
+        _train_plan(3, 8, 2, 1, (4.2, 0.6, 0.2, 0.0, 1.0)),
+    ]}},
+)
+
+
+def test_step_time_chart_in_the_plan_tab_120x36(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(120, 36), run_before=showing(TRAIN, "plan-tab"))

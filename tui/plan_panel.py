@@ -1,5 +1,5 @@
-"""The Plan tab: the plan tool's options, ranked layouts and offers as tables, and the memory
-per GPU as a text bar chart."""
+"""The Plan tab: the plan tool's options, ranked layouts and offers as tables, the memory per
+GPU as a text bar chart, and the best training layouts' step time part by part."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from clusterplan.tui.memory_chart import MemoryChart, chart_title, limit_gb
+from clusterplan.tui.step_chart import StepChart, training_plans
 from clusterplan.tui.tool_tables import ToolTable, cell, table_columns
 
 __all__ = ["PlanPanel", "PlanView", "cell", "plan_view", "table_columns"]
@@ -35,6 +36,7 @@ class PlanView:
     rejected: list[dict[str, Any]] = field(default_factory=list)
     offers: list[dict[str, Any]] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)  # the plan tool's, as rows
+    steps: list[dict[str, Any]] = field(default_factory=list)  # best training plans, timed
 
     @property
     def empty(self) -> bool:
@@ -52,6 +54,7 @@ def plan_view(data: dict[str, Any]) -> PlanView:
             view.charts.append((chart_title(name, result), breakdown, limit_gb(result)))
         if isinstance(result.get("plans"), list):
             view.layouts += [p for p in result["plans"] if isinstance(p, dict)]
+            view.steps = view.steps or training_plans(result["plans"])
         if isinstance(result.get("rejected"), dict):
             view.rejected += [{"rejected because": reason, "layouts": count}
                               for reason, count in result["rejected"].items()]
@@ -105,6 +108,7 @@ class PlanPanel(VerticalScroll):
                      id="plan-empty")
         # hidden until an answer has them (set here, not on mount: an answer may come first)
         yield _hidden(Label("Memory per GPU", classes="plan-heading", id="memory-heading"))
+        yield _hidden(Label("Step time", classes="plan-heading", id="steps-heading"))
         for name, heading in (("options", "Plan options, cheapest to fastest"),
                               ("layouts", "Layouts, best first"),
                               ("rejected", "Ruled out, and why"),
@@ -116,10 +120,13 @@ class PlanPanel(VerticalScroll):
         """Replace the tab's content with what `data` holds; keep it empty when it holds nothing."""
         view = plan_view(data)
         await self.query(MemoryChart).remove()
+        await self.query(StepChart).remove()
         heading = self.query_one("#memory-heading")
         charts = [MemoryChart(*chart) for chart in reversed(view.charts)]
         for chart in charts:
             await self.mount(chart, after=heading)
+        if view.steps:
+            await self.mount(StepChart(view.steps), after=self.query_one("#steps-heading"))
         self.query_one("#options", ToolTable).show_rows(view.options, OPTION_COLUMNS)
         self.query_one("#layouts", ToolTable).show_rows(view.layouts)
         self.query_one("#rejected", ToolTable).show_rows(view.rejected)
@@ -129,6 +136,7 @@ class PlanPanel(VerticalScroll):
     def _show_sections(self, view: PlanView) -> None:
         self.query_one("#plan-empty").display = view.empty
         self.query_one("#memory-heading").display = bool(view.charts)
+        self.query_one("#steps-heading").display = bool(view.steps)
         shown = (("options", view.options), ("layouts", view.layouts),
                  ("rejected", view.rejected), ("offers", view.offers))
         for name, rows in shown:

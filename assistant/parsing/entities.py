@@ -43,8 +43,11 @@ GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
     (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
+    # "tune 13B model ( full parameter )": full-parameter tuning of a model is fine-tuning
     (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
-                r"\bsft\b|微调", _I), "full_finetune"),
+          r"\bsft\b|微调|\bfull[\s_-]*param(?:eter)?s?\b|"
+          r"\btun(?:e|ing)\s+(?:(?:a|the|my|this|our)\s+)?(?:\w+[\s-])?\d+(?:\.\d+)?\s*b\b",
+          _I), "full_finetune"),
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
           _I), "pretrain"),
     (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"

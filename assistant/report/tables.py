@@ -16,9 +16,9 @@ MAX_ROWS = 10
 MAX_COLUMNS = 14
 # Parts of a figure shown elsewhere in the row (step time = compute + comm + bubble), left out
 # first when a table is too wide to read.
-DETAIL_COLUMNS = ("tp_comm_s", "pp_comm_s", "dp_comm_s", "ep_comm_s", "bubble_fraction",
-                  "tflops_per_gpu", "num_microbatches", "compute_s", "bubble_s", "comm_s",
-                  "headroom_gb", "age_days", "source_note")
+DETAIL_COLUMNS = ("tp_comm_s", "pp_comm_s", "dp_comm_s", "ep_comm_s", "cp_comm_s",
+                  "bubble_fraction", "tflops_per_gpu", "num_microbatches", "compute_s",
+                  "bubble_s", "comm_s", "headroom_gb", "age_days", "source_note")
 _SKIP = frozenset({"steps", "citations", "assumptions", "warnings"})
 # Markdown punctuation gets a backslash; control characters (C0 but tab and newline, C1) go.
 _CONTROLS = [*range(9), 11, 12, *range(14, 32), *range(127, 160)]

@@ -72,8 +72,14 @@ def layout_sentence(result: dict[str, Any]) -> str:
                 f"{num(best['kv_capacity_tokens'])} tokens of KV cache per replica.")
     chunks = best.get("virtual_stages", 1)
     schedule = f", interleaved pipeline of {chunks} chunks per GPU" if chunks > 1 else ""
-    return (f"Best layout on {where}: **TP {best['tp']} × PP {best['pp']} × DP {best['dp']}**"
-            f" (ZeRO-{best['zero_stage']}, micro-batch {best['micro_batch']}, recompute "
+    cp = best.get("cp", 1)
+    shape = f"TP {best['tp']} × " + (f"CP {cp} × " if cp > 1 else "") + \
+        f"PP {best['pp']} × DP {best['dp']}"
+    group = best.get("shard_group")
+    zero = f"ZeRO-{best['zero_stage']}" + (f" sharded within {group} GPUs, replicated across "
+                                           "nodes (HSDP)" if group else "")
+    return (f"Best layout on {where}: **{shape}**"
+            f" ({zero}, micro-batch {best['micro_batch']}, recompute "
             f"{best['recompute']}{schedule}): step {num(best['step_time_s'])} s, MFU "
             f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU.")
 

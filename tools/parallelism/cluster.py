@@ -110,14 +110,15 @@ def _group_comm(intra: LinkRow, inter: LinkRow, nics: int, gpn: int) -> Collecti
     """Collective seconds for one parallel group, memoised for the search.
 
     A group with k members in a node shares the node's NICs with the node's other groups, so
-    it gets k/gpn of them (each GPU keeps its own port on an HGX node).
+    it gets k/gpn of them (each GPU keeps its own port on an HGX node); with fewer ports than
+    GPUs that share is a fraction of a port (the node's gpn/k groups all talk at once).
     """
 
     @lru_cache(maxsize=65536)
     def seconds(op: str, size: float, ranks: int, per_node: int) -> float:
         if ranks < 2 or size <= 0:
             return 0.0
-        group_nics = max(1, nics * per_node // gpn)
+        group_nics = nics * per_node / gpn
         return collective_time(op, size, ranks, per_node, intra, inter, group_nics).time_s
 
     return seconds
@@ -178,17 +179,20 @@ def resolve_job(inp: ParallelismInput, concurrency: int | None = None) -> JobCon
 
 @lru_cache(maxsize=65536)
 def memory_of(job: Job, tp: int, pp: int, dp: int, ep: int, zero: int, micro_batch: int,
-              recompute: str, batch: int = 1) -> Breakdown:
-    """Bytes per GPU from the memory tool, once per distinct layout."""
+              recompute: str, batch: int = 1, cp: int = 1) -> Breakdown:
+    """Bytes per GPU from the memory tool, once per distinct layout. `dp` is the ranks ZeRO
+    shards over; `cp` context-parallel ranks each keep the activations of 1/cp of a sequence."""
     if job.training:
-        job = _training_variant(job, zero, micro_batch, recompute)
+        job = _training_variant(job, zero, micro_batch, recompute, cp)
     else:
         job = dataclasses.replace(job, batch=batch)
     return per_gpu(job, MemoryLayout(dp=dp, tp=tp, pp=pp, ep=ep))
 
 
 @lru_cache(maxsize=1024)
-def _training_variant(job: Job, zero: int, micro_batch: int, recompute: str) -> Job:
+def _training_variant(job: Job, zero: int, micro_batch: int, recompute: str, cp: int = 1) -> Job:
     """The job with the search's ZeRO stage, micro-batch and recompute: a few dozen variants
-    serve thousands of layouts."""
-    return dataclasses.replace(job, zero_stage=zero, micro_batch=micro_batch, recompute=recompute)
+    serve thousands of layouts. Context parallelism splits each sequence over cp ranks, so a
+    rank's activations are those of a sequence cp times shorter (context-parallelism#memory)."""
+    return dataclasses.replace(job, zero_stage=zero, micro_batch=micro_batch, recompute=recompute,
+                               seq_len=-(-job.seq_len // cp))

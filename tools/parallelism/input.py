@@ -29,7 +29,8 @@ MAX_TOKENS = 1e18
 INFERENCE_ONLY = ("context_len", "concurrency", "target_tokens_per_s", "target_latency_ms",
                   "kv_precision")
 TRAINING_ONLY = ("seq_len", "global_batch", "global_batch_tokens", "optimizer", "zero_stages",
-                 "recompute", "micro_batches", "sequence_parallel", "tokens", "dp_overlap")
+                 "recompute", "micro_batches", "sequence_parallel", "tokens", "dp_overlap",
+                 "context_parallel", "hybrid_sharding")
 
 
 def token_budget(value: float | str | None) -> float | None:
@@ -90,6 +91,11 @@ class ParallelismInput(CheckedInput):
     micro_batches: list[int] = Field(default=[1, 2, 4, 8, 16], min_length=1,
                                      description="micro-batch sizes (sequences) to try")
     sequence_parallel: bool | None = Field(default=None, description="Megatron SP; default on")
+    context_parallel: list[int] | None = Field(
+        default=None, min_length=1, description="context-parallel degrees to try; default: "
+        "1, and powers of 2 that leave each rank at least 8,192 tokens of a sequence")
+    hybrid_sharding: bool = Field(default=True, description="also weigh ZeRO-3 sharded within "
+                                  "a node and replicated across nodes (HSDP)")
     uneven_stages: bool = Field(default=False, description="allow pp not dividing the layers")
     tokens: float | str | None = Field(default=None, description="training budget, e.g. '15T'")
     objective: Objective = Field(default="time", description="time | cost | headroom")
@@ -120,6 +126,13 @@ class ParallelismInput(CheckedInput):
         if any(not 1 <= v <= 65_536 for v in value):
             raise ValueError("each micro-batch must be between 1 and 65,536 sequences")
         return sorted(set(value))
+
+    @field_validator("context_parallel", mode="after")
+    @classmethod
+    def _context_parallel(cls, value: list[int] | None) -> list[int] | None:
+        if value is not None and any(not 1 <= v <= 1024 for v in value):
+            raise ValueError("each context-parallel degree must be between 1 and 1,024")
+        return sorted(set(value)) if value else value
 
     @field_validator("tokens", mode="after")
     @classmethod

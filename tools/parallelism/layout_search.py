@@ -7,6 +7,7 @@ layers...) rejects every ZeRO stage, micro-batch and recompute choice of that sh
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,9 +37,22 @@ class Layout:
     micro_batch: int
     num_microbatches: int
     recompute: str
+    cp: int = 1  # context parallel: each sequence split over cp ranks (ring attention)
+    shard_group: int = 0  # ZeRO-3 shards over this many ranks (HSDP), 0 = over all of dp x cp
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)  # the fields in order; all plain ints and strings
+
+    def said(self) -> dict[str, Any]:
+        """The fields as a person reads them: cp and the shard group only when used."""
+        return {k: v for k, v in self.__dict__.items()
+                if not (k == "cp" and v == 1 or k == "shard_group" and not v)}
+
+    @property
+    def zero_ranks(self) -> int:
+        """The ranks ZeRO divides the model states over: the shard group under HSDP, else
+        every data-parallel rank (dp x cp: the context-parallel ranks hold the same weights)."""
+        return self.shard_group or self.dp * self.cp
 
 
 @dataclass(frozen=True)
@@ -56,6 +70,8 @@ class SearchSpace:
     micro_batches: tuple[int, ...]
     recompute: tuple[str, ...]
     uneven_stages: bool = False
+    context_parallel: tuple[int, ...] = (1,)  # cp degrees to weigh (long sequences)
+    hybrid_sharding: bool = False  # also weigh ZeRO-3 sharded within a node (HSDP)
 
 
 @dataclass
@@ -171,7 +187,7 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
     rejected = Rejections()
     accepted: list[Accepted] = []
     per_mb = len(space.zero_stages) * len(space.recompute)
-    for tp, pp, dp, ep in shapes(space, rejected):
+    for cp, tp, pp, dp, ep in _cp_shapes(space, rejected):
         for mb in space.micro_batches:
             m = _microbatches(space, dp, mb)
             if m is None:
@@ -179,14 +195,53 @@ def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
                 continue
             for zero in space.zero_stages:
                 for rc in space.recompute:
-                    layout = Layout(tp, pp, dp, ep, zero, mb, m, rc)
-                    gb, ok, detail = fits(layout)
-                    if not ok:
-                        rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
-                            **layout.as_dict(), "per_gpu_gb": round(gb, 2), "detail": detail})
-                        continue
-                    accepted.append(Accepted(layout, gb, score(layout, gb)))
+                    for shard in shard_groups(space, tp, cp, dp, ep, zero):
+                        layout = Layout(tp, pp, dp, ep, zero, mb, m, rc, cp, shard)
+                        gb, ok, detail = fits(layout)
+                        if not ok:
+                            rejected.add(NO_FIT, None if rejected.has(NO_FIT) else {
+                                **layout.said(), "per_gpu_gb": round(gb, 2),
+                                "detail": detail})
+                            if shard == 0:
+                                break  # sharding over fewer ranks only needs more memory
+                            continue
+                        accepted.append(Accepted(layout, gb, score(layout, gb)))
+                        if shard or not _exposes_data_parallel(accepted[-1].score):
+                            break  # a bigger group would only trade more traffic for memory
     return SearchOutcome(accepted, rejected, len(accepted) + rejected.total)
+
+
+def _exposes_data_parallel(score: Any) -> bool:
+    """Whether a fully sharded layout leaves data-parallel traffic exposed: if not, sharding
+    within smaller groups cannot make its step shorter, only its memory bigger."""
+    return getattr(score, "dp_s", 1.0) > 0
+
+
+def _cp_shapes(space: SearchSpace, rejected: Rejections
+               ) -> Iterator[tuple[int, int, int, int, int]]:
+    """(cp, tp, pp, dp, ep): each context-parallel degree takes its share of the GPUs, and the
+    rest are laid out as without it."""
+    for cp in space.context_parallel:
+        if space.gpus % cp:
+            continue
+        sub = space if cp == 1 else dataclasses.replace(space, gpus=space.gpus // cp)
+        for tp, pp, dp, ep in shapes(sub, rejected):
+            yield cp, tp, pp, dp, ep
+
+
+def shard_groups(space: SearchSpace, tp: int, cp: int, dp: int, ep: int, zero: int) -> list[int]:
+    """ZeRO-3 over all data-parallel ranks (0), and, with hybrid sharding, over groups of the
+    ranks of one node, two nodes, four... (FSDP's HYBRID_SHARD, MiCS's partition groups): the
+    smaller the group, the shorter its rings and the more of them stay on NVLink, the bigger,
+    the less memory each rank holds. The search stops at the smallest group that fits."""
+    if zero != 3 or not space.hybrid_sharding or ep != 1 or cp != 1:
+        return [0]
+    group = max(2, space.gpus_per_node // tp)  # tp divides the node (tp_rule)
+    groups = [0]
+    while group < dp and dp % group == 0:
+        groups.append(group)
+        group *= 2
+    return groups
 
 
 def _microbatches(space: SearchSpace, dp: int, mb: int) -> int | None:

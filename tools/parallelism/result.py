@@ -36,6 +36,10 @@ class TrainingPlan(BaseModel):
     bubble_fraction: float
     virtual_stages: int = Field(default=1, description="model chunks per GPU: 1 = plain 1F1B, "
                                 "more = the interleaved schedule")
+    cp: int = Field(default=1, description="context-parallel ranks splitting each sequence")
+    shard_group: int | None = Field(default=None, description="HSDP: ZeRO-3 shards within "
+                                    "groups of this many GPUs, replicated across them")
+    cp_comm_s: float = 0.0
     mfu: float
     tflops_per_gpu: float = Field(description="model TFLOP/s achieved per GPU")
     tokens_per_s: float

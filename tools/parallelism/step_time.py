@@ -107,7 +107,9 @@ class StepShape:
     virtual_stages: int = 1  # model chunks per GPU: 1 = plain 1F1B, v > 1 = interleaved
     sequence_parallel: bool = False  # Megatron SP with tp > 1
     frozen_weights: bool = False  # LoRA / QLoRA: no weight gradients for the base model
-
+    cp: int = 1  # context-parallel ranks splitting each sequence (ring attention)
+    shard_group: int = 0  # HSDP: ZeRO-3 within groups of this many ranks; 0 = all dp x cp
+    kv_dim: int = 0  # K (or V) width: kv_heads x head_dim; 0 = attn_dim (no GQA)
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,11 @@ class StepTime:
     tokens_per_s: float
     virtual_stages: int = 1
     efficiency: float = 0.0  # the share of peak the compute term assumed
+    cp_s: float = 0.0  # exposed context-parallel KV exchange
 
     @property
     def comm_s(self) -> float:
-        return self.tp_s + self.pp_s + self.dp_s + self.ep_s
+        return self.tp_s + self.pp_s + self.dp_s + self.ep_s + self.cp_s
 
 
 def compute_time_factor(recompute: str, sequence_parallel: bool, tp: int, seq_len: int,
@@ -164,18 +167,20 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     factor = compute_time_factor(x.recompute, x.sequence_parallel, x.tp, x.seq_len, x.hidden)
     compute = hw * tokens / (x.gpus * x.peak_flops * x.efficiency) * imbalance * factor
     stage_layers = math.ceil(x.layers / x.pp)
-    activation = x.micro_batch * x.seq_len * x.hidden * x.act_bytes
+    # A context-parallel rank holds 1/cp of each sequence's tokens.
+    activation = x.micro_batch * x.seq_len / x.cp * x.hidden * x.act_bytes
     tp = _tensor_parallel_s(x, comm, activation, stage_layers)
     ep = _expert_parallel_s(x, comm, activation, stage_layers)
     pp = _pipeline_s(x, comm, activation)
     dp = _data_parallel_s(x, comm, compute)
-    bubble = bubble_fraction(x.pp, x.microbatches, x.virtual_stages) * (compute + tp + ep)
-    step = compute + tp + pp + dp + ep + bubble
+    cp = _context_parallel_s(x, comm, stage_layers)
+    bubble = bubble_fraction(x.pp, x.microbatches, x.virtual_stages) * (compute + tp + ep + cp)
+    step = compute + tp + pp + dp + ep + cp + bubble
     model = model_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim,
                                   x.frozen_weights) * tokens
     mfu = model / (step * x.gpus * x.peak_flops)
     return StepTime(step, compute, tp, pp, dp, ep, bubble, mfu, tokens / step, x.virtual_stages,
-                    x.efficiency)
+                    x.efficiency, cp)
 
 
 def chunk_choices(layers: int, pp: int) -> list[int]:
@@ -250,17 +255,20 @@ def _data_parallel_s(x: StepShape, comm: Collective, compute: float) -> float:
     forward and backward (1.5x the DP volume per micro-batch); prefetch hides what fits under
     that micro-batch's compute.
     """
-    if x.dp == 1:
+    ranks = x.dp * x.cp  # context-parallel ranks reduce the same weights' gradients too
+    if ranks == 1:
         return 0.0
-    per_node = max(1, min(x.dp, x.ranks_per_node // x.tp))
+    per_node = max(1, min(ranks, x.ranks_per_node // x.tp))
     shard = x.dense_params / (x.tp * x.pp) * x.grad_bytes
+    if x.shard_group:
+        return _hybrid_exposed_s(x, comm, shard, compute)
     ep_dp = x.dp // x.ep
     experts = x.expert_params / (x.tp * x.pp * x.ep) * x.grad_bytes if ep_dp > 1 else 0.0
     ep_node = max(1, per_node // x.ep)
 
     def both(op: str) -> float:
-        return comm(op, shard, x.dp, per_node) + (comm(op, experts, ep_dp, ep_node)
-                                                  if experts else 0.0)
+        return comm(op, shard, ranks, per_node) + (comm(op, experts, ep_dp, ep_node)
+                                                   if experts else 0.0)
 
     per_mb = compute / x.microbatches
     window = per_mb * 2 / 3 if x.dp_overlap else 0.0  # a micro-batch's backward
@@ -270,11 +278,72 @@ def _data_parallel_s(x: StepShape, comm: Collective, compute: float) -> float:
         hidden = max(0.0, both("reduce_scatter") - window)
         return x.microbatches * hidden + both("all_gather")
     return x.microbatches * _zero3_exposed_s(x, comm, shard, experts, ep_dp, per_node, ep_node,
-                                              per_mb)
+                                              per_mb, ranks)
+
+
+def _hybrid_exposed_s(x: StepShape, comm: Collective, shard: float, compute: float) -> float:
+    """HSDP: ZeRO-3 inside each shard group (a node or a few), plain data parallelism across
+    groups.
+
+    Every micro-batch gathers and reduce-scatters each layer among the group's ranks (on
+    NVLink when the group is one node), hidden under that layer's compute as in ZeRO-3; once
+    a step each rank all-reduces its 1/group slice of the gradients with the same slice's
+    owners in the other groups (one rank a node, over the network), overlapping the last
+    micro-batch's backward (zero3-at-scale#fsdp-hybrid).
+    """
+    group = x.shard_group
+    per_node = max(1, min(group, x.ranks_per_node // x.tp))  # a group fills a node or more
+    per_mb = compute / x.microbatches
+    inside = x.microbatches * _zero3_exposed_s(x, comm, shard, 0.0, 1, per_node, 1, per_mb,
+                                                group)
+    replicas = x.dp * x.cp // group
+    window = per_mb * 2 / 3 if x.dp_overlap else 0.0
+    across = max(0.0, comm("all_reduce", shard / group, replicas, 1) - window)
+    return inside + across
+
+
+def _context_parallel_s(x: StepShape, comm: Collective, layers: int) -> float:
+    """Exposed ring-attention traffic: each layer passes every rank's K and V chunk around the
+    cp ranks (cp - 1 sends) forward, and K, V and their gradients backward (twice the bytes);
+    full recompute repeats the forward. Each send overlaps the attention of the chunk already
+    received, so per layer only what exceeds the attention core's time is exposed
+    (context-parallelism#ring-attention).
+    """
+    if x.cp == 1:
+        return 0.0
+    kv_dim = x.kv_dim or x.attn_dim
+    chunk = 2 * x.micro_batch * x.seq_len / x.cp * kv_dim / x.tp * x.act_bytes  # K and V
+    per_node = 2 if x.tp * x.cp <= x.ranks_per_node else 1
+    send = comm("send_recv", chunk, 2, per_node)
+    # The attention core of one layer on one rank: its s/cp queries against all s keys,
+    # 4·b·(s/cp)·s·d/tp FLOPs forward (scores and the weighted sum), twice that backward.
+    core = 4 * x.micro_batch * x.seq_len / x.cp * x.seq_len * x.attn_dim / x.tp
+    core_s = core / (x.peak_flops * x.efficiency)
+    forward = max(0.0, (x.cp - 1) * send - core_s)
+    backward = max(0.0, (x.cp - 1) * 2 * send - 2 * core_s)
+    passes = 2 if x.recompute == "full" else 1
+    return layers * x.microbatches * (passes * forward + backward)
+
+
+def _ring_latency_s(comm: Collective, op: str, size: float, ranks: int, per_node: int) -> float:
+    """A ZeRO-3 gather or reduce-scatter: the collective's time as priced, plus what a ring's
+    latency (a network hop for each of its ranks - 1 steps) adds over the layout priced.
+
+    NCCL runs all-gather and reduce-scatter as rings over every rank of the group, one ring per
+    network port, which moves the bytes as fast as the hierarchical layout
+    (collective-algorithms#model-limits) but pays a step for each rank, not for each node
+    (collective-algorithms#ring). A per-layer gather over thousands of ranks pays
+    thousands of hops, which is how ZeRO-3 stops hiding on very large groups.
+    """
+    if ranks < 2 or size <= 0:
+        return 0.0
+    hierarchical_latency = comm(op, 1.0, ranks, per_node)  # a byte: latency alone
+    hop = comm("send_recv", 1.0, 2, 1 if ranks > per_node else 2)
+    return comm(op, size, ranks, per_node) + max(0.0, (ranks - 1) * hop - hierarchical_latency)
 
 
 def _zero3_exposed_s(x: StepShape, comm: Collective, shard: float, experts: float, ep_dp: int,
-                     per_node: int, ep_node: int, per_mb: float) -> float:
+                     per_node: int, ep_node: int, per_mb: float, ranks: int) -> float:
     """One micro-batch's ZeRO-3 traffic left over after what its compute hides.
 
     ZeRO-3 (and FSDP) gather each layer's parameters just before the layer runs, forward and
@@ -288,8 +357,8 @@ def _zero3_exposed_s(x: StepShape, comm: Collective, shard: float, experts: floa
     layer, layer_experts = shard / layers, experts / layers
 
     def one(op: str) -> float:
-        return comm(op, layer, x.dp, per_node) + (comm(op, layer_experts, ep_dp, ep_node)
-                                                  if layer_experts else 0.0)
+        return _ring_latency_s(comm, op, layer, ranks, per_node) + (
+            _ring_latency_s(comm, op, layer_experts, ep_dp, ep_node) if layer_experts else 0.0)
 
     forward_share = 0.25 if x.recompute == "full" else 1 / 3  # recompute repeats the forward
     forward = per_mb * forward_share / layers if x.dp_overlap else 0.0

@@ -74,7 +74,8 @@ def _brief(example: dict[str, Any]) -> str:
 def memory_step(best: Accepted, ctx: JobContext) -> Step:
     """The memory tool's bytes on the busiest GPU of the best plan."""
     x = best.layout
-    parts = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, x.micro_batch, x.recompute)
+    parts = memory_of(ctx.job, x.tp, x.pp, x.zero_ranks, x.ep, x.zero_stage, x.micro_batch,
+                      x.recompute, cp=x.cp)
     return Step(label="memory of the best plan (memory tool)", formula="weights + gradients + "
                 "optimizer (ZeRO-sharded over dp) + activations of the micro-batches in flight "
                 "+ overhead, on the busiest GPU",
@@ -116,10 +117,15 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int,
         Step(label="data-parallel gradients (exposed)", formula="hierarchical all-reduce of the "
              "stage's gradients, less the last micro-batch's backward it overlaps; ZeRO-3 adds "
              "per-layer parameter gathers (forward and backward) and gradient reduce-scatters, "
-             "each less that layer's compute", inputs={"dp": q(x.dp),
-                                                          "zero_stage": q(x.zero_stage)},
+             "each less that layer's compute; HSDP keeps those inside a node and all-reduces "
+             "each rank's gradient slice across the nodes once a step",
+             inputs={"dp": q(x.dp), "zero_stage": q(x.zero_stage),
+                     "shard_group": q(x.shard_group or x.zero_ranks)},
              result=q(t.dp_s, "s"),
-             notes=["parallelism-strategies#dp-scales-across-nodes", "zero-paper"]),
+             notes=["parallelism-strategies#dp-scales-across-nodes", "zero-paper"]
+             + (["zero3-at-scale#planner-model"] if x.zero_stage == 3 else [])
+             + (["zero3-at-scale#fsdp-hybrid"] if x.shard_group else [])),
+        *_context_parallel_step(x, t, cluster),
         Step(label="pipeline bubble", formula="(p - 1) / (v x m) x (compute + TP communication); "
              "v model chunks per GPU, the interleaved 1F1B schedule (v = 1: plain 1F1B)",
              inputs={"p": q(x.pp), "m": q(x.num_microbatches), "v": q(t.virtual_stages)},
@@ -130,6 +136,16 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int,
         Step(label="MFU", formula="model FLOPs per step / (step time x GPUs x dense peak)",
              result=q(round(t.mfu, 4)), notes=["mfu-calibration#mfu-definition"]),
     ]
+
+
+def _context_parallel_step(x: Layout, t: Any, cluster: Cluster) -> list[Step]:
+    """The ring-attention exchange, when the best plan splits its sequences."""
+    if x.cp == 1:
+        return []
+    return [Step(label="context-parallel KV exchange (exposed)", formula="layers x micro-batches "
+                 "x ((cp - 1) sends of the K, V chunk forward, twice that backward), less the "
+                 "attention core each overlaps", inputs={"cp": q(x.cp)}, result=q(t.cp_s, "s"),
+                 notes=["context-parallelism#ring-attention", cluster.inter.source_note])]
 
 
 def compare_recipe(found: TrainingSearch, cluster: Cluster, fits: Fits,
@@ -189,7 +205,11 @@ def training_assumptions(inp: ParallelismInput) -> list[str]:
             "of the ideal time, v times the pipeline sends (Narayanan et al. 2021)",
             "TP all-reduces and pipeline sends are not overlapped with compute",
             "activations travel in 16-bit; pipeline sends split over the TP ranks",
-            "data-parallel collectives are hierarchical (NVLink inside nodes, network between)"]
+            "data-parallel collectives are hierarchical (NVLink inside nodes, network between)",
+            "ZeRO-3 is weighed sharded over every data-parallel rank and, as HSDP, within a "
+            "node with replicas across nodes (hybrid_sharding=false leaves HSDP out)",
+            "context parallelism (ring attention) is weighed for sequences of 16,384 tokens and "
+            "more, each rank keeping at least 8,192 of them"]
     said.append("DP gradient reduction overlaps the last micro-batch's backward; ZeRO-3 "
                 "prefetches each layer's gather under the previous layer's compute, only what "
                 "exceeds it is exposed" if inp.dp_overlap else
@@ -201,11 +221,12 @@ def training_assumptions(inp: ParallelismInput) -> list[str]:
 
 
 def best_by_shape(plans: list[TrainingPlan]) -> list[dict[str, Any]]:
-    """The best plan of each (tp, pp, ep) shape, in rank order."""
-    seen: dict[tuple[int, int, int], dict[str, Any]] = {}
+    """The best plan of each (tp, pp, ep, cp) shape, in rank order."""
+    seen: dict[tuple[int, int, int, int], dict[str, Any]] = {}
     for p in plans:
-        key = (p.tp, p.pp, p.ep)
+        key = (p.tp, p.pp, p.ep, p.cp)
         if key not in seen:
-            seen[key] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "rank": p.rank,
+            seen[key] = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "ep": p.ep, "cp": p.cp,
+                         "rank": p.rank,
                          "step_time_s": p.step_time_s, "mfu": p.mfu, "per_gpu_gb": p.per_gpu_gb}
     return list(seen.values())

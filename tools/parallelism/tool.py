@@ -69,6 +69,11 @@ def run(inp: ParallelismInput) -> ParallelismResult:
 def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
            result: ParallelismResult) -> None:
     seq_len = ctx.job.seq_len
+    unusable = [c for c in inp.context_parallel or [] if seq_len % c or cluster.gpus % c]
+    if unusable:
+        result.warnings.append("context_parallel " + ", ".join(map(str, unusable)) + " not "
+                               f"tried: it must divide the {seq_len:,}-token sequence and the "
+                               f"{cluster.gpus:,} GPUs")
     batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
     found, batch = search_workable(inp, cluster, ctx, batch, seq_len, result.warnings)
     out = found.outcome
@@ -91,7 +96,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.by_shape = best_by_shape(plans)
     result.fits, best = True, plans[0]
     result.verdict = (f"fits: best layout tp={best.tp} pp={best.pp} dp={best.dp} "
-                      f"ep={best.ep}, ZeRO-{best.zero_stage}, micro-batch {best.micro_batch}, "
+                      f"ep={best.ep}" + (f" cp={best.cp}" if best.cp > 1 else "")
+                      + f", ZeRO-{best.zero_stage}"
+                      + (f" within groups of {best.shard_group} GPUs (HSDP)" if best.shard_group
+                         else "") + f", micro-batch {best.micro_batch}, "
                       f"recompute {best.recompute}"
                       + (f", interleaved v={best.virtual_stages}" if best.virtual_stages > 1
                          else "")

@@ -30,6 +30,21 @@ from clusterplan.tools.parallelism.step_time import (
 OPERAND_BYTES = {"fp8_tflops": 1.0, "fp32_tflops": 4.0}  # GEMM operands; 16-bit otherwise
 MOST_FRUGAL = ("full", "selective", "none")  # recompute modes, least memory first
 MAX_SEARCH_GPUS = 1 << 20
+# context-parallelism#min-tokens-per-rank: Llama 3 split 131,072-token sequences 16 ways.
+CP_MIN_TOKENS = 8192
+CP_MAX = 64
+
+
+def context_parallel_degrees(inp: ParallelismInput, seq_len: int) -> tuple[int, ...]:
+    """The cp degrees to weigh: the user's, or 1 and every power of 2 that divides the
+    sequence and leaves each rank at least CP_MIN_TOKENS of it."""
+    if inp.context_parallel:
+        return tuple(c for c in inp.context_parallel if seq_len % c == 0) or (1,)
+    degrees, cp = [1], 2
+    while cp <= CP_MAX and seq_len % cp == 0 and seq_len // cp >= CP_MIN_TOKENS:
+        degrees.append(cp)
+        cp *= 2
+    return tuple(degrees)
 
 
 @dataclass
@@ -50,10 +65,12 @@ def space_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext, batch: i
     if frugal:
         zero, mbs = (max(zero),), (min(mbs),)
         rc = (next(r for r in MOST_FRUGAL if r in rc),)
+    cp = (1,) if frugal else context_parallel_degrees(inp, ctx.job.seq_len)
     return SearchSpace(gpus=gpus or cluster.gpus, gpus_per_node=cluster.gpus_per_node,
                        heads=s.heads, kv_heads=s.kv_heads, layers=s.layers, experts=s.experts,
                        global_batch=batch, zero_stages=zero, micro_batches=mbs, recompute=rc,
-                       uneven_stages=inp.uneven_stages)
+                       uneven_stages=inp.uneven_stages, context_parallel=cp,
+                       hybrid_sharding=inp.hybrid_sharding and not frugal)
 
 
 def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float) -> Fits:
@@ -61,8 +78,8 @@ def fits_for(cluster: Cluster, ctx: JobContext, headroom_gb: float) -> Fits:
     hbm = cluster.gpu.memory_gb
 
     def fits(x: Layout) -> tuple[float, bool, str]:
-        gb = memory_of(ctx.job, x.tp, x.pp, x.dp, x.ep, x.zero_stage, x.micro_batch,
-                       x.recompute).total / 1e9
+        gb = memory_of(ctx.job, x.tp, x.pp, x.zero_ranks, x.ep, x.zero_stage, x.micro_batch,
+                       x.recompute, cp=x.cp).total / 1e9
         ok = gb + headroom_gb <= hbm
         return gb, ok, f"needs {gb:,.1f} GB of {hbm:.3g} GB" + (
             f" with {headroom_gb:g} GB headroom" if headroom_gb else "")
@@ -83,7 +100,7 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     def efficiency(x: Layout) -> float:
         if cluster.efficiency_given:
             return cluster.efficiency
-        return layer_efficiency(x.micro_batch * seq_len, s.hidden, attn_dim, kv_dim,
+        return layer_efficiency(x.micro_batch * seq_len // x.cp, s.hidden, attn_dim, kv_dim,
                                 s.ffn_hidden, x.tp, cluster.ridge_flop_per_byte, operand_bytes)
 
     def score(x: Layout, gb: float) -> StepTime:
@@ -96,7 +113,8 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
             grad_bytes=job.grad_bytes, peak_flops=cluster.peak_flops,
             efficiency=efficiency(x), ranks_per_node=cluster.gpus_per_node,
             dp_overlap=inp.dp_overlap, sequence_parallel=job.sequence_parallel,
-            frozen_weights=inp.workload in ("lora", "qlora"))
+            frozen_weights=inp.workload in ("lora", "qlora"), cp=x.cp,
+            shard_group=x.shard_group, kv_dim=kv_dim)
         return fastest_schedule(shape, cluster.comm)
 
     return score
@@ -140,7 +158,7 @@ def smallest_cluster(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         mid = (low + high) // 2
         found = fitting(mid)
         low, high, best = (low, mid, found) if found else (mid, high, best)
-    layout = {k: v for k, v in best.layout.as_dict().items() if k != "num_microbatches"}
+    layout = {k: v for k, v in best.layout.said().items() if k != "num_microbatches"}
     return SmallestCluster(gpus=high * cluster.gpus_per_node, nodes=high, layout=layout,
                            per_gpu_gb=round(best.per_gpu_gb, 2))
 
@@ -160,6 +178,7 @@ def to_plan(rank: int, a: Accepted, cluster: Cluster, steps_needed: int | None) 
         step_time_s=t.step_s, compute_s=t.compute_s, comm_s=t.comm_s, tp_comm_s=t.tp_s,
         pp_comm_s=t.pp_s, dp_comm_s=t.dp_s, ep_comm_s=t.ep_s, bubble_s=t.bubble_s,
         bubble_fraction=bubble_fraction(x.pp, x.num_microbatches, t.virtual_stages),
-        virtual_stages=t.virtual_stages, mfu=t.mfu,
+        virtual_stages=t.virtual_stages, cp=x.cp, shard_group=x.shard_group or None,
+        cp_comm_s=t.cp_s, mfu=t.mfu,
         tflops_per_gpu=t.mfu * cluster.peak_flops / 1e12, tokens_per_s=t.tokens_per_s,
         training_days=days, gpu_hours=hours)
