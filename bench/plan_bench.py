@@ -24,6 +24,10 @@ CASES = {
         {"model": "llama-3-70b", "workload": "inference", "tokens_per_s": 50_000,
          "input_tokens": 2000, "output_tokens": 500, "ttft_ms": 500, "tpot_ms": 50,
          "offer_kinds": EVERY_KIND},
+    "I have $50k: the biggest model to fine-tune, full / LoRA / QLoRA x 3 data sizes":
+        {"largest_model": True, "workload": "full_finetune", "budget_usd": 50_000},
+    "I have $500: the same comparison, where the budget binds":
+        {"largest_model": True, "workload": "full_finetune", "budget_usd": 500},
 }
 
 

@@ -147,9 +147,11 @@ def test_qlora_fine_tunes_65b_on_one_48_gb_gpu():
 def test_qlora_defaults_to_gradient_checkpointing_and_says_so():
     result = memory(model="llama-3-70b", workload="qlora")
     assert any(a.startswith("recompute: full") for a in result["assumptions"])
-    # 2·s·b·h per layer: 2 x 4096 x 8192 x 80 layers = 5.37 GB, plus one layer rebuilt,
-    # s·b·h·(10 + 24) with FlashAttention = 34 x 4096 x 8192 = 1.14 GB.
-    expected = (2 * 4096 * 8192 * 80 + 34 * 4096 * 8192) / 1e9
+    # 2·s·b·h per layer: 2 x 4096 x 8192 x 80 layers = 5.37 GB, plus one layer rebuilt with
+    # FlashAttention, s·b·h·(10 + 4·(a + kv)·d/h + 6·f/h): grouped-query attention with a = 64,
+    # kv = 8, d = 128 gives 4 x 72 x 128/8192 = 4.5, Llama's gated MLP (f = 28672 = 3.5h)
+    # 6 x 3.5 = 21: 35.5 x 4096 x 8192 = 1.19 GB.
+    expected = (2 * 4096 * 8192 * 80 + 35.5 * 4096 * 8192) / 1e9
     assert result["breakdown_gb"]["activations"] == pytest.approx(expected, abs=0.002)
 
 
@@ -182,6 +184,40 @@ def test_activation_variants_by_hand(settings, per_layer):
                                                                    abs=0.002)
 
 
+# Llama 2 7B (its config.json): h = 4096, f = 11008, a = 32, 32 layers; s = 4096, b = 1.
+# Its MLP is gated (SwiGLU: gate, up, down), so the MLP keeps 2·s·b·h (input) + s·b·h (dropout
+# mask) unsplit and 6·s·b·f split: 6 x 11008/4096 = 16.125 in units of s·b·h, against GPT's
+# 16 for a 4h GELU MLP. Per layer: unsplit 10, split 8 + 16.125 = 24.125; 5·a·s/h = 160.
+L2_SBH, L2_LAYERS = 4096 * 4096, 32
+
+
+@pytest.mark.parametrize(("settings", "per_layer"), [
+    ({"tp": 1, "flash_attention": False}, L2_SBH * (10 + 24.125 + 160)),
+    ({"tp": 4, "flash_attention": True}, L2_SBH * (10 + 24.125 / 4)),
+    ({"tp": 4, "flash_attention": False, "sequence_parallel": True},
+     L2_SBH * (34.125 / 4 + 160 / 4)),
+    ({"tp": 4, "recompute": "selective", "sequence_parallel": True}, L2_SBH * 34.125 / 4),
+])
+def test_swiglu_activations_of_llama_2_7b_by_hand(settings, per_layer):
+    result = memory(model="llama-2-7b", workload="pretrain", seq_len=4096, micro_batch=1,
+                    **settings)
+    assert result["breakdown_gb"]["activations"] == pytest.approx(
+        per_layer * L2_LAYERS / 1e9, abs=0.002)  # the tool rounds GB to 3 places
+
+
+def test_swiglu_width_shows_in_the_activation_step():
+    # Qwen2.5 7B's MLP is 18944 wide on h = 3584: 6 x 18944/3584 = 31.714 per s·b·h; its
+    # attention has a = 28 query and kv = 4 key/value heads of d = 128: 4 x 32 x 128/3584 =
+    # 4.571 (GPT's 8 with a = kv). One layer keeps s·b·h·(10 + 36.29/t) with FlashAttention,
+    # 1.5 times GPT's 24/t; at tp = 1, s = 4096: 46.286 x 4096 x 3584 x 28 layers = 19.03 GB.
+    result = memory(model="qwen2.5-7b", workload="pretrain", seq_len=4096, micro_batch=1)
+    split = 4 * 32 * 128 / 3584 + 6 * 18944 / 3584
+    assert result["breakdown_gb"]["activations"] == pytest.approx(
+        (10 + split) * 4096 * 3584 * 28 / 1e9, abs=0.002)
+    [act] = [s for s in result["steps"] if s["label"] == "activations"]
+    assert "36.29" in act["formula"] and "activation-memory#gated-mlp" in act["notes"]
+
+
 def test_full_recompute_keeps_layer_inputs_plus_one_rebuilt_layer():
     # 2·s·b·h per layer x 96, plus one layer rebuilt during backward: s·b·h·(10 + 24/8 + 80/8).
     result = memory(model="gpt-3-175b", workload="pretrain", seq_len=2048, tp=8,
@@ -198,6 +234,21 @@ def test_pipeline_first_stage_holds_pp_micro_batches():
     one = memory(model="gpt-3-175b", workload="pretrain", tp=8, pp=4, microbatches_in_flight=1)
     assert full["breakdown_gb"]["activations"] == pytest.approx(per_layer * 96 / 1e9, abs=0.002)
     assert one["breakdown_gb"]["activations"] == pytest.approx(per_layer * 24 / 1e9, abs=0.002)
+
+
+def test_first_pipeline_stage_holds_the_input_embedding():
+    # GPT-3 175B (tied embedding, vocabulary 50,257 x hidden 12,288 = 617,558,016 parameters)
+    # at tp 8, pp 8, dp 1: the first stage holds 12 of the 96 layers and the embedding whole,
+    # (175e9 - 617,558,016) x 12/96 + 617,558,016 parameters, split over 8 GPUs by tp:
+    # 2,734,375,000 + 67,545,408 = 2,801,920,408 a GPU, x 16 bytes (2 weights + 2 gradients +
+    # 12 AdamW with master weights) = 44.831 GB; an even 1/64 gave 43.750 GB, 1.08 GB less.
+    # At pp 1 there is nothing to move: 175e9/8 x 16 = 350 GB.
+    staged = memory(model="gpt-3-175b", workload="pretrain", precision="bf16", optimizer="adamw",
+                    tp=8, pp=8, dp=1)
+    assert staged["model_states_gb"] == pytest.approx(2_801_920_408 * 16 / 1e9, abs=0.001)
+    whole = memory(model="gpt-3-175b", workload="pretrain", precision="bf16", optimizer="adamw",
+                   tp=8, pp=1, dp=1)
+    assert whole["model_states_gb"] == pytest.approx(175e9 / 8 * 16 / 1e9, abs=0.001)
 
 
 # --- fit, fewest GPUs, defaults, citations --------------------------------------------------

@@ -147,14 +147,16 @@ def test_a_job_that_fits_one_gpu_needs_one():
 
 def test_fewest_gpus_of_a_multi_node_job_are_whole_nodes():
     # BLOOM-176B full fine-tuning (70 layers, hidden 14,336), memory-tool defaults: at tp 8 and
-    # pp 7 over 56 H100 (7 nodes) the busiest GPU holds 81.4 GB of the 85.52 GB an H100 has;
-    # pp 6 (48 GPUs) needs 92.8 GB. A power-of-two count jumped from 32 to 64; whole nodes
-    # stop at 7. The answer's own per-GPU figure for that layout agrees.
+    # dp 7 over 56 H100 (7 nodes), ZeRO-3 (the default with dp > 1) leaves 176.25e9/56 = 3.147e9
+    # parameters x 16 bytes = 50.4 GB a GPU, plus 26.7 GB of activations: it fits the 85.52 GB
+    # an H100 has; 48 GPUs do not. A power-of-two count jumped from 32 to 64; whole nodes stop
+    # at 7. The answer's own per-GPU figure for that layout agrees. (tp 8, pp 7 no longer fits:
+    # its first stage holds the 250,880 x 14,336 = 3.6e9-parameter embedding whole.)
     _active_store()
     answer = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune"}).model_dump()
     assert answer["min_gpus"]["h100-sxm"] == 56
     at_56 = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune", "gpu": "h100",
-                              "tp": 8, "pp": 7, "dp": 1}).model_dump()
+                              "tp": 8, "pp": 1, "dp": 7}).model_dump()
     assert at_56["fits"] is True
     at_48 = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune", "gpu": "h100",
                               "tp": 8, "pp": 6, "dp": 1}).model_dump()

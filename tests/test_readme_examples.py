@@ -18,7 +18,8 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 # Left out: examples whose output the README abridges (JSON cut with "...") or that change
 # the store.
 NOT_COMPARED = ("models show", "models import", "tool memory --input '{\"model\": \"llama 3 70b\"",
-                "\"gpu_layers\": 16")
+                "\"gpu_layers\": 16",
+                "--all-layouts")  # writes a file: tests/test_all_layouts.py runs it in tmp_path
 
 
 def examples() -> list[tuple[str, list[str]]]:

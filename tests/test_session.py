@@ -108,7 +108,7 @@ def test_report_leaves_out_session_commands(memory_store):
 
 
 def test_a_question_that_breaks_inside_still_gets_an_answer(memory_store, monkeypatch):
-    def broken(question, previous=None):
+    def broken(question, previous=None, carried=None):
         raise RuntimeError("boom")
 
     monkeypatch.setattr("clusterplan.assistant.sessions.session.respond", broken)

@@ -20,20 +20,20 @@ def in_a_terminal(monkeypatch):
 
 def test_ask_renders_text_without_markdown_marks():
     out = run_cli("ask", "--format", "text", QUESTION).output
-    assert "52.3 GB per GPU" in out
+    assert "52.4 GB per GPU" in out
     assert "**" not in out and "\\$" not in out and "\\_" not in out
     assert "master_weights" in out and "| ---" not in out
 
 
 def test_ask_in_a_terminal_renders_and_piped_prints_markdown(in_a_terminal):
     rendered = run_cli("ask", QUESTION).output
-    assert "**" not in rendered and "52.3 GB per GPU" in rendered
+    assert "**" not in rendered and "52.4 GB per GPU" in rendered
     markdown = run_cli("ask", "--markdown", QUESTION).output
-    assert "**52.3 GB per GPU**" in markdown and "| --- |" in markdown
+    assert "**52.4 GB per GPU**" in markdown and "| --- |" in markdown
 
 
 def test_ask_piped_prints_markdown_as_before():
-    assert "**52.3 GB per GPU**" in run_cli("ask", QUESTION).output
+    assert "**52.4 GB per GPU**" in run_cli("ask", QUESTION).output
 
 
 def test_tool_list_is_one_line_per_tool_in_a_terminal(in_a_terminal):

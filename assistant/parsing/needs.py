@@ -77,10 +77,10 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # "Can't load a Q4 model on 12gb vram": with the precision named, the largest model
         # that memory holds is the answer; no job is sized, so nothing is assumed.
         return {}, []
-    if kind == "diagnose" and "hours" in slots and "gpu" in slots:
+    if kind == "diagnose" and float(slots.get("hours") or 0) >= 1 and "gpu" in slots:
         # A run's duration on a named GPU checked ("88 hours on one RTX 3090, is this
         # normal?"): what that GPU should take scales with the model's parameters, which
-        # nothing stands in for.
+        # nothing stands in for. (Seconds to answer are a latency, not a run.)
         required = ("model",)
     if kind == "diagnose" and slots.get("oom") and "gpu" in slots and "size" not in slots:
         # Out of memory on a named GPU, no figure quoted ("still runs out on 4xA100 40Gb"):

@@ -17,6 +17,7 @@ import unicodedata
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.entities import extract
 from clusterplan.assistant.parsing.intents import (
     CLUSTER_OR_JOB,
@@ -65,6 +66,7 @@ SIZES = lazy(r"\b(?:different|various|each|all|common)\s+(?:model\s+)?sizes\b|"
 GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
+NOT_KEPT = (*calibration.MEASURED, "calibration")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
@@ -103,6 +105,11 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         found.readings.append("read the pasted config.json as the model's shape")
     _flags(text, slots, found.masked)
     _sizes_in_general(text, slots, found.readings, catalog)
+    measured = calibration.read(text)
+    if measured:
+        slots.update(measured)
+        found.readings.append("read a measurement to calibrate the step-time model on: "
+                              + ", ".join(f"{k}={v:g}" for k, v in measured.items()))
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
         kind = "cluster_size"  # "serve it on H100s": how many of them is the question
@@ -117,6 +124,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
                 "the pasted config.json" if k == "config" else f"{k}={v}"
                 for k, v in kept.items()))
         slots = merge(before, slots)
+    kind = calibration.retarget(kind, slots)
     if kind == "unknown" and DOMAIN.search(found.masked):
         kind = "concept"
     if kind in ("concept", "diagnose"):
@@ -177,7 +185,9 @@ def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:
     settled = {k: previous.assumed[k] for k in CARRIED if k in previous.assumed}
     if any(k in previous.slots for k in ("gpus", "nodes")) or any(k in new for k in RESIZES):
         settled.pop("gpus", None)
-    return {**settled, **previous.slots}
+    # A measurement belongs to the cluster it was taken on; the session carries what it taught.
+    kept = {k: v for k, v in previous.slots.items() if k not in NOT_KEPT}
+    return {**settled, **kept}
 
 
 def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:

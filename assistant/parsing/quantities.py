@@ -32,7 +32,8 @@ BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bp
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
-DURATION = lazy(NUM + r"\s*(hours?|hrs?|h|days?|weeks?|months?|years?)\b", _I)
+DURATION = lazy(NUM + r"\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
+                      r"|months?|years?)\b", _I)
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
 TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
@@ -186,7 +187,8 @@ def _money_and_time(text: str, slots: dict[str, Any]) -> None:
     duration = DURATION.search(text)
     if duration:
         unit = duration[2].lower().rstrip("s")
-        hours = {"hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+        hours = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60,
+                 "hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
         slots["hours"] = number(duration[1], "the duration") * hours[unit]
     period = PERIOD.search(text)
     if period:

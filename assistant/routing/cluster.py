@@ -6,6 +6,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
+from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, rule_of_thumb
@@ -39,6 +40,7 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
             payload["micro_batches"] = [intent.slots["micro_batch"]]
         if "zero_stage" in intent.slots:
             payload["zero_stages"] = [intent.slots["zero_stage"]]
+        payload |= calibration.payload_fields(intent, payload["gpu"])
     return payload
 
 
@@ -72,6 +74,9 @@ def layout_sentence(result: dict[str, Any]) -> str:
                 f"{num(best['kv_capacity_tokens'])} tokens of KV cache per replica.")
     chunks = best.get("virtual_stages", 1)
     schedule = f", interleaved pipeline of {chunks} chunks per GPU" if chunks > 1 else ""
+    largest = result.get("largest_micro_batch")
+    room = (f"; micro-batches up to {largest} fit at this layout"
+            if largest and largest > best["micro_batch"] else "")
     cp = best.get("cp", 1)
     shape = f"TP {best['tp']} × " + (f"CP {cp} × " if cp > 1 else "") + \
         f"PP {best['pp']} × DP {best['dp']}"
@@ -81,7 +86,7 @@ def layout_sentence(result: dict[str, Any]) -> str:
     return (f"Best layout on {where}: **{shape}**"
             f" ({zero}, micro-batch {best['micro_batch']}, recompute "
             f"{best['recompute']}{schedule}): step {num(best['step_time_s'])} s, MFU "
-            f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU.")
+            f"{pct(best['mfu'])}, {num(best['per_gpu_gb'])} GB per GPU{room}.")
 
 
 def plan_tables(result: dict[str, Any]) -> list[str]:

@@ -591,8 +591,8 @@ def _duration(ctx: Context) -> list[Finding]:
     count, the tokens one step should hold)."""
     hours = ctx.intent.slots.get("hours")
     row = ctx.gpu_row()
-    if not hours or not ctx.has_model() or row is None:
-        return []
+    if not hours or float(hours) < 1 or not ctx.has_model() or row is None:
+        return []  # seconds to answer are a latency, not a training run
     params = _params(ctx)
     if not params:
         return []

@@ -94,6 +94,20 @@ def _largest(result: dict[str, Any], sentence: str) -> str:
     return said
 
 
+METHOD_WORDS = {"full_finetune": "full", "lora": "LoRA", "qlora": "QLoRA"}
+
+
+def affordable_table(rows: list[dict[str, Any]]) -> str:
+    """The largest model the budget fine-tunes, by method and data size."""
+    return table(["method", "tokens", "largest model", "cluster", "provider", "time", "cost"],
+                 [[METHOD_WORDS.get(r["workload"], r["workload"]), num(r["tokens"]),
+                   r["model"] or "none affordable",
+                   f"{num(r['gpus'])}× {gpu_name(r['gpu'])}" if r["gpu"] else "",
+                   r["provider"] or "", days(r["training_days"])
+                   if r["training_days"] is not None else "", usd(r["cost_usd"])
+                   if r["cost_usd"] is not None else ""] for r in rows])
+
+
 def plan(intent: Intent, calls: Calls) -> Reply:
     """The plan tool's recommendation, its Pareto front and why the rest failed."""
     payload = plan_payload(intent)
@@ -131,6 +145,8 @@ def plan(intent: Intent, calls: Calls) -> Reply:
             tables.append(table(["cluster", "replicas", "layout", "batch", "provider",
                                  "tokens/s", "ms/token", "cost a month", "$/M output tokens"],
                                 rows))
+    if result.get("affordable"):
+        tables.append(affordable_table(result["affordable"]))
     if result.get("failed"):
         tables.append(table(["ruled out because", "candidates"],
                             [[k, num(v)] for k, v in result["failed"].items()]))

@@ -7,6 +7,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.figures import days
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.units import convert, parse
 
@@ -56,16 +57,34 @@ def commitments(intent: Intent, calls: Calls) -> Reply:
                f"{pct(c['stated_break_even_utilization'])}." if c["stated_discount"] else
                f"at the usual {pct(DISCOUNT_RANGE[0])}–{pct(DISCOUNT_RANGE[1])} reserved "
                f"discounts it is {pct(1 - DISCOUNT_RANGE[1])}–{pct(1 - DISCOUNT_RANGE[0])}."))
+    lead += _longer_terms(c["terms"], hours)
     rows = [[p["offer"]["provider"], p["offer"]["kind"], p["offer"]["product"],
              p["offer"]["effective_usd_per_gpu_hour"], p["billed_gpus"], p["billed_hours"],
-             usd(p["total_usd"]), p["offer"]["verified_on"]] for p in (od, cm)]
-    tables = [table(["provider", "kind", "product", "$/GPU-h", "GPUs", "hours billed", "total",
-                     "verified"], rows)]
+             num(p["unused_hours"]), usd(p["total_usd"]), p["offer"]["verified_on"]]
+            for p in (od, *c["terms"])]
+    tables = [table(["provider", "kind", "product", "$/GPU-h", "GPUs", "hours billed",
+                     "hours unused", "total", "verified"], rows)]
     if c["ruled_out"]:
         tables.append(table(["ruled out because", "offers"],
                             [[k, num(v)] for k, v in c["ruled_out"].items()]))
     return Reply(headline=lead, tables=tables,
                  citations=[] if c["stated_discount"] else [note_ref(DISCOUNT_NOTE)])
+
+
+TERM_WORDS = {"reserved_1m": "1-month term", "reserved_1y": "1-year term",
+              "reserved_3y": "3-year term", "capacity_block": "Capacity Block"}
+
+
+def _longer_terms(terms: list[dict[str, Any]], hours: float) -> str:
+    """Say what each commitment longer than the job bills: the whole term, used or not."""
+    said = [f"the {TERM_WORDS.get(p['offer']['kind'], p['offer']['kind'])} "
+            f"({p['offer']['provider']} at {usd_rate(p['offer']['effective_usd_per_gpu_hour'])}"
+            f"/GPU-h) bills {num(p['billed_hours'])} h, {num(p['unused_hours'])} of them unused: "
+            f"{usd(p['total_usd'])}" for p in terms if p["unused_hours"] > 0]
+    if not said:
+        return ""
+    return (f" A commitment bills whole terms whatever the job's {num(hours)} hours: "
+            + "; ".join(said) + ".")
 
 
 def price_payload(intent: Intent) -> dict[str, Any]:
@@ -103,7 +122,10 @@ def offers(intent: Intent, calls: Calls) -> Reply:
             + (f" and {pct(slot(intent, 'utilization'))} utilisation"
                if slot(intent, "utilization") else "") + ".")
     if result.get("total_usd") and slot(intent, "hours"):
-        lead += f" For {num(result['period_hours'])} hours: {usd(result['total_usd'])}."
+        asked, billed = result["period_hours"], result.get("billed_hours") or result["period_hours"]
+        lead += f" For {days(asked / 24)}: {usd(result['total_usd'])}" + (
+            f" (billed as {days(billed / 24)}: the provider's billing increment or minimum)"
+            if billed > asked * (1 + 1e-9) else "") + "."
     return Reply(headline=lead, tables=[offers_table(result["offers"])])
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.parsing.calibration import learnt
 from clusterplan.assistant.report.document import render_report, select
 from clusterplan.assistant.respond import respond
 from clusterplan.assistant.sessions.history_store import HistoryStore, SessionInfo
@@ -39,6 +40,8 @@ class Assistant:
         self.one_off = one_off  # a CLI question on its own: kept, but out of the app's list
         self.saved = history if history is not None else HistoryStore(store)
         self.last_intent: Intent | None = None
+        # A measurement the user gave to calibrate on, kept for the session's later questions.
+        self.calibration: dict[str, Any] | None = None
         self._session = _unsaved(None)
         if session:
             self.open_session(session)
@@ -62,6 +65,7 @@ class Assistant:
                             error=message)
         if answer.intent is not None:
             self.last_intent = answer.intent
+        self.calibration = learnt(answer) or self.calibration
         if self._session.name is None and self._session.questions == 0 and not self.one_off:
             self._session = self._session.model_copy(update={"name": auto_name(question)})
         self._save(question, answer)
@@ -70,7 +74,7 @@ class Assistant:
     def new_session(self, name: str | None = None) -> SessionInfo:
         """Start a fresh session (written with its first question)."""
         self._session = _unsaved(name)
-        self.last_intent = None
+        self.last_intent = self.calibration = None
         return self._session
 
     def open_session(self, name_or_id: str) -> SessionInfo:
@@ -79,7 +83,10 @@ class Assistant:
         if found is None:
             return self.new_session(name_or_id)
         self._session = found
-        self.last_intent = _intent(self.saved.state(found.id).get("last_intent"))
+        state = self.saved.state(found.id)
+        self.last_intent = _intent(state.get("last_intent"))
+        kept = state.get("calibration")
+        self.calibration = kept if isinstance(kept, dict) else None
         return found
 
     def rename_session(self, name: str) -> None:
@@ -96,8 +103,8 @@ class Assistant:
         return self.saved.answers(self.session_id)
 
     def reset(self) -> None:
-        """Forget the follow-up context (the history stays)."""
-        self.last_intent = None
+        """Forget the follow-up context and any calibration (the history stays)."""
+        self.last_intent = self.calibration = None
         self.saved.save_state(self.session_id, self._state())
 
     def report(self, title: str | None = None, date: dt.date | None = None,
@@ -114,7 +121,7 @@ class Assistant:
         if question.lstrip().startswith("/"):
             return run_command(self, question)
 
-        return respond(question, previous=self.last_intent)
+        return respond(question, previous=self.last_intent, carried=self.calibration)
 
     def _save(self, question: str, answer: Answer) -> None:
         try:
@@ -128,6 +135,8 @@ class Assistant:
     def _state(self) -> dict[str, object]:
         intent = self.last_intent.model_dump(mode="json") if self.last_intent else None
         state: dict[str, object] = {"last_intent": intent}
+        if self.calibration:
+            state["calibration"] = self.calibration
         if self.one_off:
             state["one_off"] = True
         return state

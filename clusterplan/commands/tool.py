@@ -47,18 +47,30 @@ def _run_command(name: str) -> click.Command:
     @click.command(name)
     @click.option("--input", "input_text", required=True, metavar="JSON|@FILE",
                   help="The tool input as JSON, or @path to a JSON file.")
+    @click.option("--all-layouts", "all_layouts", type=click.Path(dir_okay=False, path_type=Path),
+                  default=None, metavar="FILE",
+                  help="parallelism (training): also write every layout the search evaluated "
+                       "to FILE as CSV, with its step-time parts or why it was rejected.")
     @click.pass_context
-    def run_tool(ctx: click.Context, input_text: str) -> None:
+    def run_tool(ctx: click.Context, input_text: str, all_layouts: Path | None) -> None:
         """Run one tool on a JSON input and print its result as JSON."""
         # lazy: loaded when this command runs, so `--help` and the others start fast
         from clusterplan.tools import registry
         from clusterplan.tools.contract import ToolError
 
+        if all_layouts is not None and name != "parallelism":
+            raise UsageFailure("--all-layouts lists the parallelism tool's layouts; "
+                               f"{name!r} has none")
         try:
             registry.get(name)
             payload = registry.parse_json_input(_read_input(input_text))
             store(ctx)
             result = registry.invoke(name, payload)
+            if all_layouts is not None:
+                rows, count = _write_layouts(all_layouts, registry.validate(name, payload),
+                                             result)
+                click.echo(f"wrote {rows:,} rows ({count:,} layouts) to {all_layouts}",
+                           err=True)
         except ToolError as exc:
             raise UsageFailure(str(exc)) from None
         echo_json(result)
@@ -87,3 +99,22 @@ def _read_input(text: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageFailure(f"the input file {path} is not UTF-8 text (byte {exc.start})") from None
+
+
+def _write_layouts(path: Path, inp: object, result: object) -> tuple[int, int]:
+    """Every evaluated layout as CSV (tools/parallelism/all_layouts); the rows written and the
+    layouts they stand for."""
+    # lazy: loaded when this option is used, so `--help` and the others start fast
+    import csv
+    import io
+
+    from clusterplan.commands.common import emit
+    from clusterplan.tools.parallelism.all_layouts import COLUMNS, every_layout
+
+    rows = every_layout(inp, result)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    emit(out.getvalue(), path)
+    return len(rows), sum(row["layouts"] for row in rows)

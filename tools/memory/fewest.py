@@ -73,12 +73,13 @@ def _search_serving(job: Job, ep: int, groups: Groups, best: list[int | None], f
     shape = job.shape
     acts_of = activations.inference_bytes_by_tp(
         -(-job.batch // ep) * job.context_len, shape.hidden, shape.heads,
-        derived(shape, tp_degrees, groups[0][0]), job.flash, job.activation_scale)
+        derived(shape, tp_degrees, groups[0][0]), job.flash, job.activation_scale,
+        activations.split_units(shape))
     for node, order, rooms, _ in groups:
         at, count = 0, len(order)
         room = rooms[0]
-        for model_parallel, tp, share, kv_share in derived(shape, serving_layouts, node):
-            fixed = fixed1 * share + acts_of[tp]
+        for model_parallel, tp, share, kv_share, extra in derived(shape, serving_layouts, node):
+            fixed = fixed1 * share + extra * job.weight_bytes + acts_of[tp]
             if kv1:
                 fixed += kv1 * kv_share
             if fixed < room:

@@ -42,7 +42,7 @@ def _lowered(job: Job, ep: int, groups: Groups, found: tuple[int | None, ...], f
         tps = derived(job.shape, tp_degrees, node)  # tp within this node size only
         per_layer, working = activations.layer_bytes(
             job.seq_len, job.micro_batch, job.shape.hidden, job.shape.heads, tps[-1],
-            job.sequence_parallel, job.recompute, job.flash)
+            job.sequence_parallel, job.recompute, job.flash, activations.split_units(job.shape))
         held = job.in_flight or job.shape.layers  # pp = layers: one layer a stage
         acts = (per_layer * held + working) * job.activation_scale * _BELOW
         floor = node  # a kind with less room never needs fewer GPUs (rooms: roomiest first)

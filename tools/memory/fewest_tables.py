@@ -30,31 +30,43 @@ def derived(shape: ModelShape, table: Callable[[ModelShape, int], Any], widest_t
     return found
 
 
-ServingLayouts = tuple[tuple[int, int, float, float], ...]
+ServingLayouts = tuple[tuple[int, int, float, float, float], ...]
 
 
 @lru_cache(maxsize=256)
 def serving_layouts(shape: ModelShape, widest_tp: int) -> ServingLayouts:
-    """(tp·pp, tp, model-state share, KV share) of the power-of-two layouts worth trying for
-    serving, fewest GPUs first; the shares are what one GPU holds (stage_share/tp,
-    kv_cache.per_gpu_share).
+    """(tp·pp, tp, model-state share, KV share, embedding params) of the power-of-two layouts
+    worth trying for serving, fewest GPUs first; the shares are what one GPU holds
+    (stage_share/tp, kv_cache.per_gpu_share), and the embedding params what the first stage
+    holds beyond its share (terms.first_stage_params, over tp).
 
-    A serving GPU holds weights·share + KV cache·KV share + activations(tp), and activations
-    never grow with tp. So a layout is left out when another uses no more GPUs, no narrower tp
-    and no larger share of either: whenever the one left out fits, that one fits too. With at
-    least as many KV heads as the widest tp, this keeps one layout per GPU count.
+    A serving GPU holds weights·share + embedding + KV cache·KV share + activations(tp), and
+    activations never grow with tp. So a layout is left out when another uses no more GPUs, no
+    narrower tp and no larger share of any: whenever the one left out fits, that one fits too.
     """
-    every = sorted(((tp * pp, tp, (math.ceil(shape.layers / pp) / shape.layers) / tp,
-                     kv_cache.per_gpu_share(shape, tp, pp))
+    every = sorted(((tp * pp, tp, _layer_share(shape, pp) / tp,
+                     kv_cache.per_gpu_share(shape, tp, pp), _embedding_excess(shape, pp) / tp)
                     for tp in tp_degrees(shape, widest_tp) for pp in _powers(shape.layers)),
                    key=lambda layout: (layout[0], -layout[1]))  # a dominating layout first
-    kept: list[tuple[int, int, float, float]] = []
+    kept: list[tuple[int, int, float, float, float]] = []
     for layout in every:
-        gpus, tp, share, kv_share = layout
-        if not any(g <= gpus and t >= tp and s <= share and k <= kv_share
-                   for g, t, s, k in kept):
+        gpus, tp, share, kv_share, extra = layout
+        if not any(g <= gpus and t >= tp and s <= share and k <= kv_share and e <= extra
+                   for g, t, s, k, e in kept):
             kept.append(layout)
     return tuple(kept)
+
+
+def _layer_share(shape: ModelShape, pp: int) -> float:
+    return math.ceil(shape.layers / pp) / shape.layers
+
+
+def _embedding_excess(shape: ModelShape, pp: int) -> float:
+    """Parameters the first stage holds beyond its share of the layers: the rest of the input
+    embedding (megatron-lm-2021#first-stage-embedding; terms.first_stage_params)."""
+    if pp == 1:
+        return 0.0
+    return min(shape.vocab * shape.hidden, shape.dense_params) * (1 - _layer_share(shape, pp))
 
 
 @lru_cache(maxsize=256)  # a params_b shape is a new object per answer: its memo starts empty

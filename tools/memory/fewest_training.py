@@ -107,7 +107,7 @@ def _layer_bytes(job: Job, per_tp: dict[int, tuple[float, float]], tp: int) -> t
     s = job.shape
     pair = per_tp[tp] = activations.layer_bytes(job.seq_len, job.micro_batch, s.hidden, s.heads,
                                                 tp, job.sequence_parallel, job.recompute,
-                                                job.flash)
+                                                job.flash, activations.split_units(s))
     return pair
 
 
@@ -121,9 +121,25 @@ def _least_deeper(m: int, top_tp: int, ep: int, stages: tuple[tuple[int, int, fl
     for pp, stage_layers, stage_share in stages[1:m.bit_length()]:
         tp = min(top_tp, m // pp)
         share = stage_share / tp
+        # The first stage also holds the input embedding whole (terms.first_stage_params):
+        # what it adds to each of the two sums, per parameter as they hold them.
+        extra = min(job.shape.vocab * job.shape.hidden, job.shape.dense_params) \
+            * (1 - stage_share) / tp
+        fixed_per, spread_per = _dense_param_bytes(job)
         per_layer, working = per_tp.get(tp) or _layer_bytes(job, per_tp, tp)
-        found = fixed1 * share + (per_layer * stage_layers * (in_flight or pp) + working) * scale \
-            + spread1 * share / (ep * (m // (pp * tp)))
+        found = fixed1 * share + extra * fixed_per \
+            + (per_layer * stage_layers * (in_flight or pp) + working) * scale \
+            + (spread1 * share + extra * spread_per) / (ep * (m // (pp * tp)))
         if found < least:
             least = found
     return least
+
+
+def _dense_param_bytes(job: Job) -> tuple[float, float]:
+    """Bytes one dense parameter adds to the two sums of terms.model_states: (held by every
+    GPU, divided by dp under ZeRO). A frozen LoRA base adds its weights only."""
+    z, w = job.zero_stage, job.weight_bytes
+    g = 0.0 if job.adapters else job.grad_bytes
+    o = 0.0 if job.adapters or job.optimizer is None else job.optimizer.per_param
+    return ((0.0 if z >= 3 else w) + (0.0 if z >= 2 else g) + (0.0 if z >= 1 else o),
+            (w if z >= 3 else 0.0) + (g if z >= 2 else 0.0) + (o if z >= 1 else 0.0))

@@ -86,6 +86,11 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
     moe = "; expert parameters also ÷ ep" if s.is_moe else ""
     shard = " ÷ tp × stage_share"
     notes = [NOTES[job.precision], "zero-paper#model-parallel-split"]
+    if layout.pp > 1:  # the first stage holds the input embedding whole
+        shard = " ÷ tp × stage_share, + V·h × (1 - stage_share) ÷ tp (the first stage's embedding)"
+        split["embedding_params"] = q(round(min(s.vocab * s.hidden, s.dense_params) / 1e9, 4),
+                                      "billion params")
+        notes.append("megatron-lm-2021#first-stage-embedding")
     if s.is_moe:  # every expert is stored; ep divides the expert share
         notes += ["model-llama-4#moe-storage", "model-llama-4#expert-share"]
     out = [step("weights", f"params × {job.weight_bytes:.4g} bytes ({job.precision})"
@@ -118,13 +123,14 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
 
 def activation_step(job: Job, layout: Layout, value: float) -> Step:
     s = job.shape
+    split = activations.split_units(s)
     if job.training:
         inputs = {"s": q(job.seq_len, "tokens"), "b": q(job.micro_batch), "h": q(s.hidden),
                   "a": q(s.heads), "t": q(layout.tp), "layers_per_stage": q(
                       -(-s.layers // layout.pp)), "microbatches_in_flight": q(
                       job.in_flight or layout.pp)}
         formula = (activations.per_layer_formula(job.sequence_parallel, job.recompute,
-                                                 job.flash)
+                                                 job.flash, activations.split_units(s))
                    + " per layer × layers_per_stage × microbatches_in_flight"
                    + (" + one layer rebuilt during backward" if job.recompute == "full" else ""))
         notes = ["activation-memory#per-layer", f"activation-memory#{_variant(job)}",
@@ -135,8 +141,15 @@ def activation_step(job: Job, layout: Layout, value: float) -> Step:
         inputs = {"prefill_tokens": q(min(job.batch * job.context_len,
                                           activations.PREFILL_TOKENS)), "h": q(s.hidden),
                   "t": q(layout.tp)}
-        formula = "one layer's activations over one prefill chunk (s·b·h·(10 + 24/t))"
+        formula = ("one layer's activations over one prefill chunk: "
+                   + activations.per_layer_formula(False, "none", job.flash, split))
         notes = ["activation-memory#per-layer", "kv-cache#chunked-prefill"]
+    if split != activations.GPT_SPLIT:  # the split part from the model's own shape
+        gated = activations.gated_mlp(s)
+        inputs |= {"f": q(s.ffn_hidden), "kv_heads": q(s.kv_heads), "head_dim": q(s.head_dim),
+                   "mlp": q("gated (3 matrices)" if gated else "plain"),
+                   "split_part": q(round(split, 3), "s·b·h")}
+        notes += ["activation-memory#gated-mlp", "activation-memory#grouped-query"]
     if job.flash:
         notes.append("activation-memory#flash-attention")
     return step("activations", formula, inputs, q(gb(value), "GB"), notes)

@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from clusterplan.tools.memory import activations, kv_cache
 from clusterplan.tools.memory.job import Job, Layout
+from clusterplan.tools.memory.model_shape import ModelShape
 from clusterplan.tools.memory.precision import BYTES
 
 CUDA_CONTEXT_BYTES = 0.5e9  # gpu-memory-overhead#cuda-context
@@ -57,16 +58,30 @@ def stage_share(job: Job, pp: int) -> float:
     return math.ceil(layers / pp) / layers
 
 
+def first_stage_params(shape: ModelShape, pp: int) -> tuple[float, float]:
+    """(dense, expert) parameters of the first pipeline stage, before tp and ep split them:
+    its share of the layers plus, when pp > 1, the whole input embedding, V·h, which sits on
+    that stage alone (megatron-lm-2021#first-stage-embedding)."""
+    share = math.ceil(shape.layers / pp) / shape.layers
+    dense = shape.dense_params * share
+    if pp > 1:
+        embedding = min(shape.vocab * shape.hidden, shape.dense_params)
+        dense += embedding * (1 - share)
+    return dense, shape.expert_params * share
+
+
 def model_states(job: Job, tp: int, pp: int, ep: int) -> ModelStates:
     """Weights, gradients and optimizer states on one GPU, each as (bytes every GPU holds,
     bytes ZeRO divides by dp): ZeRO stage 3 shards weights, 2 gradients, 1 optimizer states.
 
-    TP and PP split every parameter; EP splits expert parameters further. A ZeRO-sharded term
-    is divided by dp (experts by dp/ep, their own data-parallel group): (dense + ep·expert)/dp.
+    TP and PP split every parameter (the first stage holds the input embedding whole: see
+    first_stage_params); EP splits expert parameters further. A ZeRO-sharded term is divided
+    by dp (experts by dp/ep, their own data-parallel group): (dense + ep·expert)/dp.
     """
     s = job.shape
     share = math.ceil(s.layers / pp) / s.layers / tp  # stage_share(job, pp) / tp
-    dense, expert = s.dense_params * share, s.expert_params * share / ep
+    dense, expert = first_stage_params(s, pp)
+    dense, expert = dense / tp, expert / tp / ep
     base, weight_bytes = dense + expert, job.weight_bytes
     if not job.training:
         return base * weight_bytes, 0.0, 0.0, 0.0, 0.0, 0.0
@@ -100,10 +115,11 @@ def activations_at(job: Job, tp: int, pp: int, dp: int) -> float:
     if job.training:
         return activations.training_bytes(
             job.seq_len, job.micro_batch, s.hidden, s.heads, tp, job.sequence_parallel,
-            job.recompute, job.flash, s.layers, pp, job.in_flight or pp, job.activation_scale)
+            job.recompute, job.flash, s.layers, pp, job.in_flight or pp, job.activation_scale,
+            activations.split_units(s))
     tokens = -(-job.batch // dp) * job.context_len
     return activations.inference_bytes(tokens, s.hidden, s.heads, tp, job.flash,
-                                       job.activation_scale)
+                                       job.activation_scale, activations.split_units(s))
 
 
 def sequences_per_replica(job: Job, layout: Layout) -> int:

@@ -48,6 +48,7 @@ class Cluster:
     comm: Collective
     efficiency_given: bool = False  # the user's figure replaces the training curve
     ridge_flop_per_byte: float = 0.0  # peak FLOP/s over HBM bytes/s: where GEMMs stop starving
+    efficiency_scale: float = 1.0  # a user's measurement, matched (calibration.calibrate)
 
 
 def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> Cluster:

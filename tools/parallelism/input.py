@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from clusterplan.tools.input_checks import CheckedInput
 from clusterplan.tools.memory.input import KvPrecision, Recompute
@@ -30,7 +30,8 @@ INFERENCE_ONLY = ("context_len", "concurrency", "target_tokens_per_s", "target_l
                   "kv_precision")
 TRAINING_ONLY = ("seq_len", "global_batch", "global_batch_tokens", "optimizer", "zero_stages",
                  "recompute", "micro_batches", "sequence_parallel", "tokens", "dp_overlap",
-                 "context_parallel", "hybrid_sharding")
+                 "context_parallel", "hybrid_sharding", "measured_tflops_per_gpu",
+                 "measured_step_s", "measured_layout", "efficiency_scale")
 
 
 def token_budget(value: float | str | None) -> float | None:
@@ -54,6 +55,18 @@ def parse_count(text: str | float) -> float:
         raise ValueError(f"cannot read {text!r} as a token count; write it like '15T', '300B' "
                          "or 2e12")
     return float(found.group(1).replace(",", "").replace("_", "")) * _SUFFIX[found.group(2)]
+
+
+class MeasuredLayout(BaseModel):
+    """The layout a measurement was taken on; what is left out is the best layout's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tp: int | None = Field(default=None, ge=1, le=1024)
+    pp: int | None = Field(default=None, ge=1, le=100_000)
+    micro_batch: int | None = Field(default=None, ge=1, le=65_536)
+    zero_stage: Literal[0, 1, 2, 3] | None = None
+    recompute: Recompute | None = None
 
 
 class ParallelismInput(CheckedInput):
@@ -105,6 +118,18 @@ class ParallelismInput(CheckedInput):
     efficiency: float | None = Field(default=None, ge=0.01, le=1,
                                      description="share of dense peak the matmuls reach; 0.6")
     dp_overlap: bool = Field(default=True, description="overlap gradient reduction with backward")
+    measured_tflops_per_gpu: float | None = Field(
+        default=None, gt=0, le=100_000, description="model TFLOP/s per GPU you measured; the "
+        "compute efficiency is scaled to match it (at measured_layout)")
+    measured_step_s: float | None = Field(
+        default=None, gt=0, le=1e7, description="seconds per optimizer step you measured at "
+        "measured_layout (and this batch); the compute efficiency is scaled to match it")
+    efficiency_scale: float | None = Field(
+        default=None, gt=0, le=1000, description="a factor on every layout's compute "
+        "efficiency, as an earlier calibration found it (the result's efficiency_scale)")
+    measured_layout: MeasuredLayout | None = Field(
+        default=None, description="the layout measured: tp, pp, micro_batch, zero_stage, "
+        "recompute; what is left out is the best layout's")
     context_len: int | None = Field(default=None, description="inference: prompt + output")
     concurrency: int | None = Field(default=None,
                                     description="inference: sequences one replica serves at once")
@@ -153,6 +178,8 @@ class ParallelismInput(CheckedInput):
                              f"({self.nodes} x {self.gpus_per_node})")
         if self.global_batch and self.global_batch_tokens:
             raise ValueError("give `global_batch` (sequences) or `global_batch_tokens`, not both")
+        if self.measured_tflops_per_gpu and self.measured_step_s:
+            raise ValueError("give `measured_tflops_per_gpu` or `measured_step_s`, not both")
         self._ignored = [f for f in (INFERENCE_ONLY if self.workload != "inference"
                                      else TRAINING_ONLY)
                          if f in self.model_fields_set and getattr(self, f) is not None]

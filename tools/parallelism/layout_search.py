@@ -182,9 +182,11 @@ def shapes(space: SearchSpace, rejected: Rejections) -> Iterator[tuple[int, int,
                 yield tp, pp, dp, ep
 
 
-def search(space: SearchSpace, fits: Fits, score: Score) -> SearchOutcome:
-    """Every layout of the space: accepted with its score, or rejected with its reason."""
-    rejected = Rejections()
+def search(space: SearchSpace, fits: Fits, score: Score,
+           rejected: Rejections | None = None) -> SearchOutcome:
+    """Every layout of the space: accepted with its score, or rejected with its reason (counted
+    in `rejected`, a fresh tally unless the caller brings one that also lists them)."""
+    rejected = Rejections() if rejected is None else rejected
     accepted: list[Accepted] = []
     per_mb = len(space.zero_stages) * len(space.recompute)
     for cp, tp, pp, dp, ep in _cp_shapes(space, rejected):

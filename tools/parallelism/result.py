@@ -116,6 +116,12 @@ class ParallelismResult(ToolResult):
     global_batch: int | None = None
     seq_len: int | None = None
     tokens: float | None = None
+    efficiency_scale: float = Field(
+        default=1.0, description="factor on every layout's compute efficiency: 1 unless "
+        "calibrated on a measurement (measured_*) or given (efficiency_scale)")
+    largest_micro_batch: int | None = Field(
+        default=None, description="the largest micro-batch (sequences) that fits at the best "
+        "layout, at most global batch / dp")
     training_steps: int | None = None
     training_days: float | None = None
     gpu_hours: float | None = None

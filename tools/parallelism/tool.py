@@ -6,11 +6,18 @@ Contract: `ParallelismInput`, `ParallelismResult`, `run`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, q
 from clusterplan.tools.parallelism.batch import global_batch, search_workable
+from clusterplan.tools.parallelism.calibration import (
+    calibrate,
+    calibration_assumption,
+    calibration_step,
+    measured,
+)
 from clusterplan.tools.parallelism.cluster import (
     Cluster,
     JobContext,
@@ -20,6 +27,7 @@ from clusterplan.tools.parallelism.cluster import (
 )
 from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.layout_search import NO_FIT
+from clusterplan.tools.parallelism.micro_batch import largest_micro_batch, micro_batch_step
 from clusterplan.tools.parallelism.result import ParallelismResult, SmallestCluster
 from clusterplan.tools.parallelism.serving import (
     serve,
@@ -37,6 +45,7 @@ from clusterplan.tools.parallelism.steps import (
 )
 from clusterplan.tools.parallelism.training_plans import (
     fits_for,
+    run_search,
     smallest_cluster,
     to_plan,
 )
@@ -75,7 +84,18 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
                                f"tried: it must divide the {seq_len:,}-token sequence and the "
                                f"{cluster.gpus:,} GPUs")
     batch = global_batch(inp, seq_len, result.assumptions, result.warnings, cluster.gpus)
+    if inp.efficiency_scale and not measured(inp):  # an earlier calibration's factor, carried
+        cluster = dataclasses.replace(cluster, efficiency_scale=inp.efficiency_scale)
+        result.assumptions.append(f"calibration: every layout's matmul efficiency x "
+                                  f"{inp.efficiency_scale:.3g}, from an earlier measurement")
     found, batch = search_workable(inp, cluster, ctx, batch, seq_len, result.warnings)
+    if measured(inp):  # the user's measurement rescales the compute, then the search reruns
+        cluster, calibration = calibrate(inp, cluster, ctx, batch, seq_len,
+                                         found.ranked[0] if found.ranked else None)
+        found = run_search(inp, cluster, ctx, batch, seq_len)
+        result.assumptions.append(calibration_assumption(calibration))
+        result.steps.append(calibration_step(calibration))
+    result.efficiency_scale = cluster.efficiency_scale
     out = found.outcome
     result.global_batch, result.seq_len, result.tokens = batch, seq_len, inp.tokens
     result.rejected, result.rejected_examples = out.rejected.counts, out.rejected.examples
@@ -106,6 +126,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
                       + f": {best.step_time_s:.3g} s per step, "
                       f"MFU {best.mfu:.0%}")
     result.steps.append(memory_step(found.ranked[0], ctx))
+    top = found.ranked[0].layout
+    result.largest_micro_batch = largest_micro_batch(ctx, cluster, top, batch,
+                                                     inp.min_headroom_gb)
+    result.steps.append(micro_batch_step(top, result.largest_micro_batch, batch))
     result.steps += winner_steps(found.ranked[0], cluster, seq_len,
                                  frozen=inp.workload in ("lora", "qlora"))
     result.steps.append(recipe_step)

@@ -99,9 +99,12 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
 
     def efficiency(x: Layout) -> float:
         if cluster.efficiency_given:
-            return cluster.efficiency
-        return layer_efficiency(x.micro_batch * seq_len // x.cp, s.hidden, attn_dim, kv_dim,
-                                s.ffn_hidden, x.tp, cluster.ridge_flop_per_byte, operand_bytes)
+            base = cluster.efficiency
+        else:
+            base = layer_efficiency(x.micro_batch * seq_len // x.cp, s.hidden, attn_dim, kv_dim,
+                                    s.ffn_hidden, x.tp, cluster.ridge_flop_per_byte,
+                                    operand_bytes)
+        return min(1.0, base * cluster.efficiency_scale)  # a calibration never passes the peak
 
     def score(x: Layout, gb: float) -> StepTime:
         shape = StepShape(

@@ -20,7 +20,8 @@ def models_by_size() -> list[tuple[float, str]]:
     return sorted(by_size.items())
 
 
-def largest(meets: Callable[[str], Any]) -> tuple[Any | None, Any | None, int]:
+def largest(meets: Callable[[str], Any], runner_up: bool = True
+            ) -> tuple[Any | None, Any | None, int]:
     """(plan of the largest model that `meets`, plan of the next size down, searches run).
     `meets(model_id)` returns a result with a recommendation, or None when none meets."""
     sizes = models_by_size()
@@ -46,5 +47,5 @@ def largest(meets: Callable[[str], Any]) -> tuple[Any | None, Any | None, int]:
             hi = mid - 1
     if best is None:
         return None, None, searches
-    runner = probe(best - 1) if best > 0 else None
+    runner = probe(best - 1) if best > 0 and runner_up else None
     return cache[best], runner, searches

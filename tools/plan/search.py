@@ -13,7 +13,7 @@ from clusterplan.tools.parallelism.result import TrainingPlan
 from clusterplan.tools.parallelism.tool import ParallelismInput
 from clusterplan.tools.parallelism.tool import run as run_parallelism
 from clusterplan.tools.plan.input import PlanInput
-from clusterplan.tools.pricing.costs import term_billed_hours
+from clusterplan.tools.pricing.billing import billed_hours
 from clusterplan.tools.pricing.fabrics import hosts_as_one_cluster
 from clusterplan.tools.pricing.offers import Offer
 from clusterplan.tools.pricing.tool import PricingInput
@@ -52,6 +52,8 @@ class Option:
     hourly_usd: float
     cost_usd: float
     days: float | None = None
+    billed_hours: float | None = None  # training: the run as the offer bills it
+    step_s: float | None = None  # training: one step of the layout
     mfu: float | None = None
     tokens_per_s: float | None = None
     replicas: int | None = None
@@ -77,6 +79,9 @@ class Search:
     # tp, pp)
     latency_miss: dict[str, tuple[float, str, int, int]] = field(default_factory=dict)
     cheapest_over: Option | None = None  # the cheapest option a budget ruled out
+    # fitting counts tried per GPU kind: 4 draw the cost/time front; 1 finds the cheapest
+    # (more nodes of a kind cost at least as much: MFU only falls)
+    fits_per_kind: int = 4
 
     def over_budget(self, opt: Option) -> None:
         self.fail("over budget")
@@ -102,8 +107,8 @@ def host_offer(offers: list[Offer], gpus: int, gpus_per_node: int, multi_node: b
             continue
         billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
         hourly = billed * o.effective_usd_per_gpu_hour
-        if hours is not None:  # a job's length: a commitment bills its whole term
-            term = term_billed_hours(o.kind, hours)
+        if hours is not None:  # a job's length: a commitment's term, a provider's increment
+            term = billed_hours(o, hours)
             if term is None:
                 continue
             hourly *= term
@@ -198,15 +203,16 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 continue
             offer, billed = hosted
             hourly = billed * offer.effective_usd_per_gpu_hour
-            billed_hours = term_billed_hours(offer.kind, days * 24) or days * 24
+            paid_hours = billed_hours(offer, days * 24) or days * 24
             opt = Option(gpu=gpu, gpus=gpus, nodes=nodes, gpus_per_node=gpn,
                          layout={"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
                                  "zero_stage": plan.zero_stage,
                                  "micro_batch": plan.micro_batch,
                                  "recompute": plan.recompute},
                          offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4),
-                         cost_usd=round(hourly * billed_hours, 2), days=days, mfu=plan.mfu,
-                         tokens_per_s=plan.tokens_per_s)
+                         cost_usd=round(hourly * paid_hours, 2), days=days,
+                         billed_hours=round(paid_hours, 6), mfu=plan.mfu,
+                         tokens_per_s=plan.tokens_per_s, step_s=plan.step_time_s)
             if inp.deadline_days is not None and days > inp.deadline_days:
                 out.fail("misses deadline")
                 pace_gpus = gpus * days / inp.deadline_days
@@ -218,7 +224,7 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 break  # more nodes of this kind cost at least as much: MFU only falls
 
             out.options.append(opt)
-            if inp.deadline_days is not None or fitted >= 4:
+            if inp.deadline_days is not None or fitted >= out.fits_per_kind:
                 break  # deadline met: more nodes are only faster and dearer
 
 

@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field
 from clusterplan.tools.catalog_lookup import active_catalog
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import Step, ToolResult, q
+from clusterplan.tools.plan import affordable
+from clusterplan.tools.plan.affordable import AffordableRow, affordable_assumptions
 from clusterplan.tools.plan.input import PlanInput
 from clusterplan.tools.plan.largest import largest, models_by_size
 from clusterplan.tools.plan.search import (
@@ -25,6 +27,7 @@ from clusterplan.tools.plan.search import (
 )
 from clusterplan.tools.plan.serving_search import search_serving
 from clusterplan.tools.plan.shortfall import shortfall
+from clusterplan.tools.pricing.billing import billing_notes
 from clusterplan.tools.pricing.costs import HOURS_NOTE, HOURS_PER_MONTH
 from clusterplan.tools.pricing.fabrics import fabric_providers
 from clusterplan.tools.registry import Tool
@@ -51,6 +54,8 @@ class PlanOption(BaseModel):
     cost_usd: float = Field(description="training: the run; serving: a month")
     gpu_peak_tflops: float | None = Field(default=None, description="dense BF16, datasheet")
     training_days: float | None = None
+    billed_hours: float | None = Field(default=None, description="training: the run's hours as "
+                                       "the offer bills them (its increment, or a term)")
     mfu: float | None = None
     tokens_per_s: float | None = None
     replicas: int | None = None
@@ -84,6 +89,9 @@ class PlanResult(ToolResult):
     runner_up: PlanOption | None = Field(default=None, description="largest_model: the next "
                                          "size down, and its plan")
     runner_up_model: str | None = None
+    affordable: list[AffordableRow] = Field(default_factory=list, description="largest_model "
+                                            "fine-tunes: the biggest model each method affords "
+                                            "on each data size")
     closest: PlanOption | None = Field(default=None, description="an unmet deadline: the "
                                        "fastest cluster found, and its days")
     shortfall: str | None = Field(default=None, description="an unmet goal: by how much, and "
@@ -122,7 +130,8 @@ def _view(o: Option, peaks: dict[str, float | None]) -> PlanOption:
         provider=o.offer.provider, offer=o.offer.label(), offer_kind=o.offer.kind,
         usd_per_gpu_hour=o.offer.effective_usd_per_gpu_hour, billed_gpus=o.billed_gpus,
         hourly_usd=o.hourly_usd, cost_usd=o.cost_usd, gpu_peak_tflops=peaks.get(o.gpu),
-        training_days=o.days, mfu=o.mfu, tokens_per_s=o.tokens_per_s, replicas=o.replicas,
+        training_days=o.days, billed_hours=o.billed_hours, mfu=o.mfu,
+        tokens_per_s=o.tokens_per_s, replicas=o.replicas,
         gpus_per_replica=o.gpus_per_replica, concurrency_per_replica=o.concurrency_per_replica,
         time_per_output_token_ms=None if o.time_per_output_token_ms is None else
         round(o.time_per_output_token_ms, 4),
@@ -229,8 +238,51 @@ def run(inp: PlanInput) -> PlanResult:
     return cite(result)
 
 
+def _affordable(inp: PlanInput) -> PlanResult:
+    """A fine-tune on a budget: the biggest model each method affords on each data size, and
+    the asked method and size as the recommendation."""
+    found = affordable.compare(inp)
+    best, runner = found.picks[(inp.workload, float(inp.tokens or 0.0))]
+    result = PlanResult(goal="largest model: " + _goal(inp), summary="", evaluated=found.searches,
+                        affordable=found.rows)
+    result.assumptions += affordable_assumptions(inp)
+    if best is None:
+        smallest = models_by_size()[0]
+        result.summary = (f"no catalog model meets the goal ({_goal(inp)}), not even the "
+                          f"smallest, {smallest[1]} ({smallest[0]:g}B)")
+        result.shortfall = "a larger budget or less data"
+        return cite(result)
+    gpus = active_catalog().gpus.rows.values()
+    peaks = {g.id: g.bf16_tflops for g in gpus}
+    result.model, opt = best
+    rec = result.recommendation = _view(opt, peaks)
+    result.steps.append(Step(
+        label="largest model by method and data size", formula="for each method and data "
+        "size, bisect the catalog's model sizes; each model and GPU kind searched once per "
+        "method (at the smallest node count that holds it), its time scaled to each size; a "
+        "kind whose cost floor exceeds the budget or a plan found is skipped",
+        inputs={"methods": q(len(affordable.METHODS)),
+                "data sizes": q(len(affordable.sizes_for(inp))),
+                "budget": q(inp.budget_usd, "USD")},
+        result=q(found.searches, "(model, GPU kind) searches"),
+        notes=["finetune-dataset-default#default-tokens",
+               "megatron-lm-2021#training-time-estimate"]))
+    result.steps += _best_steps(inp, rec, next(g.source_note for g in gpus if g.id == opt.gpu),
+                                opt.offer.source_note)
+    result.summary = f"the biggest model the goal affords is {result.model}: " + \
+        _sentence(inp, rec)
+    if runner is not None:
+        result.runner_up_model, r = runner[0], _view(runner[1], peaks)
+        result.runner_up = r
+        result.summary += f"; runner-up {runner[0]}: {r.gpus} x {r.gpu}, about ${r.cost_usd:,.0f}"
+    return cite(result)
+
+
 def _largest(inp: PlanInput) -> PlanResult:
     """The biggest catalog model whose plan meets the goal, and the next size down."""
+    if inp.workload in affordable.METHODS and inp.budget_usd is not None \
+            and inp.deadline_days is None:
+        return _affordable(inp)
     base = inp.model_dump(exclude={"largest_model"}, exclude_none=True)
     base.setdefault("objective", "cheapest")  # the plan that proves a size affordable
 
@@ -274,10 +326,14 @@ def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str)
                     "MFU": q(rec.mfu)},
             result=q(rec.training_days, "days"),
             notes=[gpu_note, "mfu-calibration"]))
-        steps.append(Step(label="cost of the run", formula="billed GPUs x $/GPU-h x days x 24",
+        steps.append(Step(label="cost of the run",
+                          formula="billed GPUs x $/GPU-h x hours billed (days x 24 rounded up "
+                          "to the offer's billing increment, or its whole term)",
                           inputs={"billed GPUs": q(rec.billed_gpus),
-                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD")},
-                          result=q(rec.cost_usd, "USD"), notes=[offer_note]))
+                                  "$/GPU-h": q(rec.usd_per_gpu_hour, "USD"),
+                                  "hours billed": q(rec.billed_hours, "h")},
+                          result=q(rec.cost_usd, "USD"),
+                          notes=[offer_note, *billing_notes(rec.provider, rec.offer_kind)]))
     else:
         d = rec.decode_ms or {}
         steps.append(Step(

@@ -14,9 +14,12 @@ import math
 from pydantic import BaseModel, Field
 
 from clusterplan.tools.contract import Step, q
-from clusterplan.tools.pricing.costs import COMMITTED_KINDS, term_billed_hours
+from clusterplan.tools.pricing.billing import billed_hours
+from clusterplan.tools.pricing.costs import COMMITTED_KINDS
 from clusterplan.tools.pricing.fabrics import hosts_as_one_cluster
 from clusterplan.tools.pricing.offers import Offer
+
+TERM_NOTE = "pricing-models#two-models"  # a reservation is a monthly or yearly contract
 
 
 class Priced(BaseModel):
@@ -26,6 +29,8 @@ class Priced(BaseModel):
     billed_gpus: int
     billed_hours: float
     total_usd: float
+    unused_hours: float = Field(default=0.0, description="hours the term bills beyond the job's: "
+                                "a 1-year term for a 3-month job pays 8,760 - 2,190 = 6,570 idle")
 
 
 class CommitmentComparison(BaseModel):
@@ -36,6 +41,8 @@ class CommitmentComparison(BaseModel):
     utilization: float
     on_demand: Priced | None = None
     committed: Priced | None = None
+    terms: list[Priced] = Field(default_factory=list, description="the cheapest offer of each "
+                                "committed kind (1-month, 1-year, 3-year, capacity block)")
     cheaper: str | None = Field(default=None, description="'on_demand' or 'committed'")
     saving_usd: float | None = None
     break_even_utilization: float | None = Field(
@@ -54,6 +61,25 @@ def _hosts(o: Offer, gpus: int, ruled: dict[str, int]) -> bool:
     return True
 
 
+def _term_step(p: Priced) -> Step:
+    """A commitment's total: its price for every hour of its term, used or not."""
+    return Step(label=f"{p.offer.kind} for the period",
+                formula="$/GPU-h x billed GPUs x max(hours, the term's minimum)",
+                inputs={"$/GPU-h": q(p.offer.effective_usd_per_gpu_hour, "USD"),
+                        "GPUs": q(p.billed_gpus), "billed hours": q(p.billed_hours, "h")},
+                result=q(p.total_usd, "USD"), notes=[p.offer.source_note, TERM_NOTE])
+
+
+def _keep_cheapest_term(terms: list[Priced], priced: Priced) -> None:
+    """Keep one row per committed kind: the cheapest total for the period."""
+    for i, p in enumerate(terms):
+        if p.offer.kind == priced.offer.kind:
+            if priced.total_usd < p.total_usd:
+                terms[i] = priced
+            return
+    terms.append(priced)
+
+
 def compare(offers: list[Offer], gpus: int, hours: float, utilization: float,
             stated_discount: float | None) -> tuple[CommitmentComparison, list[Step]]:
     """Cheapest on-demand (billed for the hours used) against cheapest commitment (billed for
@@ -65,17 +91,21 @@ def compare(offers: list[Offer], gpus: int, hours: float, utilization: float,
             continue
         billed = math.ceil(gpus / o.gpus_per_node) * o.gpus_per_node
         committed = o.kind in COMMITTED_KINDS
-        term = term_billed_hours(o.kind, hours) if committed else hours
+        term = billed_hours(o, hours)
         if term is None:
             out.ruled_out["period longer than the longest term sold"] = \
                 out.ruled_out.get("period longer than the longest term sold", 0) + 1
             continue
         total = o.effective_usd_per_gpu_hour * billed * term * (1.0 if committed else utilization)
-        priced = Priced(offer=o, billed_gpus=billed, billed_hours=term, total_usd=round(total, 2))
+        priced = Priced(offer=o, billed_gpus=billed, billed_hours=term, total_usd=round(total, 2),
+                        unused_hours=round(term - hours, 6))
         side = "committed" if committed else "on_demand"
         best = getattr(out, side)
         if best is None or priced.total_usd < best.total_usd:
             setattr(out, side, priced)
+        if committed:
+            _keep_cheapest_term(out.terms, priced)
+    out.terms.sort(key=lambda p: p.total_usd)
     steps = []
     od, cm = out.on_demand, out.committed
     if od is not None:
@@ -85,13 +115,7 @@ def compare(offers: list[Offer], gpus: int, hours: float, utilization: float,
                                   "GPUs": q(od.billed_gpus), "hours": q(hours, "h"),
                                   "utilisation": q(utilization)},
                           result=q(od.total_usd, "USD"), notes=[od.offer.source_note]))
-    if cm is not None:
-        steps.append(Step(label=f"{cm.offer.kind} for the period",
-                          formula="$/GPU-h x billed GPUs x max(hours, the term's minimum)",
-                          inputs={"$/GPU-h": q(cm.offer.effective_usd_per_gpu_hour, "USD"),
-                                  "GPUs": q(cm.billed_gpus), "billed hours": q(cm.billed_hours,
-                                                                               "h")},
-                          result=q(cm.total_usd, "USD"), notes=[cm.offer.source_note]))
+    steps += [_term_step(p) for p in out.terms]
     if od is not None and cm is not None:
         full = od.offer.effective_usd_per_gpu_hour * od.billed_gpus * hours
         out.break_even_utilization = round(cm.total_usd / full, 6)

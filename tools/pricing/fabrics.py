@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 NOTE = "plan-cluster-fabrics"
 # provider id -> the note's claim that states its fabric
-CLAIMS = {"coreweave": "coreweave-ib", "aws": "aws-efa", "azure": "azure-ib"}
+CLAIMS = {"coreweave": "coreweave-ib", "aws": "aws-efa", "azure": "azure-ib",
+          "gcp": "gcp-gpudirect"}
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 from clusterplan.db.rows import OfferKind
 from clusterplan.tools.citing import cite
 from clusterplan.tools.contract import ToolInput, ToolResult
+from clusterplan.tools.pricing.billing import billing_step
 from clusterplan.tools.pricing.commitment import CommitmentComparison, compare
 from clusterplan.tools.pricing.costs import (
     HOURS_PER_MONTH,
@@ -93,6 +94,8 @@ class PricingResult(ToolResult):
     hourly_usd: float | None = None
     monthly_usd: float | None = None
     period_hours: float | None = None
+    billed_hours: float | None = Field(default=None, description="the period as the offer bills "
+                                       "it: its increment and minimum, or a commitment's term")
     total_usd: float | None = None
     break_even_utilization: BreakEven | None = None
     egress_gb: float | None = None
@@ -163,7 +166,12 @@ def _add_costs(inp: PricingInput, offer: Offer, result: PricingResult) -> None:
     if inp.hours is not None or inp.months is not None:
         hours = inp.hours if inp.hours is not None else (inp.months or 0) * HOURS_PER_MONTH
         result.period_hours = hours
-        result.total_usd, step = period_cost(offer, gpus, hours, utilization, "cost of the period")
+        billed, rounding, assumed = billing_step(offer, hours)
+        result.billed_hours = round(billed, 6)
+        result.steps += [rounding] if rounding else []
+        result.assumptions += [assumed] if assumed else []
+        result.total_usd, step = period_cost(offer, gpus, billed, utilization,
+                                             "cost of the period")
         result.steps.append(step)
     if inp.gpu_hours is not None:
         result.run_usd, step = run_cost(offer, inp.gpu_hours)
