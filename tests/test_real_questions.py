@@ -728,3 +728,19 @@ def test_seconds_to_answer_are_a_latency_not_a_run_to_ask_the_model_for():
                      "model is taking 15-20 sec but LoRA fine-tuned taking 2-3 mins on same "
                      "hardware(A100)")
     assert answer.intent.kind == "diagnose" and answer.clarification is None
+
+
+def test_what_a_fine_tune_costs_is_its_cheapest_plan_not_a_monthly_gpu_price():
+    # nomic-ai/gpt4all#45: "I want to determine how costly it is to fine-tune the 7B model".
+    # The cost of the job, done the cheapest way (assumed, shown), on the default data size
+    # (finetune-dataset-default: 52,000 x 512 x 3 = 79,872,000 tokens), not an H100's month.
+    answer = respond("I want to determine how costly it is to fine-tune the 7B model for local "
+                     "execution.")
+    assert answer.intent.kind == "plan"
+    assert "assumed objective: cheapest (not given in the question)" in answer.assumptions
+    assert answer.markdown.startswith("Goal: full fine-tuning on 79,872,000 tokens, cheapest.")
+    rec = answer.data["plan"]["recommendation"]
+    # the run's cost is what the offer bills: GPUs x $/GPU-hour x billed hours
+    assert rec["cost_usd"] == pytest.approx(
+        rec["billed_gpus"] * rec["usd_per_gpu_hour"] * rec["billed_hours"], rel=0.01)
+    assert "a month" not in answer.markdown.split("\n")[0]

@@ -70,7 +70,8 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tu
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
                            _I)
-COST = lazy(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:al|ing)?\b|"
+COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|"
+                  r"\brent(?:al|ing)?\b|"
                   r"\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
                   r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
@@ -246,6 +247,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
     ("plan", lambda t, s: bool(HARDWARE_ADVICE.search(t)) and _has_model(s) and "gpu" not in s),
+    # what a named fine-tune costs, on no cluster named: the cheapest way to run it
+    ("plan", lambda t, s: bool(COST.search(t)) and _has_model(s) and s.get("workload") in
+     ("full_finetune", "lora", "qlora") and not s.keys() & {"gpu", "gpus", "nodes", "hours",
+                                                           "usd", "provider", "kind"}),
     # "serve it to 200 users at 30 tokens/s each" on no cluster named: what to rent for that
     ("plan", lambda t, s: _has_model(s) and not any(k in s for k in ("gpus", "nodes"))
      and (("users" in s and "user_tokens_per_s" in s) or "requests_per_s" in s)),
