@@ -72,7 +72,8 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tu
                            _I)
 COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|"
                   r"\brent(?:al|ing)?\b|"
-                  r"\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
+                  r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|"
+                  r"\bon[\s-]*demand\b|"
                   r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少|美元|人民币|成本", _I)
@@ -104,7 +105,9 @@ VARIANT_ASKED = lazy(r"\bsxm\d?\b.{0,40}(?:\bor\b|还是|\bvs\.?).{0,20}\bpcie\b
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
-HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
+# "how many blocks of 80g a100": 块 (cards) translated word for word, the memory before the name.
+HOW_MANY = lazy(r"\bhow\s+many\s+(?:blocks?\s+of\s+)?(?:\d+\s*g(?:i?b)?\s+)?"
+                r"(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
                       r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
                 _I)

@@ -191,10 +191,6 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
         per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
         if per_node:
             assumed["gpus"] = slots["nodes"] * per_node
-    if kind == "layout" and not counted and slots.get("tp") and slots.get("pp"):
-        # "tp 4 + pp 16": the GPUs that layout spans
-        assumed["gpus"] = int(slots["tp"]) * int(slots["pp"])
-        return
     if kind in NODE_DEFAULT_KINDS and not counted and gpu_id in catalog.gpus.rows:
         assumed["gpus"] = catalog.gpus.rows[gpu_id].gpus_per_node
 
