@@ -785,3 +785,23 @@ def test_what_a_fine_tune_costs_is_its_cheapest_plan_not_a_monthly_gpu_price():
     assert rec["cost_usd"] == pytest.approx(
         rec["billed_gpus"] * rec["usd_per_gpu_hour"] * rec["billed_hours"], rel=0.01)
     assert "a month" not in answer.markdown.split("\n")[0]
+
+
+def test_a_named_cluster_put_up_for_a_yes_or_no_is_a_fit_question():
+    # Qwen #514 (github.com/QwenLM/Qwen/issues/514): "the minimum GPU for an unquantized 14b?
+    # would two 24g P40s do (行不行)?": 14e9 x 2 B = 28 GB of weights against 2 x 24 GB.
+    answer = respond("请问主要是对显存有要求吗？未量化的14b最低要什么显卡，两张24g的p40行不行？")
+    assert answer.intent.kind == "fit" and answer.markdown.startswith("Yes, it fits")
+    # A count asked with no cluster put up stays a count (Qwen #755).
+    assert respond("全量微调 72B 需要多少资源呢").intent.kind == "cluster_size"
+
+
+def test_a_fit_claimed_in_theory_and_doubted_is_a_fit_question():
+    # Ollama #3078 (github.com/ollama/ollama/issues/3078): "in theory I have enough GPU memory
+    # to hold the entire 40GB model": 72.29e9 x 4.84 bits / 8 = 43.7 GB against 2 x 24 GB.
+    answer = respond("I'm getting less than 1 token per second with 2x P40 and "
+                     "Smaug-72B-v0.1-q4_k_m.gguf quantised model from HuggingFace ((4.84 bpw). "
+                     "It appears that CPU offload is occurring because only 32GB of GPU memory "
+                     "is being used for the model, but in theory I have enough GPU memory to "
+                     "hold the entire 40GB model, or am I missing something somewhere?")
+    assert answer.intent.kind == "fit"

@@ -184,6 +184,11 @@ CONCURRENT_SPEEDUP = lazy(r"(?:同时使用|同时请求|多人同时|两人同�
                           r"\bsimultaneous(?:ly)?\b|\bat\s+the\s+same\s+time\b).{0,200}"
                           r"(?:加速|提速|优化|有什么办法|\bspeed\s+(?:it\s+)?up\b|"
                           r"\boptimi[sz]ed?\b|\befficiently\s+handle\b)", _I)
+# A named cluster put up for a yes or no (行不行 will it do, 能不能 can it, 够不够 enough?).
+PROPOSAL = lazy(r"行不行|能不能|可不可以|够不够|\bwould\s+\w+\s+(?:do|work|suffice|be\s+enough)\b|"
+                r"\bis\s+(?:that|it|this)\s+enough\b|\bwill\s+(?:it|that)\s+(?:work|do|fit)\b", _I)
+FIT_CLAIMED = lazy(r"\b(?:in\s+theory|theoretically)\b[^.?!]{0,60}\b(?:enough|fits?)\b|"
+                   r"\b(?:i|we)\s+(?:have|had)\s+enough\s+(?:gpu\s+)?(?:memory|vram)\b", _I)
 WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
                  r"\bwhat(?:'s|\s+is)\s+the\s+(?:point|reason)\b", _I)
 
@@ -240,6 +245,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # asks about the idea, not about someone's run.
     ("concept", lambda t, s: bool(WHY_ASKED.search(t)) and not _measured(t)
      and not CLUSTER_OR_JOB & set(s) and "size" not in s and not OWN_RUN.search(t)),
+    # A fit claimed in theory and doubted ("in theory I have enough GPU memory to hold the
+    # 40GB model, or am I missing something?"): the fit is what to check.
+    ("fit", lambda t, s: bool(FIT_CLAIMED.search(t)) and _has_model(s)
+     and ("gpu" in s or "gpu_memory_gb" in s)),
     # Slower when several use it at once, and how to serve them faster: serving capacity.
     ("serving", lambda t, s: bool(CONCURRENT_SPEEDUP.search(t)) and _has_model(s)),
     # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
@@ -287,6 +296,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("gpu_specs", lambda t, s: "gpu" in s and "gpu_list" not in s and not _has_model(s)
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
+    # "the minimum GPU for 14b? would two 24G P40s do?": a count and a GPU named and a fit
+    # asked of them is checked as proposed (the fit answer lists the fewest of each kind too).
+    ("fit", lambda t, s: bool(HOW_MANY.search(t)) and bool(PROPOSAL.search(t)) and "gpu" in s
+     and ("gpus" in s or "nodes" in s) and _has_model(s)),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
     # "how much VRAM do I need for serving it ... and how many t/s to expect": the memory is
     # asked first and sizes the rest.
