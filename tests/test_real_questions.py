@@ -805,3 +805,14 @@ def test_a_fit_claimed_in_theory_and_doubted_is_a_fit_question():
                      "is being used for the model, but in theory I have enough GPU memory to "
                      "hold the entire 40GB model, or am I missing something somewhere?")
     assert answer.intent.kind == "fit"
+
+
+def test_fp8_weights_keep_a_16_bit_kv_cache_unless_one_is_asked_for():
+    # vllm-project/vllm#6746: "The 8xH100 device failed to run Meta-Llama-3.1-405B-Instruct-FP8:
+    # max seq len (131072) is larger than ... KV cache (79392)". vLLM keeps the cache in the
+    # model's 16-bit type unless --kv-cache-dtype fp8 (kv-cache#cache-dtype-default). By hand from
+    # the 405B's config: 2 x 126 layers x 8 KV heads x 128 x 2 B = 516,096 B per token.
+    answer = respond("The 8xH100 device failed to run meta-llama/Meta-Llama-3.1-405B-Instruct-FP8: "
+                     "The model's max seq len (131072) is larger than the maximum number of tokens "
+                     "that can be stored in KV cache (79392).")
+    assert answer.data["memory"]["kv_cache_bytes_per_token"] == 516096
