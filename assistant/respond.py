@@ -11,9 +11,9 @@ from clusterplan.assistant.composing.compose import answer, clarifying, failure
 from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.clarify import clarification
 from clusterplan.assistant.parsing.parse import MAX_CHARS, parse
-from clusterplan.assistant.routing.dispatch import Calls, Reply, route
+from clusterplan.assistant.routing.dispatch import Calls, route
 from clusterplan.assistant.routing.glance import add_glance
-from clusterplan.assistant.routing.run_figures import add_run_figures
+from clusterplan.assistant.routing.run_figures import add_run_figures, with_run_figures
 from clusterplan.assistant.routing.side_by_side import add_side_by_side
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
@@ -31,9 +31,8 @@ def respond(question: str, previous: Intent | None = None,
         intent = parse(text, cat, previous)
         calibration.carry(intent, carried)
         if intent.missing:
-            worked = add_run_figures(text, intent, Reply(headline=""))
-            return clarifying(text, intent, clarification(intent, cat),
-                              (worked.tables, worked.steps))
+            return with_run_figures(text, intent,
+                                    clarifying(text, intent, clarification(intent, cat)))
         reply = add_side_by_side(intent, calls, route(intent, calls))
         reply = add_glance(intent, calls, reply)
         reply = add_run_figures(text, intent, reply)

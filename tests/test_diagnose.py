@@ -212,6 +212,8 @@ DIAGNOSED = ["vllm-235", "megatron-1276", "megatron-1565", "megatron-1031", "meg
              "yi-issue-211", "baichuan13b-issue-154", "sglang-3196"]
 
 
+# alpaca-lora-432 ("One RTX 3090, 88 hours, is this normal?") asks for the model first, as its
+# corpus row expects: tests/test_real_questions.py covers it.
 @pytest.mark.parametrize("qid", DIAGNOSED)
 def test_real_diagnose_questions_route_to_diagnose_and_answer(qid):
     from clusterplan.assistant.sessions.session import Assistant

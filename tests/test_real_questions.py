@@ -274,6 +274,292 @@ def test_an_engines_own_name_for_the_context_is_read():
                    ).intent.slots["context_len"] == 4096
 
 
+# --- routing by what is asked ---------------------------------------------------------------
+
+def test_i_plan_to_fine_tune_states_a_job_not_a_request_for_a_plan():
+    # FastChat #346 (github.com/lm-sys/FastChat/issues/346): a full fine-tune of 13B needs
+    # 13e9 x 16 B (bf16 weights 2 + grads 2 + fp32 master 4 + Adam m 4 + v 4) = 208 GB of states.
+    answer = respond("And what about finetune the model itself and not lora? I plan to finetune "
+                     "the 13B model")
+    assert answer.intent.kind == "memory"
+    assert respond("Plan a cluster to fine-tune Mixtral 8x7B").intent.kind == "plan"
+
+
+def test_a_saved_files_size_doubted_is_a_checkpoint_question():
+    # DeepSpeed #6598 (github.com/deepspeedai/DeepSpeed/issues/6598): Llama 3.1 8B's optimizer
+    # files: 8.03e9 x (4 master + 4 m + 4 v) B = 96.4 GB, which the checkpoint answer states.
+    answer = respond("I was running Stage 2 training of Llama 3.1 8B model on one 80GB GPU. The "
+                     "`global_steps` directory from checkpoints contains very large optimizer "
+                     "state files (> 105 GB): I'm surprised by the large size of the optimizer "
+                     "state files, even with Stage 2 and offload. Is this expected behavior?")
+    assert answer.intent.kind == "checkpoint"
+    # Offloaded to the CPU ("Stage 2 and offload"), the optimizer states are still saved.
+    assert "| optimizer states | 96.4 |" in answer.markdown
+    assert "| weights | 16.1 |" in answer.markdown  # 8.03e9 x 2 B = 16.06 GB
+    # PEFT #452 (github.com/huggingface/peft/issues/452): an adapter file's size.
+    assert respond("And my adapter_model.bin is just 1kB, it seems as over small compared to "
+                   "official 19M. What factors may cause this issue, is it normal?"
+                   ).intent.kind == "checkpoint"
+
+
+def test_a_size_complaint_about_memory_in_use_stays_a_diagnosis():
+    # lmdeploy #2875: merged (合并) then quantized, 67 GB of GPU memory (显存) in use: a run's
+    # memory, not a saved file's size.
+    answer = respond("我在使用swift微调、合并，使用lmdeploy量化后，发现模型加载推理时显存的占用量"
+                     "达到大约67GB，为什么差距这么大？")
+    assert answer.intent.kind == "diagnose"
+
+
+@pytest.mark.parametrize("question", [
+    # FastChat #346: a minimum requirement is a count.
+    "8 A100 GPUs with 80GB memory is minimum requirements for local-GPU finetune?",
+    # torchtitan #770 (github.com/pytorch/torchtitan/issues/770)
+    "I am planning to train the Llama-3.1-70B model using the Torchtitan framework and need "
+    "advice on the optimal number of NVIDIA H100 GPUs required. My goal is to ensure efficient "
+    "training in terms of time and cost.",
+    # alpaca-lora #400 (github.com/tloen/alpaca-lora/issues/400)
+    "Which graphics card will be sufficient for us for large language models? A100 or H100? Is "
+    "one or two enough?",
+])
+def test_a_count_asked_without_how_many_is_a_count(question):
+    assert respond(question).intent.kind == "cluster_size"
+
+
+def test_the_optimal_number_of_h100s_for_70b_is_at_least_its_states_over_80_gb():
+    # torchtitan #770: 70.55e9 x 16 B = 1,128.8 GB of states; / 80 GB = 14.1, so 15 H100s at
+    # least before activations.
+    answer = respond("I am planning to train the Llama-3.1-70B model using the Torchtitan "
+                     "framework and need advice on the optimal number of NVIDIA H100 GPUs "
+                     "required.")
+    assert answer.clarification is None
+    assert "| model states (weights + gradients + optimizer) | 1,129 |" in answer.markdown
+
+
+def test_an_oom_set_against_a_claim_or_another_run_is_a_diagnosis():
+    # transformers #30629: batch 2 OOMs here while another framework runs batch 6 without OOM.
+    assert respond("when I fine-tune a 7b LLM (with bf16, max context length=2048), with zero-3, "
+                   "batch=2 (local) leads to OOM on a 8X40GB A100 node; while with litgpt, the "
+                   "(local) batch size can be set to 6 without OOM.").intent.kind == "diagnose"
+    # Qwen #120 (github.com/QwenLM/Qwen3/issues/120): 32,768 supported, but OOM at 4k input.
+    assert respond("支持32768上下文长度，但是输入tokens4k左右就有oom的错误，请问有这个情况的吗？"
+                   "怎么解决？").intent.kind == "diagnose"
+    # vLLM #2382: a model and a GPU named, "it should fit but it OOMs": still a fit question.
+    assert respond("I am trying to run TheBloke/Mixtral-8x7B-Instruct-v0.1-AWQ with 2 x A10 GPUs "
+                   "and while theoretically, it should fit it runs into CUDA OOM"
+                   ).intent.kind == "fit"
+
+
+@pytest.mark.parametrize("question", [
+    # GLM #92 (github.com/THUDM/GLM/issues/92)
+    "Why does the model occupy less GPU memory after quantization, but the inference speed is "
+    "slower?",
+    # Baichuan-13B #119: "what is the point of decompressing to fp16? quantization seems to make
+    # inference slower"
+    "解压回fp16 的意义是什么呢，感觉量化使推理速度变慢，失去了量化的意义。",
+])
+def test_why_quantization_is_slower_with_nothing_measured_is_a_concept(question):
+    assert respond(question).intent.kind == "concept"
+
+
+def test_a_slow_run_of_ones_own_stays_a_diagnosis():
+    # Yi #211: "after loading the 8-bit model I found inference very slow, the GPU is an A40".
+    assert respond("你好，我这边在加载8bits量化模型后，发现推理速度很慢（非量化版本速度还挺快的，"
+                   "GPU是A40），请问会是什么原因导致的呢？").intent.kind == "diagnose"
+
+
+@pytest.mark.parametrize("question", [
+    # TensorRT-LLM #2648: 2,000 tokens/s measured against the 6,552.62 a page states.
+    "My hardware is an A100 GPU. I benchmarked the Llama 3 8B model, and I reached a speed of "
+    "about 2000 tokens per second. However, this page states that it reached 6552.62 tokens. I "
+    "achieved 2000 tokens with float16, but there is a significant difference compared to this "
+    "page.",
+    # vLLM #2748: 4,894 MB in one engine, 17,164 MiB in another.
+    "When I run it in text-generation-webui the memory usage is around 4894MB while when I use "
+    "VLLM the memory usage is 17164MiB which is almost 4 times as large.",
+    # Ollama #6817: num_ctx lowered, the model grew from 10 GB to 15 GB.
+    "when i utilize num_ctx to reduce the context size to 32k from 132k, ollama generates a much "
+    "larger model. 15GB instead of 10GB for the default parameters. What could be wrong here.",
+])
+def test_a_gap_to_a_quoted_figure_is_a_diagnosis(question):
+    assert respond(question).intent.kind == "diagnose"
+
+
+def test_why_a_budget_is_not_enough_for_a_named_job_stays_a_fit_question():
+    # axolotl #2531: 8 x H100 (640 GB) for a 32B model, "what could be the reason ... not enough".
+    answer = respond("I'm attempting to train Qwen2.5-coder-32B on 8xH100s (640 GB of total "
+                     "VRAM) and unable to perform training even on a micro_batch size of 1. What "
+                     "could be the reason for 640GB not being enough for a 32B?")
+    assert answer.intent.kind == "fit"
+
+
+@pytest.mark.parametrize("question", [
+    # FastChat #346: a budget of GPU memory, no GPU kind, no model: which model is asked.
+    "i have some GPU resource, but the max GPU memory is 45G , can i finetune it in some ways?",
+    # ChatGLM-6B #39: "a 6GB card reports out of GPU memory (显存不足)".
+    "6GB显卡提示显存不足\n显卡：3060laptop 6GB",
+])
+def test_gpu_memory_named_with_a_can_i_is_a_fit_question_that_asks_the_model(question):
+    answer = respond(question)
+    assert answer.intent.kind == "fit" and answer.clarification is not None
+    assert "model" in answer.clarification.missing
+
+
+def test_how_much_gpu_memory_stays_a_memory_question():
+    # Qwen1.5 #253: "how much GPU memory (需要多少显存) does Qwen1.5 72B Chat AWQ need to run".
+    assert respond("Qwen1.5 72B Chat AWQ 需要多少显存可以运行").intent.kind == "memory"
+
+
+def test_the_size_of_the_model_asked_is_a_memory_question():
+    # llama.cpp #3509: no model named ("lamma"), so which one is asked back.
+    answer = respond("I am thinking about building an app in ios. That will use lamma model so "
+                     "what will be the size of the model when it runs on the phone ?")
+    assert answer.intent.kind == "memory" and answer.clarification.missing == ["model"]
+
+
+def test_the_network_a_job_needs_is_an_interconnect_question():
+    # DeepSpeed #2928
+    answer = respond("[math] what network throughput is required to handle ZeRO-3 traffic?")
+    assert answer.intent.kind == "interconnect"
+
+
+def test_advice_on_suitable_hardware_for_a_model_is_a_plan():
+    # Ollama #2393: "cost-efficiency" is a consideration, not a price question.
+    answer = respond("Given the complexity and resource-intensive nature of LLaMA 2(70B), I am "
+                     "seeking advice on the most suitable CPU and GPU configurations that can "
+                     "deliver the best performance for training and inference tasks with this "
+                     "model. Recommendations for CPU and GPU models, considering both "
+                     "performance and cost-efficiency.")
+    assert answer.intent.kind == "plan"
+
+
+def test_how_much_vram_for_serving_is_memory_before_speed():
+    # vLLM #12400: the VRAM is asked first; tokens/s after.
+    answer = respond("But how do I find out, how much VRAM I need for serving Llama-3.3-70b at "
+                     "8-bit with its full context window? How do I find out how many t/s to "
+                     "expect?")
+    assert answer.intent.kind == "memory"
+
+
+def test_two_gpus_named_as_the_usual_hardware_leave_a_fit_question():
+    # FastChat #559 (github.com/lm-sys/FastChat/issues/559): "scripts which can help" relates,
+    # it does not pick between A100 and H100; fine-tuning on a 16GB GPU is asked, model first.
+    answer = respond("Just a suggestion if you can help with some modifications and fine tuning "
+                     "scripts which can help everyone to fine tune vicuna on custom datasets on "
+                     "low end GPUs as well like 16GB. Also, I see a major dependency on A100/H100 "
+                     "GPU? Can you provide some light on the possibility of fine tuning on low "
+                     "memory GPU as well?")
+    assert answer.intent.kind == "fit" and answer.clarification is not None
+    assert respond("Which GPU is better for serving Llama 3 70B, A100 or H100?"
+                   ).intent.kind == "gpu_compare"
+
+
+def test_a_run_time_that_seems_crazy_is_a_diagnosis():
+    # unsloth #1144: the seconds per step (43 h x 3600 / 750 = 206.4 s) are still worked out.
+    answer = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    assert answer.intent.kind == "diagnose"
+    assert "206" in answer.markdown
+
+
+def test_zero_3_kept_inside_each_node_is_a_layout_question():
+    # DeepSpeed #6889 (github.com/deepspeedai/DeepSpeed/issues/6889): hybrid sharding. 72e9 x
+    # 16 B = 1,152 GB of model states against 8 x 40 GB in a node: the layout answer says so.
+    answer = respond("I have multiple nodes, each with 8 40G A100, and I want to train a 72B "
+                     "model. When using zero3, the 72B model is distributed to all GPUs of all "
+                     "nodes. Even with nvlink, the communication delay is still very high. Is "
+                     "there a way to control zero3 to only allocate model parameters to the same "
+                     "node, where each node stores a complete model and only uses synchronous "
+                     "gradients between nodes to speed up training")
+    assert answer.intent.kind == "layout"
+    assert "| model states (weights + gradients + optimizer), whole model | 1,152 |" in \
+        answer.markdown
+
+
+def test_a_runs_hours_on_a_named_gpu_ask_the_model_and_keep_the_arithmetic():
+    # alpaca-lora #432 (github.com/tloen/alpaca-lora/issues/432): what 88 hours should be
+    # depends on the model, which is asked.
+    answer = respond("One RTX 3090, 88 hours, is this normal?")
+    assert answer.intent.kind == "diagnose" and answer.clarification.missing == ["model"]
+    # unsloth #1144: asked back, the seconds per step still shown: 43 x 3600 / 750 = 206.4 s.
+    asked = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    assert asked.clarification is not None and "| time per step | 43 hours ÷ 750 steps | 206 s |" \
+        in asked.markdown
+
+
+def test_the_model_given_after_a_runs_hours_sets_the_tokens_to_expect():
+    # unsloth #1144, then "llama 3 8b": A100 312 TFLOP/s dense BF16 x 0.38 (Llama 3's published
+    # MFU) / (6 x 8.03e9 FLOPs a token) = 2,460.8 tokens/s; x 43 x 3,600 s = 380.9M tokens;
+    # / 750 steps = 507,900 tokens a step.
+    asked = respond("43 hours for 750 steps on an A100 seems .... Crazy.")
+    answer = respond("llama 3 8b", previous=asked.intent)
+    assert answer.clarification is None and answer.intent.kind == "diagnose"
+    [trained] = [s for s in answer.trace if s.label == "tokens trained in the time measured"]
+    assert trained.result.value == pytest.approx(312e12 * 0.38 / (6 * 8.03e9) * 43 * 3600,
+                                                 rel=0.01)  # 8.03e9 rounds the card's count
+    assert "tokens per step over 750 steps" in answer.markdown
+
+
+def test_hours_with_no_gpu_named_are_not_a_training_time_to_check():
+    # AutoGPTQ #72: a quantization running 10 hours with the GPU idle: answered, not asked.
+    answer = respond("VRAM footprint is small and constant now, and GPU utilization is 0%. The "
+                     "CPU utilization is now 6000%. The program has been running for 10 hours, "
+                     "is it normal?")
+    assert answer.intent.kind == "diagnose" and answer.clarification is None
+
+
+def test_an_oom_on_named_gpus_with_no_model_asks_the_model():
+    # FastChat #407 (github.com/lm-sys/FastChat/issues/407): whether 4 x A100 40GB should hold
+    # the job is the model's size against 4 x 40 GB, so the model is asked.
+    answer = respond("Hi, I used the training script in the readme, and didn't change the data "
+                     "and parameters, but my gpu memory still run out. Have you test it on "
+                     "4xA100 40Gb? What about the usage of your gpu memory?")
+    assert answer.intent.kind == "diagnose" and answer.clarification.missing == ["model"]
+    # LlamaFactory #1158: a figure quoted beside the OOM ("is your 240G theoretical?") is
+    # answered as it stands.
+    quoted = respond("我使用zero-3全参微调，单机8卡：8张A100（40G）也会报oom，"
+                     "你这个240G是理论值吗？是否有其他占用？")
+    assert quoted.intent.kind == "diagnose" and quoted.clarification is None
+
+
+def test_ram_or_storage_asked_is_answered_from_the_notes():
+    # llama.cpp #13 (github.com/ggml-org/llama.cpp/issues/13): no model, no figure; the notes
+    # on system RAM and storage answer it rather than a question back.
+    answer = respond("Are these numbers requirements for RAM or storage actually? Escpecially "
+                     "wonder in context of android devices")
+    assert answer.intent.kind == "concept" and answer.clarification is None
+
+
+def test_slower_for_several_users_and_a_speed_up_asked_is_a_serving_question():
+    # Qwen #1067: 8 x 4090 with Qwen-72B-int4, speed halves with two users at once (两人同时
+    # 使用), "is there any speed-up plan (加速方案)?": the replicas and TP to serve them answer it.
+    answer = respond("目前用8*4090跑qwen-72B-int4，每秒输出10个Token左右，"
+                     "但在两人同时使用时，速度明显下降一半都不止，已经使用了flash_attention，"
+                     "请问是否还有加速方案？")
+    assert answer.intent.kind == "serving" and answer.clarification is None
+    assert "on 8× NVIDIA GeForce RTX 4090 24GB" in answer.markdown  # the asker's own cluster
+
+
+def test_the_proper_parallelism_for_a_cluster_is_a_layout_question():
+    # Megatron-Bridge #3463: 16 nodes x 8 H100 = 128 GPUs: TP 8 inside a node x PP 16 across.
+    answer = respond("We are in the process of SFT the nemotron-3-super model using "
+                     "megatron-bridge using 16 nodes of H100x8GPUs. Can you please advice by "
+                     "using this amount of hardware (16 nodes of H100x8GPUs) and the setup "
+                     "SEQ_LENGTH=262144. What is the proper parallelism suppose to be?")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+    assert "**TP 8 × PP 16**" in answer.markdown
+
+
+def test_a_checkpoint_with_a_file_size_and_no_move_is_about_the_file():
+    # alpaca-lora #293 (github.com/tloen/alpaca-lora/issues/293): a 443-byte adapter file;
+    # nothing is moved, so no transfer rate is asked.
+    answer = respond("Checkpoints were created with no issues. But the adapter_mode.bin never "
+                     "updated at the end of the training and instead I have a 443 byte file. "
+                     "Or, any way to convert my checkpoint into the adapter_model.bin format?")
+    assert answer.intent.kind == "checkpoint" and answer.clarification is None
+    # Moving one still is a transfer: 140 GB over 10 Gb/s.
+    assert respond("How long to copy a 140 GB checkpoint over 10 Gb/s?"
+                   ).intent.kind == "interconnect"
+
+
 # --- a count asked is answered with the count first --------------------------------------
 
 def test_how_many_blocks_of_a100_leads_with_the_count():
@@ -336,6 +622,120 @@ def test_a_training_time_on_two_gpu_kinds_is_given_for_each():
     assert "NVIDIA H100 SXM 80GB" in answer.markdown.split("\n")[0]  # said in the lead too
 
 
+def test_memory_for_different_model_sizes_shows_the_common_sizes_side_by_side():
+    # llama.cpp #13 (github.com/ggml-org/llama.cpp/issues/13): no size named. Llama 2 7B, 13B
+    # and 70B side by side; KV cache per token = 2 (K, V) x layers x KV heads x 128 x 2 B:
+    # 2 x 32 x 32 x 128 x 2 = 524,288; 2 x 40 x 40 x 128 x 2 = 819,200; 70B's grouped-query
+    # attention keeps 8 KV heads: 2 x 80 x 8 x 128 x 2 = 327,680 (note model-llama-1-2).
+    answer = respond("[Q] Memory Requirements for Different Model Sizes")
+    assert answer.intent.kind == "memory" and answer.clarification is None
+    for row in ("| Llama 2 7B | 6.74 | 13.5 | - | 524,288 |",
+                "| Llama 2 13B | 13.0 | 26.0 | - | 819,200 |",
+                "| Llama 2 70B | 69.0 | 138 | - | 327,680 |"):
+        assert row in answer.markdown  # weights: 6.74e9, 13.02e9, 68.98e9 params x 2 B
+
+
+def test_options_for_deploying_a_model_on_a_cluster_are_a_layout_question():
+    # SGLang #3002 (github.com/sgl-project/sglang/issues/3002): two ways to deploy 72B on
+    # 8 x A100; the answer ranks the splits (TP 8 as one replica against smaller replicas).
+    answer = respond("Suppose I have 8*A100 gpu, and I want to deploy a 72b model. I have the "
+                     "following two ways: I am a little confused, option B give bad throughput "
+                     "lesser than 2x, is it normal ? or How can I get throughput greater than 2*x "
+                     "with just 8*A100 gpu? (or I can't?)")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+    assert "| 8 | 1 | 1 |" in answer.markdown  # TP 8, PP 1, one replica is among the options
+
+
+def test_a_memory_requirement_quoted_with_no_model_gives_the_parameters_it_holds():
+    # DeepSeek-R1 #464 (ktransformers asks for 382 GB of memory, "isn't that too high?"):
+    # 382e9 B / 2 B = 191B parameters in 16 bits, / 1 B = 382B at 8 bits, / 0.5625 B (Q4_K_M's
+    # nominal 4.5 bits) = 679B at 4-bit: the 671B model's 4-bit weights.
+    answer = respond("你好，ktransformer的文档提到，它对内存的要求是382GB，这个内存要求好像太高了。"
+                     "请问是我的理解有问题吗？")
+    assert answer.intent.kind == "memory" and answer.clarification is None
+    values = {s.label: s.result.value for s in answer.trace if s.label.startswith("parameters")}
+    assert values["parameters 382 GB holds in bf16"] == pytest.approx(191.0)
+    assert values["parameters 382 GB holds in int8"] == pytest.approx(382.0)
+    assert values["parameters 382 GB holds in q4_k_m"] == pytest.approx(382 / 0.5625, rel=1e-3)
+    assert not answer.assumptions or "bf16" not in " ".join(answer.assumptions)
+
+
+def test_a_block_of_half_a_megabyte_is_not_sized_as_a_model():
+    # InfLLM #14: "0.5 MB" per KV block is no model's memory; no parameters are implied from it.
+    answer = respond("每个 global_block_k/v 的形状为 [1, 8, 128, 128], 数据类型为 torch.bfloat16, "
+                     "占据内存大小为 0.5 MB, 不知道这么算对不对~")
+    assert not any(s.label.startswith("parameters") for s in answer.trace)
+
+
+def test_sxm_or_pcie_asked_shows_each_form_of_the_gpu():
+    # Finetune_LLAMA #5 (github.com/chaoyi-wu/Finetune_LLAMA/issues/5): "was the readme's
+    # training time on SXM A100, or the PCIe version?"
+    # A100 datasheet: SXM 80GB 2,039 GB/s at 400 W; PCIe 40GB 1,555 GB/s at 250 W.
+    answer = respond("你好，请问readme中的训练时长，是在SXM A100上的么？还是PCIE版本的。")
+    assert answer.intent.kind == "gpu_specs" and answer.clarification is None
+    assert "| NVIDIA A100 PCIe 40GB | 42.9 | 1.55 | 312 | - | 250 |" in answer.markdown
+    assert "| NVIDIA A100 SXM 80GB | 85.9 | 2.04 | 312 | - | 400 |" in answer.markdown
+    # A GPU with no form factors in its id is shown alone, not with its whole brand.
+    alone = respond("RTX 4090 SXM or PCIe?")
+    assert alone.markdown.count("| NVIDIA GeForce") == 1
+
+
+def test_two_layouts_compared_span_the_first_ones_gpus():
+    # vLLM #6938 (github.com/vllm-project/vllm/issues/6938): "tp 4 + pp 16 vs tp 64": both
+    # span 4 x 16 = 64 GPUs; on 8-GPU nodes TP stays inside a node, so 8 x 8.
+    answer = respond("@zJuuu what is he difference between doing tp 4 + pp 16 vs doing tp 64?")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+    assert answer.intent.slots["tp"] == 4 and answer.intent.slots["gpus"] == 64
+    assert "**TP 8 × PP 8**" in answer.markdown
+
+
+def test_more_nodes_slower_over_a_stated_network_asks_the_model_then_times_its_gradients():
+    # DeepSpeed #7019 (github.com/deepspeedai/DeepSpeed/issues/7019): 2 nodes slower than one
+    # over "less than 100Gbps": the model is asked; given Llama 3 8B, its 16-bit gradients are
+    # 8.03e9 x 2 B = 16.06 GB, all-reduced across N = 2 nodes: 2(N-1)/N x 16.06 GB / 12.5 GB/s
+    # (100 Gb/s / 8) = 1.285 s a step.
+    asked = respond("I am using relatively slow communication fabric (less than 100Gbps). -> and "
+                    "using 2 nodes are slower than just using one node (I think it is because "
+                    "of the low bandwidth, but I'm not certain)")
+    assert asked.intent.kind == "diagnose" and asked.clarification.missing == ["model"]
+    answer = respond("llama 3 8b", previous=asked.intent)
+    [step] = [s for s in answer.trace if s.label == "gradient all-reduce across nodes per step"]
+    assert step.result.value == pytest.approx(2 * 1 / 2 * 8.03e9 * 2 / 12.5e9, rel=0.01)
+
+
+def test_gpu_memory_and_a_precision_with_no_model_give_the_largest_model_it_holds():
+    # llama.cpp #9517 (github.com/ggml-org/llama.cpp/issues/9517): 12 GB at 4 bits. 4-bit
+    # weights with their quantisation constants take 0.516 B a parameter (note
+    # qlora-paper#double-quant): 12e9 / 0.516 = 23.3B parameters at most, before the KV cache.
+    answer = respond("Can't load a Q4 model on 12gb vram")
+    assert answer.intent.kind == "fit" and answer.clarification is None
+    assert "at most **23.3B parameters** in INT4" in answer.markdown
+    assert "6.00B in 16 bits" in answer.markdown  # 12e9 / 2 B
+    # With no precision the model is still asked (ChatGLM-6B #39: a 6GB card out of memory).
+    assert respond("6GB显卡提示显存不足").clarification is not None
+
+
+def test_the_network_a_named_job_needs_is_answered_by_its_layout():
+    # The same words with a model on GPUs: the planner's layouts, not a question back about
+    # how much data to move.
+    answer = respond("What network bandwidth is needed to train Llama 3 70B on 64 H100s?")
+    assert answer.intent.kind == "layout" and answer.clarification is None
+
+
+def test_a_trillion_parameter_model_in_words_is_read_and_laid_out():
+    # DeepSpeed #3538 (github.com/deepspeedai/DeepSpeed/issues/3538): "trillion parameter" with
+    # no digits is 1,000B; ZeRO-3 or Megatron pipeline parallelism is a layout question, and
+    # its model states are 1e12 x 16 B = 16,000 GB.
+    answer = respond("Is there any example or demo to train trillion parameter model using "
+                     "DeepSpeed Zero3 ? Which method is better when training trillion parameter? "
+                     "Zero3 OR Megatron+PipelineParrallel?")
+    assert answer.intent.slots["params_b"] == 1000.0 and answer.intent.kind == "layout"
+    assert "| model states (weights + gradients + optimizer), whole model | 16,000 |" in \
+        answer.markdown
+    assert respond("How much memory for a 1.8 trillion parameter model?"
+                   ).intent.slots["params_b"] == 1800.0  # digits still read as before
+
+
 def test_tuning_a_sized_model_with_full_parameters_is_full_fine_tuning():
     # meta-llama/llama-cookbook#25: "How many A100 GPUs (40GB) required to tune 13B model ( full
     # parameter )? ... lora is not the best option": neither pre-training nor LoRA.
@@ -361,6 +761,16 @@ def test_thousands_of_tokens_are_a_context_not_a_training_budget():
     assert answer.data["memory"]["breakdown_gb"]["kv_cache"] == pytest.approx(42.95, abs=0.01)
 
 
+def test_seconds_to_answer_are_a_latency_not_a_run_to_ask_the_model_for():
+    # PEFT #533 (github.com/huggingface/peft/issues/533): 15-20 s against 2-3 min to answer on
+    # an A100 is a serving latency; it is diagnosed as asked, not met with a question back.
+    answer = respond("Peft LoRA trained model taking lot of time to answer as compared to base "
+                     "model(Open Assistant pythia). What can be done to optimize, OpenAssistant "
+                     "model is taking 15-20 sec but LoRA fine-tuned taking 2-3 mins on same "
+                     "hardware(A100)")
+    assert answer.intent.kind == "diagnose" and answer.clarification is None
+
+
 def test_what_a_fine_tune_costs_is_its_cheapest_plan_not_a_monthly_gpu_price():
     # nomic-ai/gpt4all#45: "I want to determine how costly it is to fine-tune the 7B model".
     # The cost of the job, done the cheapest way (assumed, shown), on the default data size
@@ -375,3 +785,34 @@ def test_what_a_fine_tune_costs_is_its_cheapest_plan_not_a_monthly_gpu_price():
     assert rec["cost_usd"] == pytest.approx(
         rec["billed_gpus"] * rec["usd_per_gpu_hour"] * rec["billed_hours"], rel=0.01)
     assert "a month" not in answer.markdown.split("\n")[0]
+
+
+def test_a_named_cluster_put_up_for_a_yes_or_no_is_a_fit_question():
+    # Qwen #514 (github.com/QwenLM/Qwen/issues/514): "the minimum GPU for an unquantized 14b?
+    # would two 24g P40s do (行不行)?": 14e9 x 2 B = 28 GB of weights against 2 x 24 GB.
+    answer = respond("请问主要是对显存有要求吗？未量化的14b最低要什么显卡，两张24g的p40行不行？")
+    assert answer.intent.kind == "fit" and answer.markdown.startswith("Yes, it fits")
+    # A count asked with no cluster put up stays a count (Qwen #755).
+    assert respond("全量微调 72B 需要多少资源呢").intent.kind == "cluster_size"
+
+
+def test_a_fit_claimed_in_theory_and_doubted_is_a_fit_question():
+    # Ollama #3078 (github.com/ollama/ollama/issues/3078): "in theory I have enough GPU memory
+    # to hold the entire 40GB model": 72.29e9 x 4.84 bits / 8 = 43.7 GB against 2 x 24 GB.
+    answer = respond("I'm getting less than 1 token per second with 2x P40 and "
+                     "Smaug-72B-v0.1-q4_k_m.gguf quantised model from HuggingFace ((4.84 bpw). "
+                     "It appears that CPU offload is occurring because only 32GB of GPU memory "
+                     "is being used for the model, but in theory I have enough GPU memory to "
+                     "hold the entire 40GB model, or am I missing something somewhere?")
+    assert answer.intent.kind == "fit"
+
+
+def test_fp8_weights_keep_a_16_bit_kv_cache_unless_one_is_asked_for():
+    # vllm-project/vllm#6746: "The 8xH100 device failed to run Meta-Llama-3.1-405B-Instruct-FP8:
+    # max seq len (131072) is larger than ... KV cache (79392)". vLLM keeps the cache in the
+    # model's 16-bit type unless --kv-cache-dtype fp8 (kv-cache#cache-dtype-default). By hand from
+    # the 405B's config: 2 x 126 layers x 8 KV heads x 128 x 2 B = 516,096 B per token.
+    answer = respond("The 8xH100 device failed to run meta-llama/Meta-Llama-3.1-405B-Instruct-FP8: "
+                     "The model's max seq len (131072) is larger than the maximum number of tokens "
+                     "that can be stored in KV cache (79392).")
+    assert answer.data["memory"]["kv_cache_bytes_per_token"] == 516096

@@ -139,18 +139,13 @@ def render(reply: Reply, said: list[str], warnings: list[str], refs: list[NoteRe
     return "\n\n".join(p for p in parts if p)
 
 
-def clarifying(question: str, intent: Intent, clar: Clarification,
-               worked: tuple[list[str], list[Step]] = ([], [])) -> Answer:
-    """An answer that is one question back, naming what is missing and offering choices;
-    `worked` holds the tables and steps of plain arithmetic on what the question did give."""
+def clarifying(question: str, intent: Intent, clar: Clarification) -> Answer:
+    """An answer that is one question back, naming what is missing and offering choices."""
     options = ", ".join(code(c) for c in clar.choices)
     text = escape(clar.question) + (f"\n\nFor example: {options}" if options else "")
-    tables, steps = worked
-    if tables:
-        text += "\n\nFrom what the question gives:\n\n" + "\n\n".join(tables)
     said = assumptions(intent)
     return Answer(question=question, intent=intent, markdown=text, clarification=clar,
-                  trace=[parse_step(intent), *steps], assumptions=said)
+                  trace=[parse_step(intent)], assumptions=said)
 
 
 def failure(question: str, intent: Intent | None, message: str, calls: Calls | None = None

@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 
 _I = re.IGNORECASE
 MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
-# "A100 (40GB)", "A100 GPUs (40GB)", "DGX-A100 (8X40G)"; or a memory named as such:
-# "V100 GPU, 16GB GPU memory",
-# "H100显卡，96G显存".
-MEM_AFTER = lazy(r"\s*(?:gpus?\s*)?[(（\[-]?\s*(?:\d+\s*[x×*]\s*)?(\d+)\s*g(?:i?b)?(?![a-z])|"
+# "A100 (40GB)", "A100 GPUs (40GB)", "DGX-A100 (8X40G)"; or a memory named as such: "V100 GPU,
+# 16GB GPU memory", "H100显卡，96G显存".
+MEM_AFTER = lazy(r"\s*(?:gpus?\s*)?[(（\[-]?\s*(?:\d+\s*[x×*]\s*)?(\d+)\s*g(?:i?b)?"
+                 r"(?![a-z])|"
                  r"\s*(?:gpus?|cards?|显卡)?\s*[,，]\s*(\d+)\s*g(?:i?b)?\s*"
                  r"(?:gpu\s+memory|vram|显存)", _I)  # not "4090,256G memory" (host RAM)
 

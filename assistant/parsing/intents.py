@@ -20,23 +20,48 @@ KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "
          "gpu_specs", "diagnose")
 
 PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
-                  r"|\bplan\b.*\b(?:train|fine|serve|pretrain)", _I)
+                  r"|\bplan\b(?!\s+to\b).*\b(?:train|fine|serve|pretrain)", _I)
 GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|we)\s+"
             r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b", _I)
+# Advice on what hardware suits a model ("the most suitable CPU and GPU configurations for
+# LLaMA 2 70B", "recommendations for GPU models"): a plan, whatever the workload.
+HARDWARE_ADVICE = lazy(r"\b(?:most\s+suitable|best\s+suited|recommended|ideal|optimal)\s+"
+                       r"(?:\S+\s+){0,3}(?:configurations?|hardware|setups?)\b|\brecommendations?\s+for\s+"
+                       r"(?:\S+\s+){0,3}(?:gpus?|hardware|configurations?)\b", _I)
 CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
 # Saved weights: checkpoints, an exported or merged model, an adapter's size (保存 save,
-# 合并 merge, 导出 export, 权重 weights).
-CHECKPOINT = lazy(r"\bcheckpoints?\b|\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsafetensors\b|"
+# 合并 merge, 导出 export, 权重文件 weights file; 权重 alone is weights in memory).
+CHECKPOINT = lazy(r"\bcheckpoints?\b|\b(?:save|load)_checkpoint\b|\badapter_model\b|"
+                  r"\bsaved?\b.{0,40}\b(?:model|weights)\b|\bsafetensors\b|"
                   r"\badapt(?:er|or)\b.{0,30}\b(?:size|large|big|gb)|\bmerg(?:e|ing)\b.{0,30}"
                   r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
-                  r"保存|合并|导出|权重", _I)
+                  r"保存|合并|导出|权重文件|权重.{0,6}(?:大小|多大)", _I)
 # The size of what was saved is the question (not moving a checkpoint somewhere).
 SAVED = lazy(r"\b(?:size|large|larger|big|bigger|small)\b|多大|这么大|大小", _I)
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
+# A checkpoint's write or load time, not its size, is the question.
+TRANSFER_TIME = lazy(r"\b(?:slow|slower|fast|faster|seconds|minutes|hours|how\s+long)\b|"
+                     r"\btakes?\b|慢|多久", _I)
+# Memory a running job holds: a complaint about it is a diagnosis, not a file's size.
+IN_USE = lazy(r"显存|\bvram\b|\bgpu\s+memory\b|\bmemory\s+(?:usage|use|consumption)\b", _I)
+GPU_MEMORY = lazy(r"显存|\bvram\b|\bgpu\s+memory\b", _I)
+HOW_MUCH = lazy(r"\bhow\s+much\b|多少|多大", _I)
+# The network a job needs ("what network throughput is required to handle ZeRO-3 traffic?").
+NETWORK_NEEDED = lazy(r"\b(?:network|interconnect|inter-?node)\s+(?:bandwidth|throughput|speed)\s+"
+                      r"(?:is\s+|would\s+be\s+)?(?:required|needed)\b|\bhow\s+much\s+(?:network\s+|"
+                      r"inter-?node\s+)?bandwidth\s+(?:is\s+|would\s+be\s+|do\s+(?:i|we)\s+)?"
+                      r"(?:required|needed|need)\b", _I)
+MEMORY_NEEDED = lazy(r"\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory)\s+(?:(?:do|would|will|does)\s+)?"
+                     r"(?:i|we|you|it)\s+(?:need|require)|需要多少显存", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
+# Two things set side by side; "which" only where it picks one ("which GPU", "which is"), not
+# where it relates ("scripts which can help").
+CHOICE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|better|than)\b|"
+              r"\bwhich\s+(?:\w+\s+)?(?:is|are|one|gpus?|cards?|should|would|to|of)\b|"
+              r"^\W*which\b", _I)
 LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
@@ -47,11 +72,13 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tu
                            _I)
 COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|"
                   r"\brent(?:al|ing)?\b|"
-                  r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
+                  r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|"
+                  r"\bon[\s-]*demand\b|"
                   r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少|美元|人民币|成本", _I)
-LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?:plan|"
+LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"
+                    r"recommended|suitable|what|which)\s+parallelism\b|\bparallel(?:ism)?\s+(?:plan|"
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
                     r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
@@ -60,13 +87,21 @@ LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\bparallel(?:ism)?\s+(?
 STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|" \
            r"\btp\s*=?\s*\d|\bpp\s*=?\s*\d|" \
            r"\b(?:tp|pp|fsdp|dp)\s*\+\s*(?:tp|pp|fsdp|dp)\b|--tensor-parallel-size|--dp\b|" \
+           r"\bhybrid[\s_-]*shard\w*|" \
+           r"\bzero[\s-]*(?:stage[\s-]*)?3\b.{0,80}\b(?:same|one|each|single)\s+node|" \
            r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|多卡.{0,6}(?:加载|部署)"
 LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b|\bwhich\b|"
                      r"\bbetter\b|\bbest\b|\bfaster\b|\bslower\b|\blower\s+performance\b|"
                      r"\bhow\s+(?:to|can|do|should)\b|\btoml\b|\bconfig|\bspecify\b|"
-                     r"\bcommunicate|\berror\b|还是|推荐|怎么|如何|哪种|哪个|比较)"
-                     r"|(?:\bwhich\b|\bhow\s+(?:to|can|do|should)\b|\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
+                     r"\bcommunicate|\berror\b|\bis\s+there\s+a\s+way\b|"
+                     r"还是|推荐|怎么|如何|哪种|哪个|比较)"
+                     r"|(?:\bwhich\b|\bis\s+there\s+a\s+way\b|\bhow\s+(?:to|can|do|should)\b|"
+                     r"\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
                      r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
+OPTIONS = lazy(r"\b(?:the\s+following|these|two|three)\s+(?:two\s+|three\s+)?(?:ways|options|"
+               r"approaches|setups|deployments)\b|两种(?:方式|方案|部署)", _I)
+VARIANT_ASKED = lazy(r"\bsxm\d?\b.{0,40}(?:\bor\b|还是|\bvs\.?).{0,20}\bpcie\b|"
+                     r"\bpcie\b.{0,40}(?:\bor\b|还是|\bvs\.?).{0,20}\bsxm\d?\b", _I)
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
@@ -76,6 +111,14 @@ HOW_MANY = lazy(r"\bhow\s+many\s+(?:blocks?\s+of\s+)?(?:\d+\s*g(?:i?b)?\s+)?"
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
                       r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
                 _I)
+# A count asked in other words than "how many": a minimum requirement, the number of GPUs
+# needed, "is one or two enough?" (最低要求/最低配置: minimum requirement/configuration).
+COUNT_ASKED = lazy(r"\bminimum\s+(?:hardware\s+|gpu\s+|system\s+)?requirements?\b|"
+                   r"\b(?:optimal|minimum|minimal|required|right)\s+number\s+of\s+(?:\S+\s+){0,2}"
+                   r"(?:<g\d>|gpus?|nodes?|cards?)|\bnumber\s+of\s+(?:\S+\s+){0,2}(?:<g\d>\s*)?"
+                   r"(?:gpus?|nodes?|cards?)\s+(?:is\s+|are\s+)?(?:required|needed)\b|"
+                   r"\bis\s+(?:one|two|three|four|\d+)(?:\s+or\s+(?:two|three|four|\d+))?\s+"
+                   r"(?:\w+\s+)?enough\b|最低要求|最低配置", _I)
 SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
                      r"\bthroughput\b|\bqps\b|"
                      r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
@@ -85,14 +128,15 @@ SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|"
                      r"\bqueries\b|\bspeed\s+comparable\b",
                      _I)
 FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
-                 r"\benough\b|\bpossible\b|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b|"
+                 r"\benough\b|\bpossib(?:le|ility)\b|\b(?:can'?t|cannot|unable\s+to)\s+(?:load|run|fit)\b|"
+                 r"显存不足|\bdoes\s+it\b|\bable\s+to\b|\bwork\s+on\b|\boom\b|"
                  r"够不够|能不能|能否|可以|行不行|可行|跑得?起来|跑不起来|支持吗|够用", _I)
 SPECS = lazy(r"\bbandwidth\b|\bspecs?\b|\bspecifications?\b|\btflops?\b|\bflops\b|"
                    r"\bmemory\b|\bhbm\b|\bvram\b|\btdp\b|\bpower\b|\bwatts?\b", _I)
 FITS = lazy(r"\bfits?\b", _I)
 MEMORY = lazy(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bhow\s+big\b|"
                     r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram|ram|space)\b|\bbytes\b|\bgb\s+of\b|"
-                    r"显存|内存|多大",
+                    r"\b(?:size|footprint)\s+of\s+(?:the|a|this|my)\s+model\b|显存|内存|多大",
                     _I)
 
 # A measurement someone wants checked: words of doubt or surprise (with a measured figure), or
@@ -113,15 +157,44 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|�
                r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
                r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
                r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事|"
-               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected?\b|"
+               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected\b|"
+               r"\bi\s+would\s+(?:have\s+)?expect(?:ed)?\b|"
                r"\bdo(?:es)?\s+not\s+support\s+this\b|\bseems?\s+to\s+be\s+bigger\b|"
                r"\b(?:the\s+)?same\s+amount\s+of\s+(?:gpu\s+)?memory\b|\balmost\s+the\s+same\s+as\b|"
                r"\bconsumes?\s+a\s+lot\b|\btaking\s+(?:a\s+)?lot\s+of\s+time\b|为什么还是|出了问题|"
-               r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样", _I)
+               r"速度.{0,6}下降|还?没占用|为什么会|应该是够的|理论值|基本一样|"
+               # a gap to a published or another run's figure, or a cause asked for
+               r"\bsignificant(?:ly)?\s+(?:difference|gap|lower|higher|slower)\b|"
+               r"\bseems?\W+(?:\w+\W+)?(?:crazy|insane|absurd|ridiculous|excessive)\b|"
+               r"\bwhat\s+(?:could|might|can)\s+(?:be\s+|go\s+)?wrong\b|"
+               r"\b(?:\d+(?:\.\d+)?|two|three|four|five|ten)\s+times\s+(?:as\s+(?:large|big|much|"
+               r"slow|long)|larger|bigger|more|slower|longer)\b", _I)
+
+# A failure reported against what should have worked: "but ... OOM", "still runs out",
+# "batch 2 leads to OOM while another framework runs 6" (但是 but, 却 yet, 显存不足 out of memory).
+OOM = r"(?:\boom\b|\bout\s+of\s+memory\b|\bruns?\s+out\b|显存不足|爆显存)"
+SYMPTOM_OOM = lazy(r"(?:\bbut\b|\bhowever\b|\bstill\b|但是?|却|还是)[^.?!。？！]{0,80}" + OOM, _I)
+TWO_RUNS_OOM = lazy(OOM + r"[^.?!。？！]{0,120}(?:\bwithout\s+(?:an?\s+)?oom\b|\bno\s+oom\b)", _I)
+# Someone reporting their own run (发现 found, 我这边 on my side, 实测 measured).
+OWN_RUN = lazy(r"\b(?:i|we)\s+(?:found|find|see|saw|observed?|noticed?|got|get|am\s+getting|"
+               r"measured|tried|ran|run)\b|\bmy\b|发现|我这边|我的|实测|测试", _I)
+# Several users at once ("两人同时使用" two people at once) and a way to go faster asked
+# (加速方案 speed-up plan, 有什么办法 what way).
+CONCURRENT_SPEEDUP = lazy(r"(?:同时使用|同时请求|多人同时|两人同时|\bconcurrent(?:ly)?\b|"
+                          r"\bsimultaneous(?:ly)?\b|\bat\s+the\s+same\s+time\b).{0,200}"
+                          r"(?:加速|提速|优化|有什么办法|\bspeed\s+(?:it\s+)?up\b|"
+                          r"\boptimi[sz]ed?\b|\befficiently\s+handle\b)", _I)
+# A named cluster put up for a yes or no (行不行 will it do, 能不能 can it, 够不够 enough?).
+PROPOSAL = lazy(r"行不行|能不能|可不可以|够不够|\bwould\s+\w+\s+(?:do|work|suffice|be\s+enough)\b|"
+                r"\bis\s+(?:that|it|this)\s+enough\b|\bwill\s+(?:it|that)\s+(?:work|do|fit)\b", _I)
+FIT_CLAIMED = lazy(r"\b(?:in\s+theory|theoretically)\b[^.?!]{0,60}\b(?:enough|fits?)\b|"
+                   r"\b(?:i|we)\s+(?:have|had)\s+enough\s+(?:gpu\s+)?(?:memory|vram)\b", _I)
+WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
+                 r"\bwhat(?:'s|\s+is)\s+the\s+(?:point|reason)\b", _I)
 
 Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
-CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes"}
+CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes", "tp", "pp"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
                 r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
@@ -151,18 +224,41 @@ def _links(s: Slots, t: str) -> int:
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
     ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
+    # Which form factor of a GPU ("on SXM A100, or the PCIe version?"): the GPU's own figures.
+    ("gpu_specs", lambda t, s: "gpu" in s and bool(VARIANT_ASKED.search(t))),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
+    # Options laid out for deploying a model on a cluster ("I have the following two ways"):
+    # the ways to split it over those GPUs are the question, whatever each option measured.
+    ("layout", lambda t, s: bool(OPTIONS.search(t)) and _has_model(s)
+     and ("gpus" in s or "nodes" in s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
      and "size" not in s and not _has_model(s)
      and not (_links(s, t) >= 2 and bool(COMPARE.search(t)))),
-    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or (bool(CHECK.search(t))
-                                                          and _measured(t))
-     or _measured_twice(t)),
+    # The size of saved files doubted ("optimizer state files of 105 GB, is this expected?",
+    # "adapter_model.bin is just 1kB, is it normal?"): the bytes each save holds answer it.
+    ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and bool(SAVED.search(t))
+     and not TRANSFER_TIME.search(t) and not IN_USE.search(t)),
+    # "Why is inference slower after quantization?" with nothing measured and no job named
+    # asks about the idea, not about someone's run.
+    ("concept", lambda t, s: bool(WHY_ASKED.search(t)) and not _measured(t)
+     and not CLUSTER_OR_JOB & set(s) and "size" not in s and not OWN_RUN.search(t)),
+    # A fit claimed in theory and doubted ("in theory I have enough GPU memory to hold the
+    # 40GB model, or am I missing something?"): the fit is what to check.
+    ("fit", lambda t, s: bool(FIT_CLAIMED.search(t)) and _has_model(s)
+     and ("gpu" in s or "gpu_memory_gb" in s)),
+    # Slower when several use it at once, and how to serve them faster: serving capacity.
+    ("serving", lambda t, s: bool(CONCURRENT_SPEEDUP.search(t)) and _has_model(s)),
+    # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
+    # OOM"); one set against a claim or another run is a diagnosis.
+    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
+     or (bool(SYMPTOM_OOM.search(t)) and not (_has_model(s) and "gpu" in s))
+     or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
+    ("plan", lambda t, s: bool(HARDWARE_ADVICE.search(t)) and _has_model(s) and "gpu" not in s),
     # what a named fine-tune costs, on no cluster named: the cheapest way to run it
     ("plan", lambda t, s: bool(COST.search(t)) and _has_model(s) and s.get("workload") in
      ("full_finetune", "lora", "qlora") and not s.keys() & {"gpu", "gpus", "nodes", "hours",
@@ -173,18 +269,25 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("convert", lambda t, s: bool(CONVERT.search(t)) and ("bandwidth" in s or "size" in s
                                                           or "value" in s)),
     ("pricing", lambda t, s: bool(EGRESS.search(t))),
+    # A checkpoint with a size is moved somewhere only when a move or a rate is named
+    # ("convert my checkpoint" with a 443-byte file is about the file).
     ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t))
-     and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t)))),
+     and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t))
+          or not (TRANSFER.search(t) or "bandwidth" in s or s.get("links")))),
     ("interconnect", lambda t, s: "op" in s),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),
+    # The network a job needs: with no job named, an interconnect question (asked back); with
+    # a model on GPUs, the layout, whose communication share is the network's load.
+    ("interconnect", lambda t, s: bool(NETWORK_NEEDED.search(t)) and not _has_model(s)),
+    ("layout", lambda t, s: bool(NETWORK_NEEDED.search(t)) and "gpu" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
+    ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2
-     and not (_has_model(s) and not COMPARE.search(t) and bool(MEMORY.search(t)
-                                                               or FIT.search(t)))),
+     and not (not CHOICE.search(t) and bool(MEMORY.search(t) or FIT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),
@@ -193,13 +296,24 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("gpu_specs", lambda t, s: "gpu" in s and "gpu_list" not in s and not _has_model(s)
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
+    # "the minimum GPU for 14b? would two 24G P40s do?": a count and a GPU named and a fit
+    # asked of them is checked as proposed (the fit answer lists the fewest of each kind too).
+    ("fit", lambda t, s: bool(HOW_MANY.search(t)) and bool(PROPOSAL.search(t)) and "gpu" in s
+     and ("gpus" in s or "nodes" in s) and _has_model(s)),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
+    # "how much VRAM do I need for serving it ... and how many t/s to expect": the memory is
+    # asked first and sizes the rest.
+    ("memory", lambda t, s: bool(MEMORY_NEEDED.search(t))),
     # Host RAM with no GPU kind ("12 GB VRAM and 64 GB RAM") is a layer-offload question.
     ("serving", lambda t, s: bool(SERVING.search(t)) and _has_model(s)
      and not ("host_ram_gb" in s and "gpu" not in s)),
+    # GPU memory named without a GPU ("the max GPU memory is 45G, can I fine-tune it?") is
+    # the budget the fit is asked against.
     ("fit", lambda t, s: bool(FIT.search(t)) and ("gpu" in s or "gpus" in s or "nodes" in s
                                                   or "gpu_memory_gb" in s
-                                                  or bool(FITS.search(t)))),
+                                                  or bool(FITS.search(t))
+                                                  or (bool(GPU_MEMORY.search(t))
+                                                      and not HOW_MUCH.search(t)))),
     ("memory", lambda t, s: bool(MEMORY.search(t))),
 )
 

@@ -7,12 +7,11 @@ changes the answer by a factor (which model, how many GPUs, which GPU to price) 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import find
 from clusterplan.db.catalog import Catalog
+from clusterplan.tools.units import UnitError, parse
 
 Slots = dict[str, Any]
 
@@ -69,37 +68,46 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ()  # the links themselves are the question
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
-    if kind == "diagnose" and (_only_a_run_time(slots) or _only_a_link_rate(slots)):
-        required = ("model",)  # "88 hours, is this normal?" is judged against a model only
+    if kind == "memory" and not _present("model", slots) and _gigabytes(slots) \
+            and not slots.keys() & {"gpu", "gpu_memory_gb"}:
+        # No model, a memory requirement quoted ("382 GB, isn't that too high?"): the
+        # parameters that size holds at each precision; no job is sized, so nothing is assumed.
+        return {}, []
+    if kind == "fit" and not _present("model", slots) and "gpu_memory_gb" in slots \
+            and "precision" in slots and not slots.get("workload"):
+        # "Can't load a Q4 model on 12gb vram": with the precision named, the largest model
+        # that memory holds is the answer; no job is sized, so nothing is assumed.
+        return {}, []
+    if kind == "diagnose" and float(slots.get("hours") or 0) >= 1 and "gpu" in slots:
+        # A run's duration on a named GPU checked ("88 hours on one RTX 3090, is this
+        # normal?"): what that GPU should take scales with the model's parameters, which
+        # nothing stands in for. (Seconds to answer are a latency, not a run.)
+        required = ("model",)
+    if kind == "diagnose" and slots.get("oom") and "gpu" in slots and "size" not in slots:
+        # Out of memory on a named GPU, no figure quoted ("still runs out on 4xA100 40Gb"):
+        # whether it should fit is the model's size against the GPUs, so the model is asked.
+        required = ("model",)
+    if kind == "diagnose" and "nodes" in slots and "bandwidth" in slots \
+            and not _collective_measured(slots):
+        # Slower on more nodes over a stated network ("2 nodes slower than one, under
+        # 100Gbps"): the time lost is the model's gradients over that link each step.
+        required = ("model",)
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 
 
-DURATIONS = lazy(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|"
-                 r"days?|秒|分钟|小时)(?![a-z0-9/])", re.IGNORECASE)
+def _collective_measured(slots: Slots) -> bool:
+    """An algbw or busbw figure ("nccl-tests shows algbw 250 GB/s"): checked against the link
+    alone, so no model is needed."""
+    return any(m.kind == "bandwidth" and m.what for m in find(str(slots.get("question", ""))))
 
 
-def _only_a_link_rate(slots: Slots) -> bool:
-    """"Under 100 Gbps, 2 nodes are slower than one": the fabric's rate is given, but whether
-    it explains the slowdown depends on the bytes each step sends, which the model sets."""
-    found = find(str(slots.get("question", "")))
-    return bool(found) and "nodes" in slots and all(
-        m.kind == "bandwidth" and not m.what for m in found)
-
-
-def _only_a_run_time(slots: Slots) -> bool:
-    """The one figure to check is how long a run or a step took, with nothing to compare it
-    with: only the model's FLOPs could say whether it is normal."""
-    text = str(slots.get("question", ""))
-    if len(DURATIONS.findall(text)) > 1:
-        return False  # "15-20 sec but 2-3 mins with LoRA": two times compared, no model needed
-    found = find(text)
-    kinds = {m.kind for m in found}
-    times = [m for m in found if m.kind == "step_time"]
-    others = ("utilization", "bandwidth", "size", "gpu_memory_gb")  # e.g. "GPU utilization 0%"
-    if kinds - {"step_time"} or len(times) > 1 or any(k in slots for k in others):
+def _gigabytes(slots: Slots) -> bool:
+    """A quoted size of at least 1 GB: a model's memory, not a block's or a file header's."""
+    try:
+        return float(parse(str(slots.get("size")), "byte").to("byte").magnitude) >= 1e9
+    except (UnitError, ValueError, TypeError):
         return False
-    return bool(times) or "hours" in slots
 
 
 def _present(name: str, slots: Slots) -> bool:

@@ -19,7 +19,13 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.entities import extract
-from clusterplan.assistant.parsing.intents import CLUSTER_OR_JOB, COST, MACHINES, classify
+from clusterplan.assistant.parsing.intents import (
+    CLUSTER_OR_JOB,
+    COST,
+    MACHINES,
+    VARIANT_ASKED,
+    classify,
+)
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
 from clusterplan.db.catalog import Catalog
@@ -32,6 +38,10 @@ REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
 BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
+OUT_OF_MEMORY = lazy(r"\boom\b|\bout\s+of\s+memory\b|\bruns?\s+out\b|显存不足|显存溢出|爆显存",
+                     re.IGNORECASE)
+# A memory figure left once the GPUs' own names ("A100 40G") are masked: "240G", "30.15GB".
+MEMORY_FIGURE = lazy(r"\d\s*(?:[GM]i?B?|[GM]iB)\b", re.IGNORECASE)
 KV_CACHE = lazy(r"\bkv[\s-]*cache\b|\bkv\b|键值缓存", re.IGNORECASE)
 BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pays?)\b|"
                         r"\butili[sz]ation\b.*\breserved\b", re.IGNORECASE)
@@ -40,18 +50,25 @@ BREAK_EVEN = lazy(r"\bbreak[\s-]*even\b|\breserved\b.*\b(?:beat|cheaper|worth|pa
 DOMAIN = lazy(r"parallel|\btensor|\bpipeline|\bfsdp\b|\bzero|deepspeed|\bvllm\b|\blora\b|"
               r"\bpeft\b|adapt[eo]r|checkpoint|\btokens?\b|\bbatch|memory|\bvram\b|\bgpus?\b|"
               r"\bcuda\b|\boom\b|offload|throughput|latency|bandwidth|\bnccl\b|nvlink|"
+              r"\bram\b|\bstorage\b|\bdisk\b|"
               r"infiniband|\bquanti[sz]|\bmodels?\b|\btrain|inference|显存|内存|微调|训练|推理|"
               r"带宽|并行|模型|显卡", re.IGNORECASE)
 # A memory question that asks no figure ("relationship between KV cache and max length") is a
 # concept, with no model to ask for; so is a layout question naming neither a model nor a
 # cluster ("which parallelism is better"). With a cluster, the split its links dictate answers.
 ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|多少|多大|几张|"
+                   r"\bwhat\s+(?:will|would|is)\s+(?:be\s+)?the\s+size\b|"
                    r"最少|至少|最低", re.IGNORECASE)
+# Sizes asked about in general, none named ("different model sizes", 不同尺寸的模型), and the
+# models that stand for them: the Llama 2 family's three sizes (note model-llama-1-2).
+SIZES = lazy(r"\b(?:different|various|each|all|common)\s+(?:model\s+)?sizes\b|"
+             r"不同(?:大小|尺寸|规模|参数量)的?模型|各(?:个|种)尺寸", re.IGNORECASE)
+GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
-FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question")
+FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len", "batch")
 # Slots that describe the cluster size together: a new one replaces the old set.
@@ -86,7 +103,8 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         for name in MODEL_SLOTS:  # the config is the model; sizes in it are not a guess
             slots.pop(name, None)
         found.readings.append("read the pasted config.json as the model's shape")
-    _flags(text, slots)
+    _flags(text, slots, found.masked)
+    _sizes_in_general(text, slots, found.readings, catalog)
     measured = calibration.read(text)
     if measured:
         slots.update(measured)
@@ -110,7 +128,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     if kind == "unknown" and DOMAIN.search(found.masked):
         kind = "concept"
     if kind in ("concept", "diagnose"):
-        slots["question"] = text
+        slots["question"] = _asked(text, kind, previous)
     assumed, missing = complete(kind, slots, catalog)
     if previous is None and not ASKS_FIGURE.search(text) and (
             (kind == "memory" and missing == ["model"])
@@ -120,6 +138,30 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+def _asked(text: str, kind: str, previous: Intent | None) -> str:
+    """The words a diagnosis reads its measurements from: a reply that only fills what was
+    asked back ("llama 7b") adds to the question it answers, whose figures still stand."""
+    before = previous.slots.get("question") if previous is not None else None
+    if before and previous is not None and previous.missing and previous.kind == kind:
+        return f"{before} {text}"
+    return text
+
+
+def _sizes_in_general(text: str, slots: dict[str, Any], readings: list[str],
+                      catalog: Catalog) -> None:
+    """"Memory requirements for different model sizes", no size named: the common sizes side
+    by side (Llama 2's 7B, 13B and 70B, note model-llama-1-2), shown as read, not asked."""
+    if any(k in slots for k in ("model", "params_b", "config")) or not SIZES.search(text):
+        return
+    listed = [m for m in GENERAL_SIZES if m in catalog.models.rows]
+    if len(listed) < 2:
+        return
+    slots["model"] = listed[0]
+    slots["model_list"] = [{"model": m} for m in listed]
+    readings.append("no model named for 'different model sizes': the common sizes "
+                    + ", ".join(listed) + " shown side by side")
 
 
 def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
@@ -148,7 +190,7 @@ def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:
     return {**settled, **kept}
 
 
-def _flags(text: str, slots: dict[str, Any]) -> None:
+def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
     if EGRESS.search(text):
         slots["egress"] = True
     if BREAK_EVEN.search(text):
@@ -157,6 +199,10 @@ def _flags(text: str, slots: dict[str, Any]) -> None:
         slots["cost"] = True
     if KV_CACHE.search(text):
         slots["kv_focus"] = True
+    if VARIANT_ASKED.search(text):
+        slots["variants"] = True
+    if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
+        slots["oom"] = True  # an OOM with no memory figure quoted beside it
 
 
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],

@@ -80,6 +80,8 @@ ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
 DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
 # Every parallel degree written as a name and a number ("FSDP 8, TP 2, CP 2, PP 2").
 ALL_DEGREES = lazy(r"\b(fsdp|hsdp|dp|tp|pp|cp|ep|sp)\s*(?:=|:|-)?\s*(\d+)\b", _I)
+# A size in words alone, no digits: "trillion parameter model", "a trillion-parameter LLM".
+WORD_SIZE = lazy(r"(?<![\d.]\s)(?<![\d.])\b(?:a\s+|one\s+)?trillion[\s-]*param(?:eter)?s?\b", _I)
 LORA_RANK = lazy(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
 # A model size: "70B", "7b", "405-billion", "1.8 trillion"; not "8x7B" (an MoE name).
 # Chinese text around a size ("14b最低", "72B模型") hides no word boundary, so the edges are
@@ -297,7 +299,8 @@ def read_params_b(text: str) -> tuple[float, str] | None:
     """A bare model size ('70B', '405-billion', '1.8 trillion') in billions, with its text."""
     m = PARAMS.search(text)
     if not m:
-        return None
+        word = WORD_SIZE.search(text)  # "a trillion parameter model": 1,000B
+        return (1000.0, word[0].strip()) if word else None
     scale = 1000.0 if m[2].lower().startswith("t") else 1.0
     return number(m[1], "the model size") * scale, m[0].strip()
 

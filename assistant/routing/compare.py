@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
@@ -12,6 +13,9 @@ from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
+
+# A catalog id's form-factor part: "a100-sxm-80gb", "h100-pcie", "h200-nvl".
+FORM_FACTOR = re.compile(r"-(?:sxm\d?|pcie|nvl)\b")
 
 
 def _spec(gpu_id: str) -> Any:
@@ -35,7 +39,25 @@ def gpu_specs(intent: Intent, calls: Calls) -> Reply:
                f"no BF16 tensor cores ({num(r.fp16_tflops)} dense FP16 TFLOP/s)")
             + (f" and {num(r.fp8_tflops)} dense FP8 TFLOP/s" if r.fp8_tflops else "")
             + f", {num(r.tdp_w)} W; {r.gpus_per_node} to a node.")
-    return Reply(headline=lead, tables=[spec_table([r])], citations=[note_ref(r.source_note)])
+    rows = [r]
+    if intent.slots.get("variants"):  # "SXM or PCIe?": every form factor of the family
+        rows += _variants(str(slot(intent, "gpu")))
+        if len(rows) > 1:
+            lead += " Its other forms in the catalog: " + "; ".join(
+                f"{v.name} {num(v.memory_bandwidth_tb_s)} TB/s, {num(v.tdp_w)} W"
+                for v in rows[1:]) + "."
+    return Reply(headline=lead, tables=[spec_table(rows)],
+                 citations=[note_ref(k) for k in dict.fromkeys(v.source_note for v in rows)])
+
+
+def _variants(gpu_id: str) -> list[Any]:
+    """The catalog's other GPUs of the same family ("a100-pcie-40gb" beside "a100-sxm-80gb")."""
+    m = FORM_FACTOR.search(gpu_id)
+    if not m:
+        return []
+    family = gpu_id[:m.start()] + "-"
+    return [row for key, row in sorted(catalog().gpus.rows.items())
+            if key.startswith(family) and FORM_FACTOR.search(key) and key != gpu_id]
 
 
 def _prices(intent: Intent, calls: Calls, gpus: list[str], specs: str) -> Reply:

@@ -48,6 +48,7 @@ MEMORY_WORDS = lazy(r"memory|vram|显存|内存|\d\s*(?:gb|g|gib)\b", 2)
 # GPU memory idle: the complaint is the opposite of a reservation.
 IDLE_WORDS = lazy(r"没在用|没有用|not\s+(?:being\s+)?used|not\s+using|\b0\s*%", 2)
 SLOWER = lazy(r"slower|slow|慢", 2)
+RUN_STEPS = lazy(r"(?<![\w.])(\d[\d,]*)\s*(?:个\s*)?(?:steps?|iterations?|iters?|步)\b", 2)
 ENGINE_WORDS = lazy(r"\bvllm|\bsglang\b", 2)
 VLLM_SHARE = 0.9  # gpu_memory_utilization by default (serving-memory-preallocation#vllm-default)
 # A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
@@ -131,6 +132,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
                   _zero3_gather, _scaling, _tp_compare):
         findings.extend(check(ctx))
+    if not findings:
+        findings = _duration(ctx) or _network(ctx)
     if not findings:
         return _unmeasured(ctx)
     for f in findings:
@@ -699,6 +702,93 @@ def _scaling(ctx: Context) -> list[Finding]:
                     "x", causes,
                     "parallelism-strategies#strategy-decides-performance",
                     lower_is_better=True)]
+
+
+# --- a run's duration -------------------------------------------------------------------------
+
+def _duration(ctx: Context) -> list[Finding]:
+    """Hours a training run took, with a model named: the tokens its GPUs train in that time at
+    the published MFU, for the asker to set against the tokens the run held (and, with its step
+    count, the tokens one step should hold)."""
+    hours = ctx.intent.slots.get("hours")
+    row = ctx.gpu_row()
+    if not hours or float(hours) < 1 or not ctx.has_model() or row is None:
+        return []  # seconds to answer are a latency, not a training run
+    params = _params(ctx)
+    if not params:
+        return []
+    frozen = slot(ctx.intent, "workload") in ("lora", "qlora")
+    per_param = 4 if frozen else 6  # LoRA's frozen weights take no weight gradients
+    gpus = int(slot(ctx.intent, "gpus") or 1)
+    peak = float(row.bf16_tflops or row.fp16_tflops)
+    rate = peak * 1e12 * PUBLISHED_MFU * gpus / (per_param * params * 1e9)
+    tokens = rate * float(hours) * 3600
+    flops_note = "qlora-paper#lora-compute" if frozen else "mfu-calibration#model-flops-per-token"
+    ctx.steps.append(Step(
+        label="tokens trained in the time measured",
+        formula=f"dense peak x MFU x GPUs / ({per_param} x parameters) x seconds",
+        inputs={"dense peak": {"value": peak, "unit": "TFLOP/s"},
+                "MFU": {"value": PUBLISHED_MFU, "unit": ""}, "GPUs": {"value": gpus, "unit": ""},
+                "parameters": {"value": params * 1e9, "unit": ""},
+                "seconds": {"value": float(hours) * 3600, "unit": "s"}},
+        result={"value": tokens, "unit": "tokens"},
+        notes=[row.source_note, "mfu-calibration#llama3-mfu", flops_note]))
+    if not frozen:
+        ctx.assumptions.append("workload not named: full training, 6 FLOPs per parameter per "
+                               "token (LoRA would be 4)")
+    ctx.assumptions.append(f"MFU {pct(PUBLISHED_MFU)}: Llama 3 405B's published figure on H100")
+    causes = [("the run held more tokens than this (tokens per step = batch x sequence length x "
+               "gradient accumulation, times the steps)", "mfu-calibration#mfu-definition"),
+              ("activation recompute (gradient checkpointing) repeats the forward pass",
+               "activation-memory#full-recompute"),
+              ("optimizer or weights offloaded to the CPU: every step waits on PCIe",
+               "pcie-bandwidth#gen4-rate")]
+    what = (f"tokens {gpus}x {row.name} train in {num(hours)} h at {pct(PUBLISHED_MFU)} MFU "
+            f"({per_param} FLOPs per parameter per token)")
+    found = [Finding(what, tokens, None, "tokens", causes, "mfu-calibration#llama3-mfu")]
+    steps = RUN_STEPS.search(ctx.text)
+    if steps and int(steps[1].replace(",", "")) > 0:
+        count = int(steps[1].replace(",", ""))
+        found.append(Finding(f"tokens per step over {count:,} steps", tokens / count, None,
+                             "tokens", [], "mfu-calibration#llama3-mfu"))
+    return found
+
+
+# --- slower on more nodes over a stated network ------------------------------------------------
+
+def _network(ctx: Context) -> list[Finding]:
+    """More nodes slower than one over a stated network, model named: the time each step's
+    gradient all-reduce takes across the nodes at that rate, which one node never pays."""
+    nodes = ctx.intent.slots.get("nodes")
+    rate = ctx.intent.slots.get("bandwidth")
+    if not nodes or int(nodes) < 2 or not rate or not ctx.has_model():
+        return []
+    params = _params(ctx)
+    if not params:
+        return []
+    gb_s = float(ctx.calls.run("interconnect", {"op": "convert", "value": rate, "to": "GB/s"},
+                               "the network rate in bytes")["value"])
+    n = int(nodes)
+    grads_gb = params * 2  # 16-bit gradients, 2 B per parameter
+    seconds = 2 * (n - 1) / n * grads_gb / gb_s
+    ctx.steps.append(Step(
+        label="gradient all-reduce across nodes per step",
+        formula="2(N-1)/N x gradient bytes / node network rate (hierarchical all-reduce)",
+        inputs={"nodes": {"value": n, "unit": ""}, "gradients": {"value": grads_gb, "unit": "GB"},
+                "network": {"value": gb_s, "unit": "GB/s"}},
+        result={"value": seconds, "unit": "s"},
+        notes=["collective-algorithms#hierarchical", "parallelism-strategies#data-parallel"]))
+    ctx.assumptions.append(f"{rate} read as each node's whole network rate; 16-bit gradients")
+    causes = [(f"every step all-reduces {num(grads_gb)} GB of gradients over {rate}: "
+               f"{num(seconds)} s a step that one node never spends",
+               "collective-algorithms#hierarchical"),
+              ("ZeRO-3 also gathers the parameters in every forward and backward pass, on top "
+               "of this traffic", "zero-paper#stage-3"),
+              ("gradient accumulation (more micro-batches per step) spreads the all-reduce over "
+               "more compute", "parallelism-strategies#data-parallel")]
+    return [Finding(f"gradient all-reduce per step across {n} nodes over {rate} "
+                    f"({num(gb_s)} GB/s)", seconds, None, "s", causes,
+                    "collective-algorithms#hierarchical", lower_is_better=True)]
 
 
 # --- nothing measured that a calculator can check ---------------------------------------------

@@ -12,6 +12,7 @@ from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_mod
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
+from clusterplan.assistant.routing.size_rule import budget_without_model, memory_without_model
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import Step, q
 
@@ -84,6 +85,8 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     """How much memory a job needs; the KV cache first when the question is about it."""
     if slot(intent, "gpu") or "gpu_memory_gb" in intent.slots:
         return fit(intent, calls, least=False)
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return memory_without_model(intent)
     result = calls.run("memory", memory_payload(intent), "bytes per GPU, term by term")
     if result.get("offload"):
         return _offloaded(intent, calls, result)
@@ -120,6 +123,8 @@ def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
 
 def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     """Whether the job fits the GPUs named, with the headroom or the shortfall."""
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return budget_without_model(intent)
     result = calls.run("memory", memory_payload(intent, least=least),
                        "bytes per GPU on the GPUs named")
     if result.get("offload"):
@@ -253,11 +258,6 @@ def _in_nodes(intent: Intent, fewest: int | None) -> str:
     return f" ({plural(nodes, 'node')} of {per_node})"
 
 
-def _unsharded(result: dict[str, Any]) -> int:
-    # The breakdown is per GPU; without GPUs given the layout is one GPU, so this is 1.
-    return int(result["layout"]["gpus"])
-
-
 def checkpoint(intent: Intent, calls: Calls) -> Reply:
     """The bytes a full training checkpoint writes, and how long writing them takes (with no
     model named: the bytes per parameter of each kind of save)."""
@@ -268,9 +268,11 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
     size_gb = result["checkpoint_gb"]
     lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
             f"optimizer states) is **{num(size_gb)} GB**.")
-    parts = result["breakdown_gb"]
-    tables = [table(["part", "GB"], [["weights", parts["weights"] * _unsharded(result)],
-                                      ["optimizer states", parts["optimizer"] * _unsharded(result)],
+    # The whole model's states, not one GPU's share: an optimizer offloaded to the CPU is not on
+    # the GPU but is still in the checkpoint.
+    parts = result["whole_model_gb"]
+    tables = [table(["part", "GB"], [["weights", parts["weights"]],
+                                      ["optimizer states", parts["optimizer"]],
                                       ["full checkpoint", size_gb]])]
     rate = slot(intent, "bandwidth")
     if rate:

@@ -47,8 +47,9 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         payload["budget_usd"], goal = s["usd"], True
     if "objective" in s:
         payload["objective"], goal = s["objective"], True
-    elif s.get("cost") and not goal and workload != "pretrain":
-        # "how costly is it to fine-tune X?": what it costs done the cheapest way
+    elif s.get("cost") and not goal and workload not in ("pretrain", "inference"):
+        # "how costly is it to fine-tune X?": what it costs done the cheapest way (serving
+        # needs a throughput to be planned for, which a cost word does not give)
         payload["objective"], goal = "cheapest", True
         intent.assumed["objective"] = "cheapest"
     if "gpu" in s:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.answer import Answer, Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.routing.dispatch import Reply
@@ -138,6 +138,16 @@ def _run_hours(text: str, first: float | None) -> list[float]:
     if first:
         found.insert(0, float(first))
     return list(dict.fromkeys(h for h in found if h > 0))[:4]
+
+
+def with_run_figures(text: str, intent: Intent, asked: Answer) -> Answer:
+    """A question back that still shows the run's own arithmetic: what the model is asked for
+    does not undo "43 hours for 750 steps" = 206.4 s per step."""
+    found = add_run_figures(text, intent, Reply(headline=""))
+    if not found.tables:
+        return asked
+    markdown = asked.markdown + "\n\nFrom the question meanwhile:\n\n" + "\n\n".join(found.tables)
+    return asked.model_copy(update={"markdown": markdown, "trace": [*asked.trace, *found.steps]})
 
 
 def _nearest_time(text: str, start: int, end: int) -> re.Match[str] | None:

@@ -55,7 +55,8 @@ class MemoryInput(CheckedInput):
     precision: Precision | None = Field(
         default=None, description="weights/compute; default bf16 (nf4 for qlora)")
     kv_precision: KvPrecision | None = Field(
-        default=None, description="KV cache; default the weights' precision, bf16 below 8 bits")
+        default=None,
+        description="KV cache; default 16-bit (fp32 with fp32 weights), however weights are stored")
     optimizer: Optimizer | None = Field(default=None, description="training; default adamw")
     master_weights: bool | None = Field(
         default=None, description="FP32 master copy under mixed precision; default on")

@@ -20,8 +20,7 @@ from clusterplan.tools.memory.precision import GRADIENT_BYTES, QUANTISED, stored
 
 DEFAULT_TOKENS = 4096  # default seq_len (training) and context_len (inference), capped by model
 ALL_TARGETS = ("q", "k", "v", "o", "gate", "up", "down")
-_KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8")  # a KV cache may take the weights'
-EIGHT_BIT = ("fp8", "int8")
+_KV_FOLLOWS = ("fp32", "bf16", "fp16")  # weights whose type the KV cache takes
 
 
 # Hashed by value: the parallelism search memoises on it. Never mutated after __post_init__.
@@ -119,15 +118,11 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
         released = " (the released checkpoint's own)" if precision == shape.native_precision \
             and precision != "bf16" else ""
         said.append(f"precision: {precision} weights{released}")
-    # A KV cache is kept in the compute type unless asked otherwise: FP32 and 16-bit weights
-    # give theirs; 8-bit weights (chosen or released) leave it 16-bit, as vLLM's "auto" does
-    # (serving-memory-preallocation#kv-dtype-auto).
-    kv = kv_given or (precision if precision in _KV_PRECISIONS and precision not in EIGHT_BIT
-                      and not released else "bf16")
+    # A KV cache stays in the 16-bit compute type unless a cache type is asked for, whatever
+    # the weights are stored in (kv-cache#cache-dtype-default); FP32 weights compute in FP32.
+    kv = kv_given or (precision if precision in _KV_FOLLOWS else "bf16")
     if workload == "inference" and kv_given is None:
-        said.append(f"kv_precision: {kv} KV cache" + (
-            f" (the 16-bit compute type: {precision} weights do not make an {precision} cache "
-            "unless kv_precision asks for one)" if precision in EIGHT_BIT else ""))
+        said.append(f"kv_precision: {kv} KV cache")
     tokens = min(DEFAULT_TOKENS, shape.max_context)
     if training:
         optimizer, zero_stage, seq_len, micro_batch, recompute, sequence_parallel = \
