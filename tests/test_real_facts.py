@@ -317,7 +317,15 @@ def test_five_people_at_128k_context_hold_215_gb_of_kv_cache():
                      "expect, etc.?")
     assert answer.intent.slots["batch"] == 5
     # 8-bit weights leave vLLM's cache in the 16-bit compute type (cache_dtype "auto")
-    assert "| KV cache at the context named (327,680 bytes per token) | GB |" in answer.markdown
+    assert "**327,680 bytes per token**: **215 GB** for 131,072 tokens × 5 sequences" \
+        in answer.markdown
+
+
+def test_the_kv_table_beside_a_serving_layout_counts_the_users():
+    # The same figures beside a serving answer: 327,680 B x 131,072 = 42.95 GB per user;
+    # x 5 = 214.7 GB.
+    answer = respond("Serve Llama-3.3-70b on 4 H100 to 5 people at 128k context: what "
+                     "throughput per layout?")
     assert "| 131,072 tokens | 42.9 |" in answer.markdown
     assert "| 5 sequences × 131,072 tokens | 215 |" in answer.markdown
 

@@ -27,7 +27,7 @@ TOTAL_WORDS = lazy(r"\bof\s+(?:the\s+)?total\b|\bout\s+of\b|占(?:了)?(?:总|�
 HOURS = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h|小时)(?![\w/])", _I)
 TO_SECONDS = {"h": 3600.0, "hour": 3600.0, "hr": 3600.0, "小时": 3600.0, "minute": 60.0,
               "min": 60.0, "分钟": 60.0, "second": 1.0, "sec": 1.0, "s": 1.0, "秒": 1.0}
-KINDS = ("training", "diagnose", "pricing", "concept")
+KINDS = ("training", "diagnose", "pricing", "concept", "checkpoint")
 # A dataset and its passes: "230k data samples", "an epoch of 3", "3 epochs"
 SAMPLES = lazy(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(k|m)?\s*(?:data\s+|training\s+)?"
                r"(?:samples?|examples?|条(?:数据|样本)?)\b", _I)
