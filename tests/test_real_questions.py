@@ -816,3 +816,12 @@ def test_fp8_weights_keep_a_16_bit_kv_cache_unless_one_is_asked_for():
                      "The model's max seq len (131072) is larger than the maximum number of tokens "
                      "that can be stored in KV cache (79392).")
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 516096
+
+
+def test_a_bare_q4_model_is_ggufs_plain_4_bit_type():
+    # ggml-org/llama.cpp#9517: "Can't load a Q4 model on 12gb vram". llama.cpp's Q4_0 stores 32
+    # weights in 18 bytes (16 of nibbles + a 2-byte scale): 0.5625 B a weight, so 12e9 B hold at
+    # most 12e9 / 0.5625 = 21.3e9 weights (before KV cache and overhead).
+    answer = respond("Can't load a Q4 model on 12gb vram")
+    assert answer.intent.slots["precision"] == "q4_0"
+    assert "**21.3B parameters** in Q4_0 (0.562 bytes each)" in answer.markdown
