@@ -818,3 +818,12 @@ def test_fp8_weights_keep_a_16_bit_kv_cache_unless_one_is_asked_for():
                      "that can be stored in KV cache (79392).")
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 516096
 
+
+
+def test_a_memory_figure_split_over_the_gpus_asked_is_called_per_gpu():
+    # Llama 2 70B (68.98e9 parameters) in 4-bit over 2 GPUs: 68.98e9 x 0.516 B / 2 = 17.8 GB of
+    # weights on each, so the sentence must say "per GPU", not "on one GPU before any sharding".
+    answer = respond("How much VRAM does Llama 2 70B need in 4-bit across 2 GPUs?")
+    lead = answer.markdown.split("\n")[0]
+    assert "weights 17.8 GB" in lead and "per GPU, on each of 2 GPUs" in lead
+    assert "before any sharding" not in lead
