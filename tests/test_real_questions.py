@@ -704,12 +704,13 @@ def test_more_nodes_slower_over_a_stated_network_asks_the_model_then_times_its_g
 
 
 def test_gpu_memory_and_a_precision_with_no_model_give_the_largest_model_it_holds():
-    # llama.cpp #9517 (github.com/ggml-org/llama.cpp/issues/9517): 12 GB at 4 bits. 4-bit
-    # weights with their quantisation constants take 0.516 B a parameter (note
-    # qlora-paper#double-quant): 12e9 / 0.516 = 23.3B parameters at most, before the KV cache.
+    # llama.cpp #9517 (github.com/ggml-org/llama.cpp/issues/9517): 12 GB of a "Q4" model.
+    # llama.cpp's Q4_0 stores 32 weights in 18 bytes (16 of nibbles + a 2-byte scale): 0.5625 B
+    # a weight, so 12e9 / 0.5625 = 21.3B parameters at most, before the KV cache.
     answer = respond("Can't load a Q4 model on 12gb vram")
     assert answer.intent.kind == "fit" and answer.clarification is None
-    assert "at most **23.3B parameters** in INT4" in answer.markdown
+    assert answer.intent.slots["precision"] == "q4_0"
+    assert "at most **21.3B parameters** in Q4_0 (0.562 bytes each)" in answer.markdown
     assert "6.00B in 16 bits" in answer.markdown  # 12e9 / 2 B
     # With no precision the model is still asked (ChatGLM-6B #39: a 6GB card out of memory).
     assert respond("6GB显卡提示显存不足").clarification is not None
@@ -816,3 +817,13 @@ def test_fp8_weights_keep_a_16_bit_kv_cache_unless_one_is_asked_for():
                      "The model's max seq len (131072) is larger than the maximum number of tokens "
                      "that can be stored in KV cache (79392).")
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 516096
+
+
+
+def test_a_memory_figure_split_over_the_gpus_asked_is_called_per_gpu():
+    # Llama 2 70B (68.98e9 parameters) in 4-bit over 2 GPUs: 68.98e9 x 0.516 B / 2 = 17.8 GB of
+    # weights on each, so the sentence must say "per GPU", not "on one GPU before any sharding".
+    answer = respond("How much VRAM does Llama 2 70B need in 4-bit across 2 GPUs?")
+    lead = answer.markdown.split("\n")[0]
+    assert "weights 17.8 GB" in lead and "per GPU, on each of 2 GPUs" in lead
+    assert "before any sharding" not in lead

@@ -40,6 +40,10 @@ FORMAT_WORDS = (
     (lazy(r"\b1\.58[\s-]?bits?\b|\bternary\b|\bbitnet\b", _I), "1.58bit"),
     (lazy(r"\bllm\.int8\b|\bload_in_8bit\b|\bbitsandbytes\s+8[\s-]?bit\b", _I), "bnb-int8"),
     (lazy(r"\bload_in_4bit\b|\bbitsandbytes\s+4[\s-]?bit\b", _I), "nf4"),
+    # llama.cpp's bare "Q4" / "Q8" models: the plain GGUF types of that width (gguf-quant-types)
+    (lazy(r"\bq4\b(?![_-])", _I), "q4_0"),
+    (lazy(r"\bq5\b(?![_-])", _I), "q5_0"),
+    (lazy(r"\bq8\b(?![_-])", _I), "q8_0"),
 )
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (

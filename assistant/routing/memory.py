@@ -100,7 +100,10 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     else:
         lead += f", gradients {num(parts['gradients'])} GB, optimizer states " \
                 f"{num(parts['optimizer'])} GB, activations {num(parts['activations'])} GB"
-    lead += f", overhead {num(parts['overhead'])} GB) on one GPU before any sharding."
+    gpus = int(result["layout"]["gpus"])
+    lead += (f", overhead {num(parts['overhead'])} GB) on one GPU before any sharding."
+             if gpus == 1 else f", overhead {num(parts['overhead'])} GB) per GPU, on each of "
+             f"{gpus} GPUs.")
     fewest = (result.get("min_gpus") or {}).get("h100-sxm")
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
