@@ -137,6 +137,7 @@ class MethodSearch:
     plans: dict[tuple[str, str], Option | None] = field(default_factory=dict)
     offers: dict[str, list[Offer]] = field(default_factory=dict)
     kinds: list[tuple[str, int, float, float]] = field(default_factory=list)
+    last_within: str | None = None  # the GPU kind of the last plan found within the budget
 
     def __post_init__(self) -> None:
         """(GPU, GPUs a node, peak FLOP/s, lowest $/GPU-h) of each kind with an offer."""
@@ -174,8 +175,15 @@ class MethodSearch:
             return cost_floor(active, self.workload, tokens, kind[2], kind[3])
 
         best: Option | None = None
-        for kind in sorted(self.kinds, key=floor):
-            if floor(kind) > budget or (best is not None and floor(kind) >= best.cost_usd):
+        kinds = sorted(self.kinds, key=floor)
+        if any_within:  # any kind within the budget will do: the last one that was, first
+            kinds.sort(key=lambda k: k[0] != self.last_within)
+        for kind in kinds:
+            if floor(kind) > budget:
+                if any_within:
+                    continue
+                break
+            if best is not None and floor(kind) >= best.cost_usd:
                 break
             opt = self.first_fit(model, kind[0], kind[1])
             if opt is not None:
@@ -183,6 +191,7 @@ class MethodSearch:
                 if best is None or (priced.cost_usd, priced.gpus) < (best.cost_usd, best.gpus):
                     best = priced
                 if any_within and best.cost_usd <= budget:
+                    self.last_within = kind[0]
                     break
         return best
 
