@@ -1,8 +1,9 @@
 """A Hugging Face config.json read into a model row: the shape the calculators need.
 
-Covers the config layouts of Llama, Mistral, Mixtral, Qwen2/2.5/3 (dense and MoE), DeepSeek-V2/V3
-and Kimi K2 (MLA: kv_lora_rank + qk_rope_head_dim), Gemma 1/2/3, Phi-3, Falcon (old multi_query
-and new_decoder_architecture), GPT-NeoX, GPT-J, OPT, BLOOM, gpt-oss, Llama 4 and MiniMax-M2.
+Covers the config layouts of Llama, Mistral, Mixtral, Qwen (first generation), Qwen2/2.5/3
+(dense and MoE), DeepSeek-V2/V3 and Kimi K2 (MLA: kv_lora_rank + qk_rope_head_dim), Gemma
+1/2/3, Phi-3, Falcon (old multi_query and new_decoder_architecture), GPT-NeoX, GPT-J, OPT,
+BLOOM, gpt-oss, Llama 4 and MiniMax-M2.
 A config that names no parameter count gets one counted from its shape: embeddings, attention,
 MLP or experts, norms and an untied output head (see note model-config-import).
 """
@@ -25,7 +26,7 @@ TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "opt", "bloom", "
 PLAIN_MLP = {"opt", "bloom", "gpt_neox", "gptj", "falcon", "RefinedWeb", "RefinedWebModel",
              "gpt2", "gpt_bigcode", "starcoder2", "nemotron"}
 # Families whose attention projections carry biases when the config does not say.
-QKV_BIAS = {"qwen2", "qwen2_moe", "opt", "bloom", "gpt_neox", "gpt2", "gpt_bigcode",
+QKV_BIAS = {"qwen", "qwen2", "qwen2_moe", "opt", "bloom", "gpt_neox", "gpt2", "gpt_bigcode",
             "starcoder2"}
 
 
@@ -103,6 +104,8 @@ def read_shape(config: dict[str, Any]) -> ConfigShape:
             and not _has(config, "hidden_size", "n_embd", "d_model"):
         config = {**config["text_config"], "_outer": top}
     kind = str(config.get("model_type") or top.get("model_type") or "")
+    if kind == "qwen":
+        config = _qwen_first_generation(config)
     if config.get("block_configs"):
         raise ConfigError("its layers differ in shape (block_configs, as in Nemotron NAS "
                           "models); only models of identical layers can be read")
@@ -145,6 +148,18 @@ def read_shape(config: dict[str, Any]) -> ConfigShape:
         max_context=context, sliding_window=window, sliding_window_layers=window_layers,
         window_kind=window_kind, native_precision=_precision(config, top),
         params=params, active_params=active)
+
+
+def _qwen_first_generation(config: dict[str, Any]) -> dict[str, Any]:
+    """A first-generation Qwen config (model_type qwen) in the layout the reader knows: its
+    intermediate_size counts both SwiGLU input matrices, so each is half of it, and its
+    trained context is seq_length (note model-qwen-1)."""
+    out = dict(config)
+    if isinstance(out.get("intermediate_size"), int):
+        out["intermediate_size"] = out["intermediate_size"] // 2
+    if isinstance(out.get("seq_length"), int):
+        out["max_position_embeddings"] = out["seq_length"]
+    return out
 
 
 def count_params(config: dict[str, Any], kind: str, layers: int, hidden: int, heads: int,
@@ -221,7 +236,7 @@ def _attention_params(config: dict[str, Any], kind: str, h: int, heads: int, kv_
         bias = True
     if kind == "gptj":
         bias = False
-    if kind == "qwen2" or kind == "qwen2_moe":
+    if kind in ("qwen", "qwen2", "qwen2_moe"):
         return weights + q_out + 2 * kv_out  # biases on query, key and value only
     return weights + (q_out + 2 * kv_out + h if bias else 0)
 

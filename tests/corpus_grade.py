@@ -71,6 +71,7 @@ GPU_ALIASES: dict[str, set[str]] = {
     "v100": {"v100-sxm2-16gb", "v100-sxm2-32gb", "v100s-pcie-32gb"},
     "v100-32gb": {"v100-sxm2-32gb", "v100s-pcie-32gb"},
     "v100-16gb": {"v100-sxm2-16gb"},
+    "p40": {"tesla-p40"},
 }
 
 # Units of the facts and of the answer's numbers, to a base unit of their dimension.

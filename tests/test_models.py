@@ -68,7 +68,8 @@ ROW_OF = {
 REFUSED = {"nvidia--Llama-3_3-Nemotron-Super-49B-v1"}
 # The CodeLlama 34B preset says vocab 32016 (the 7B's, with infilling tokens); 34B was released
 # without infilling and its upstream config says 32000, as the catalog row does.
-COUNT_ONLY = {"mistralai--Mistral-7B-v0.1", "codellama--CodeLlama-34b-hf"}
+# The first-generation Qwen 1.8B is kept for its count: the catalog holds its 7B, 14B and 72B.
+COUNT_ONLY = {"mistralai--Mistral-7B-v0.1", "codellama--CodeLlama-34b-hf", "Qwen--Qwen-1_8B"}
 
 # Where a row's max_context deliberately differs from the config's max_position_embeddings.
 CONTEXT_DIFFERS = {
@@ -119,7 +120,7 @@ PUBLISHED = {
     "mistralai--Mixtral-8x7B-v0.1": 46.7, "mistralai--Mixtral-8x22B-v0.1": 141,
     "Qwen--Qwen3-8B": 8.2, "Qwen--Qwen3-32B": 32.8, "Qwen--Qwen3-30B-A3B": 30.5,
     "Qwen--Qwen3-235B-A22B": 235, "Qwen--Qwen3-Coder-480B-A35B-Instruct": 480,
-    "Qwen--Qwen2-7B": 7.62, "Qwen--Qwen1.5-MoE-A2.7B": 14.3,
+    "Qwen--Qwen2-7B": 7.62, "Qwen--Qwen1.5-MoE-A2.7B": 14.3, "Qwen--Qwen-1_8B": 1.84,
     "deepseek-ai--DeepSeek-V3": 671, "deepseek-ai--DeepSeek-V2-Lite": 15.7,
     "google--gemma-2b": 2.51, "google--gemma-2-2b": 2.61, "google--gemma-2-9b": 9.24,
     "google--gemma-2-27b": 27.2, "microsoft--Phi-3.5-mini-instruct": 3.82,
@@ -192,6 +193,38 @@ def test_parameter_count_of_families_without_a_saved_config(config, published, t
     assert read_shape(config).params / 1e9 == pytest.approx(published, rel=tolerance)
 
 
+# First-generation Qwen (model_type qwen) from the model cards' tables (note model-qwen-1); its
+# config gives intermediate_size as both SwiGLU input matrices together (22016 = 2 x 11008).
+QWEN_1 = {
+    "qwen-7b": {"hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                "intermediate_size": 22016, "vocab_size": 151936, "seq_length": 8192},
+    "qwen-14b": {"hidden_size": 5120, "num_hidden_layers": 40, "num_attention_heads": 40,
+                 "intermediate_size": 27392, "vocab_size": 152064, "seq_length": 2048},
+    "qwen-72b": {"hidden_size": 8192, "num_hidden_layers": 80, "num_attention_heads": 64,
+                 "intermediate_size": 49152, "vocab_size": 152064, "seq_length": 32768},
+}
+
+
+@pytest.mark.parametrize("row_id", sorted(QWEN_1))
+def test_first_generation_qwen_rows_match_their_config_layout(row_id):
+    config = {"model_type": "qwen", "kv_channels": 128, "no_bias": True,
+              "tie_word_embeddings": False, **QWEN_1[row_id]}
+    got = read_shape(config).row_fields()
+    row = catalog_rows()[row_id]
+    wrong = {f: (getattr(row, f), got[f]) for f in SHAPE if getattr(row, f) != got[f]}
+    assert not wrong and row.max_context == got["max_context"], wrong
+
+
+def test_qwen_72b_parameter_count_by_hand():
+    # Per layer: QKV 8192 x 24576 + its bias 24576, output 8192 x 8192, SwiGLU 3 x 8192 x 24576,
+    # two RMSNorms 2 x 8192 = 872,456,192; x 80 = 69,796,495,360. Embedding and untied head
+    # 2 x 152064 x 8192 = 2,491,416,576; final norm 8192. Total 72,287,920,128 = 72.29B, and
+    # 2 bytes each is 144.6 GB: the card's "at least 144GB" for BF16.
+    config = {"model_type": "qwen", **QWEN_1["qwen-72b"]}
+    assert read_shape(config).params == 72_287_920_128
+    assert catalog_rows()["qwen-72b"].params_b == pytest.approx(72.29, abs=0.005)
+
+
 def test_falcon_kv_heads_follow_multi_query_and_the_new_decoder():
     old = {"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
            "num_attention_heads": 71, "multi_query": True, "vocab_size": 65024}
@@ -217,6 +250,7 @@ def test_catalog_has_at_least_sixty_models_each_citing_a_model_note():
     ("qwen2.5:72b", "qwen2.5-72b"), ("R1 671B", "deepseek-r1"),
     ("meta-llama/Llama-2-7b-hf", "llama-2-7b"), ("gpt-oss:120b", "gpt-oss-120b"),
     ("Qwen/Qwen3-235B-A22B", "qwen3-235b-a22b"), ("mistral nemo", "mistral-nemo-12b"),
+    ("Qwen-72B", "qwen-72b"), ("Qwen-7B-Chat", "qwen-7b"), ("Qwen1.5-72B", "qwen1.5-72b"),
 ])
 def test_names_people_write_find_the_row(memory_store, typed, row_id):
     assert load_catalog(memory_store).models.find(typed).id == row_id

@@ -143,6 +143,64 @@ def test_step_time_reproduces_every_row_of_narayanan_table_1_within_10_percent(r
     assert predicted == pytest.approx(achieved, rel=0.10)
 
 
+def _paper_conditions(params, heads, h, layers, gpus, batch):
+    """The search under Table 1's conditions: Selene (A100 80GB, HDR InfiniBand), GPT shape,
+    full recompute, micro-batch 1, no sequence parallelism, and no optimizer sharding
+    (Megatron-LM of 2021 had none)."""
+    return _train(params_b=params, layers=layers, hidden=h, heads=heads, kv_heads=heads,
+                  ffn_hidden=4 * h, vocab=51200, gpu="a100", gpus=gpus, seq_len=2048,
+                  global_batch=batch, zero_stages=[0], recompute=["full"], micro_batches=[1],
+                  sequence_parallel=False, inter_link="ib-hdr", top_k=1000)
+
+
+# Rows whose best layout the model holds more than 10% faster than the one the paper ran, with
+# the model's best / published step. Each prefers less tensor parallelism than the paper. The
+# efficiency curve (mfu-calibration#efficiency-curve) was fitted on Table 1 alone, where tensor
+# parallelism rises together with the hidden size, so it cannot tell a GEMM split 8 ways from a
+# small model; at h = 6,144 it rates the tp 1 layer 0.565 of peak against 0.481 at tp 8 (+17%),
+# and no published measurement at the search's layouts (Figure 13 gives only an ordering at
+# 161B) pins that down. Strict: a model change that closes the gap has to say so here.
+_FASTER_THAN_PUBLISHED = {
+    3.6: "best tp 1 (dp 64) at 0.88 of the published tp 2 step",
+    7.5: "best tp 1, pp 2 at 0.89 of the published tp 4 step",
+    18.4: "best tp 1, pp 4 at 0.81 of the published tp 8 step",
+    39.1: "best tp 2, pp 8 at 0.84 of the published tp 8, pp 2 step",
+    76.1: "best tp 4, pp 4 at 0.87 of the published tp 8, pp 4 step (its first stage holds "
+          "85.1 GB of the A100's 85.9)",
+}
+
+
+@pytest.mark.parametrize("row", [
+    pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=_FASTER_THAN_PUBLISHED[r[0]]))
+    if r[0] in _FASTER_THAN_PUBLISHED else r for r in TABLE_1], ids=[f"{r[0]}B" for r in TABLE_1])
+def test_best_layout_under_table_1_conditions_is_as_fast_as_the_published_one(row):
+    # Issue 19's check on the search itself: the best layout it finds for each Table 1 row is
+    # within 10% of the published layout's step. The published step is the paper's own figure:
+    # 96·B·s·l·h²·(1 + s/6h + V/16lh) FLOPs over (GPUs x achieved teraFLOP/s); for the 1T row
+    # 5.14e19 / (3,072 x 163e12) = 102.6 s (megatron-lm-2021#table1-rows, #flops-formula).
+    params, heads, h, layers, _, _, gpus, batch, achieved = row
+    flops = 96 * batch * 2048 * layers * h**2 * (1 + 2048 / (6 * h) + 51200 / (16 * layers * h))
+    published_s = flops / (gpus * achieved * 1e12)
+    best = _paper_conditions(params, heads, h, layers, gpus, batch)["plans"][0]
+    assert best["step_time_s"] == pytest.approx(published_s, rel=0.10)
+
+
+@pytest.mark.parametrize("batch", [
+    32,
+    pytest.param(128, marks=pytest.mark.xfail(strict=True, reason=(
+        "the model puts tp 4, pp 16 (32.2 s) 1.5% ahead of tp 8, pp 8 (32.7 s)"))),
+])
+def test_161b_on_64_gpus_runs_fastest_at_tensor_8_pipeline_8(batch):
+    # megatron-lm-2021#fig13-tp-vs-pp: 161B (32 layers, h = 20,480, 128 heads; 12·l·h² =
+    # 161.1e9) on 64 A100s, every (tp, pp) with tp·pp = 64; the paper measured tp 8, pp 8 the
+    # fastest at batches 32 and 128. tp 16 and 32 cross the DGX node and are ruled out.
+    result = _paper_conditions(12 * 32 * 20480**2 / 1e9, 128, 20480, 32, 64, batch)
+    model_parallel = [p for p in result["plans"] if p["dp"] == 1]
+    assert {(p["tp"], p["pp"]) for p in model_parallel} >= {(2, 32), (4, 16), (8, 8)}
+    fastest = min(model_parallel, key=lambda p: p["step_time_s"])
+    assert (fastest["tp"], fastest["pp"]) == (8, 8)
+
+
 TABLE_5 = [  # activation-memory#table5-iterations: params (GPT shape), heads, hidden, layers,
     # pp, GPUs (= batch), seconds per iteration with selective recompute + sequence parallelism
     (22, 64, 6144, 48, 1, 8, 4, 1.10), (175, 96, 12288, 96, 8, 64, 64, 13.75),

@@ -128,10 +128,32 @@ def test_chinese_intent_words(read, text, kind):
 
 
 @pytest.mark.parametrize("text, params_b", [
-    ("未量化的14b最低要什么显卡", 14), ("qwen72B-int4可行吗", 72), ("qwen14b 的显存", 14),
+    ("未量化的14b最低要什么显卡", 14), ("一个72B的模型要多少显存", 72),
 ])
 def test_sizes_beside_chinese_or_a_family_name(read, text, params_b):
     assert read(text).slots["params_b"] == params_b
+
+
+# "Qwen-72B" and "qwen14b" are the names of the first-generation Qwen models themselves
+# (note model-qwen-1), read as those, never as Qwen1.5 of the same size. From real threads:
+# github.com/chatchat-space/Langchain-Chatchat/issues/3613, hiyouga/LLaMA-Factory/issues/4711,
+# QwenLM/Qwen/issues/1297.
+@pytest.mark.parametrize("text, model", [
+    ("想用两张3090跑qwen72B-int4可行吗？", "qwen-72b"), ("qwen14b 的显存", "qwen-14b"),
+    ("Qwen-72B合并LoRA权重自动被killed", "qwen-72b"), ("qwen 7B 推理只需要8.2G", "qwen-7b"),
+    ("Qwen1.5-72B-Chat 推理", "qwen1.5-72b"),
+])
+def test_first_generation_qwen_is_read_by_its_own_name(read, text, model):
+    intent = read(text)
+    assert intent.slots["model"] == model and "params_b" not in intent.slots
+
+
+# A typo keeps its numbers: "qwen3:14b" (github.com/ollama/ollama/issues/10529) is a Qwen3 the
+# catalog lacks, not the Qwen-14B one digit away; "qwen1.5-14b" is not Qwen-14B either.
+@pytest.mark.parametrize("text", ["FROM qwen3:14b with num_ctx 16384, how much memory?",
+                                  "qwen1.5-14b模型用一张80g的A100爆显存了"])
+def test_a_model_name_one_version_away_is_not_read_as_it(read, text):
+    assert read(text).slots.get("model") not in {"qwen-14b"}
 
 
 @pytest.mark.parametrize("text, kind", [
@@ -323,3 +345,91 @@ def test_a_stated_training_batch_is_read_and_not_taken_for_the_budget(read, text
     assert slots[slot] == value
     assert slots["tokens"] == 15e12  # the batch's tokens are not the training budget
     assert "batch" not in slots  # nor its sequences concurrent requests
+
+
+# A training script pasted into the question (github.com/PolyU-ChenLab/UniPixel/issues/8): its
+# flags name the method and the sequence length, and its shell variables are not money.
+SCRIPT = ("How many GPUs are required to fine-tune a 7B model? Can two RTX 5090 GPUs suffice?\n"
+          "export CUDA_VISIBLE_DEVICES=0,1\nexport PYTHONPATH=\"./:$PYTHONPATH\"\n"
+          "torchrun --nproc_per_node 8 unipixel/train/train.py --deepspeed scripts/zero2.json "
+          "--lora_enable True --lora_r 64 --max_num_tokens 40960 "
+          "--per_device_train_batch_size 1")
+
+
+def test_a_pasted_training_script_is_read_by_its_flags(read):
+    intent = read(SCRIPT)
+    assert intent.kind == "cluster_size" and "cost" not in intent.slots
+    assert (intent.slots["workload"], intent.slots["seq_len"]) == ("lora", 40960)
+    assert (intent.slots["gpu"], intent.slots["gpus"]) == ("rtx-5090", 2)
+
+
+@pytest.mark.parametrize("text, seq_len", [
+    ("qlora on llama 3 8b with cutoff_len: 4096", 4096),
+    ("full finetune qwen2.5 7b --model_max_length 8192", 8192),
+    ("lora llama 3 8b --max_seq_length 2048", 2048),
+])
+def test_sequence_length_flags_of_training_scripts(read, text, seq_len):
+    assert read(text).slots["seq_len"] == seq_len
+
+
+@pytest.mark.parametrize("text", ["what does 8 H100 cost at $2.5/h for a month",
+                                  "price of 8 H100 at 2.5$ per hour"])
+def test_a_dollar_before_or_after_a_number_is_still_money(read, text):
+    assert read(text).kind == "pricing"
+
+
+# Counts people imply rather than write (addresses beside each):
+@pytest.mark.parametrize("text, gpus", [
+    # github.com/vllm-project/vllm/issues/6938: TP 4 x PP 16 spans 4 x 16 = 64 GPUs (and the
+    # "tp 64" it is compared with, 64 too)
+    ("what is he difference between doing tp 4 + pp 16 vs doing tp 64?", 64),
+    # github.com/vllm-project/vllm/issues/7958: GPU0..GPU3 named, four distinct devices
+    ("tensor parallelism requires [GPU0, GPU2] and [GPU1, GPU3], and pipeline parallelism "
+     "should occur between [GPU0, GPU2] and [GPU1, GPU3] within a single node", 4),
+    # github.com/PolyU-ChenLab/UniPixel/issues/8: two visible devices, 0 and 1
+    ("export CUDA_VISIBLE_DEVICES=0,1\ntorchrun train.py --lora_enable True, how much memory "
+     "for a 7B model?", 2),
+])
+def test_counts_implied_by_a_layout_or_a_device_list(read, text, gpus):
+    assert read(text).slots["gpus"] == gpus
+
+
+def test_a_value_on_the_line_before_a_gpu_label_is_not_a_gpu_count(read):
+    # github.com/ollama/ollama/issues/9753: "RAM : 32GB * 2" then "GPU: ..." on the next line;
+    # the 2 is two RAM sticks, and one (unknown) RTX A5000 is the GPU.
+    intent = read("My computer specifications are like this\nCPU : Intel i9-10920X 3.5GHZ\n"
+                  "RAM : 32GB * 2\nGPU: NVIDIA RTX A5000 24GB\nmodel : llama 3.3 70B-q4_K_M")
+    assert "gpus" not in intent.slots and intent.slots["unknown_gpu"] == "A5000"
+
+
+def test_a_typo_inside_a_repository_name_reads_the_model_and_says_so(read):
+    # github.com/unslothai/unsloth/issues/1820: "disstill" in a repository name; the size and
+    # version numbers match DeepSeek-R1-Distill-Qwen-7B, so the typo is read, with a reading.
+    intent = read("How much video memory is required to train "
+                  "`deepseek-r1-disstill-qwen-7b-unsloth-bnb-4bit` in Unsloth 4-bit Dynamic "
+                  "Quants using the GRPO strategy?")
+    assert intent.slots["model"] == "deepseek-r1-distill-qwen-7b"
+    assert "read 'deepseek-r1-disstill-qwen-7b' as deepseek-r1-distill-qwen-7b" in intent.readings
+
+
+def test_a_family_name_with_another_size_is_that_size_not_the_familys_model(read):
+    # github.com/huggingface/open-r1/issues/113: "Deepseek R1 8B" is no 671B DeepSeek-R1 (it is
+    # an 8B distill); the size is kept and said. The "RTX 3050 8GB" is outside the catalog and
+    # its 8 GB is each GPU's memory.
+    intent = read("I ran the Deepseek R1 8B model with Ollama on an old PC with an RTX 3050 8GB "
+                  "graphics card.")
+    assert intent.slots.get("model") is None and intent.slots["params_b"] == 8
+    assert "'Deepseek R1 8B' is not deepseek-r1 (671B); read as a 8B model" in intent.readings
+    assert intent.slots["unknown_gpu"] == "RTX 3050" and intent.slots["gpu_memory_gb"] == 8
+
+
+@pytest.mark.parametrize("text, model", [
+    # Ollama tags keep their colon: github.com/ollama/ollama/issues/10529 ("FROM qwen3:14b",
+    # not in the catalog: a size only) and the catalog's own tags
+    ("ollama run deepseek-r1:7b, how much memory?", "deepseek-r1-distill-qwen-7b"),
+    ("qwen2.5:72b on 2 4090", "qwen2.5-72b"),
+    # "gemma 12b" is Gemma 3 12B, never Gemma 1's 2B ("gemma 1 2b" folds to the same letters)
+    ("gemma 12b memory", "gemma-3-12b"),
+])
+def test_ollama_tags_and_sizes_keep_their_numbers(read, text, model):
+    assert read(text).slots["model"] == model

@@ -6,6 +6,8 @@ all of them, these pin one behaviour per class so a regression names itself.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from clusterplan.assistant.respond import respond
@@ -156,10 +158,14 @@ def test_gpu_memory_with_no_gpu_kind_is_a_budget_not_an_h100():
 
 
 def test_a_memory_size_picks_a_variant_of_that_gpu_never_another_gpu():
-    # vllm-2080ti-issue-61-5090 "5090 24G": the RTX 5090 has 32 GB and no 24 GB variant; the
-    # 24G must not turn it into the 24 GB RTX 3090.
+    # vllm-2080ti-issue-61-5090 "5090 24G": the 24G must not turn it into the 24 GB RTX 3090,
+    # nor into the catalog's 32 GB RTX 5090: a 24 GB 5090 is the China-market RTX 5090 D v2
+    # (github.com/kekzl/imp/issues/876), a card the catalog lacks. It is named unknown, nearest
+    # the RTX 5090, and its stated 24 GB is the memory each GPU holds.
     answer = respond("太折腾了，5090 24G和这套2080方案，哪个好？我手上有5090 24G")
-    assert answer.intent.slots.get("gpu") == "rtx-5090"
+    slots = answer.intent.slots
+    assert slots.get("gpu") is None and slots["gpu_memory_gb"] == 24
+    assert any("nearest: rtx-5090" in r for r in answer.intent.readings)
 
 
 def test_a_range_of_gpu_counts_is_answered_at_each_end():
@@ -268,6 +274,38 @@ def test_an_engines_own_name_for_the_context_is_read():
                    ).intent.slots["context_len"] == 4096
 
 
+# --- a count asked is answered with the count first --------------------------------------
+
+def test_how_many_blocks_of_a100_leads_with_the_count():
+    # github.com/meta-llama/llama/issues/389: "blocks" is 块 (cards) translated word for word.
+    # Full fine-tuning 70B holds 16 B/param of model states: 70e9 x 16 = 1,120 GB; an
+    # A100-80GB holds 81,920 MiB = 85.9 GB, so the states alone need 1,120 / 85.9 = 13.04, i.e.
+    # at least 14; activations and the CUDA context add a little more per GPU. A reply in the
+    # thread says "roughly 16". The answer leads with that count, not a one-GPU fit.
+    answer = respond("How many blocks of 80g a100 are needed to fine-tune the 70b model")
+    assert answer.intent.kind == "cluster_size"
+    first = answer.markdown.split("\n")[0]
+    count = re.search(r"at least \*\*(\d+)× NVIDIA A100 SXM 80GB\*\*", first)
+    assert "does not fit" not in first and count and 14 <= int(count[1]) <= 16
+
+
+def test_vllm_memory_per_gpu_is_diagnosed_as_its_reservation():
+    # github.com/vllm-project/vllm/issues/823: 38 GB on each of 2 A100s whatever the TP size,
+    # against 26 GB under transformers. vLLM reserves 0.9 of each GPU: on a 40 GB A100,
+    # 0.9 x 40,960 MiB x 1,048,576 = 38,654,705,664 B = 38.65 GB; 38 / 38.65 = 0.983.
+    answer = respond("I am using a system with 2 A100 GPUs to run Llama2-13b chat model on "
+                     "vLLMs.\nIf I use tensor_parallel_size = 2, then the model takes up to 38GB "
+                     "on each GPU -- total 76GB.\nIf I use tensor_parallel_size = 1, then the "
+                     "model takes up to 38GB on just one GPU.\n\nIf I use huggingface pipeline, "
+                     "then the model in total takes around 26GB.\n\nCan anyone explain the "
+                     "reason for this discrepancy")
+    assert answer.intent.kind == "diagnose"
+    assert answer.markdown.startswith("vLLM's reservation on an NVIDIA A100 SXM 40GB")
+    step = next(s for s in answer.trace if "vLLM's reservation" in s.label)
+    assert step.inputs["expected"].value == pytest.approx(38.654705664, rel=1e-9)
+    assert "serving-memory-preallocation" in {c.id for c in answer.citations}
+
+
 def test_a_trained_models_context_is_its_training_sequence_length():
     # jquesnelle/yarn#23: "OOM error ... on 8*A100 ... GPU requirements for fine-tuning ? (7b
     # model, 64k context)". The 64k is the length it trains at, not a default 4,096. By hand:
@@ -305,6 +343,9 @@ def test_tuning_a_sized_model_with_full_parameters_is_full_fine_tuning():
                      "I want to train llama2 for new language, so lora is not the best option")
     assert answer.intent.slots["workload"] == "full_finetune"
     assert answer.markdown.startswith("Full fine-tuning Llama 2 13B")
+    # "A100 GPUs (40GB)": the 40 GB A100, not the 80 GB one
+    assert answer.intent.slots["gpu"] == "a100-sxm-40gb"
+    assert "**8× NVIDIA A100 SXM 40GB**" in answer.markdown
 
 
 def test_thousands_of_tokens_are_a_context_not_a_training_budget():
@@ -318,3 +359,19 @@ def test_thousands_of_tokens_are_a_context_not_a_training_budget():
     assert answer.intent.slots["context_len"] == 131072 and "tokens" not in answer.intent.slots
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 327680
     assert answer.data["memory"]["breakdown_gb"]["kv_cache"] == pytest.approx(42.95, abs=0.01)
+
+
+def test_what_a_fine_tune_costs_is_its_cheapest_plan_not_a_monthly_gpu_price():
+    # nomic-ai/gpt4all#45: "I want to determine how costly it is to fine-tune the 7B model".
+    # The cost of the job, done the cheapest way (assumed, shown), on the default data size
+    # (finetune-dataset-default: 52,000 x 512 x 3 = 79,872,000 tokens), not an H100's month.
+    answer = respond("I want to determine how costly it is to fine-tune the 7B model for local "
+                     "execution.")
+    assert answer.intent.kind == "plan"
+    assert "assumed objective: cheapest (not given in the question)" in answer.assumptions
+    assert answer.markdown.startswith("Goal: full fine-tuning on 79,872,000 tokens, cheapest.")
+    rec = answer.data["plan"]["recommendation"]
+    # the run's cost is what the offer bills: GPUs x $/GPU-hour x billed hours
+    assert rec["cost_usd"] == pytest.approx(
+        rec["billed_gpus"] * rec["usd_per_gpu_hour"] * rec["billed_hours"], rel=0.01)
+    assert "a month" not in answer.markdown.split("\n")[0]

@@ -18,7 +18,7 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.quantities import COUNT, count
 
 _I = re.IGNORECASE
-G = r"<g\d>"
+G = r"<[gu]\d>"  # a catalog GPU's marker, or one outside the catalog (outside_gpus.py)
 X = r"\s*[x×*]\s*"
 NODE = r"(?:nodes?|servers?|boxe?s?|machines?|systems?|hosts?)"
 ZH_DIGITS = {"一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 4, "五": 5, "六": 6,
@@ -61,7 +61,8 @@ COUNTS = (
     # "4 MI300X", "three A100" (not "three A100 nodes": a node count)
     lazy(rf"{B}{COUNT}\s+{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
-    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}\s+(?:gpus?|accelerators?|cards?|devices?)\b", _I),
+    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:gpus?|accelerators?|cards?|devices?)\b"
+         r"(?!\s*[:：])", _I),  # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label)
     # "a pair of H100s", "dual 4090", "a couple of GPUs"
     lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
     # "with 64 of them" (a follow-up counting the GPUs just named)
@@ -77,6 +78,12 @@ N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
              _I)
+# Devices listed by index: "CUDA_VISIBLE_DEVICES=0,1,2,3", "[GPU0, GPU2] and [GPU1, GPU3]".
+VISIBLE = lazy(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
+GPU_INDEX = lazy(r"\b(?:gpu|cuda)[:#]?(\d{1,2})\b", _I)  # "GPU0", "cuda:1"; not "GPU 24 GB"
+# "96 NVIDIA DGX-A100 (8X40G)", "12 DGX H100": systems, each a node (of 8 GPUs unless said).
+DGX = lazy(rf"{B}{COUNT}(?:\s+|{X})(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?"
+           rf"(?:\s*\(\s*(\d+){X}{MEM})?", _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
 
 
@@ -99,6 +106,10 @@ def number(text: str) -> int:
 def read_layout(text: str) -> Layout:
     """The GPU count and node layout the (masked) question states."""
     text = text.replace("\\*", "*")  # Markdown-escaped stars: "2\*8\*A100"
+    dgx = DGX.search(text)
+    if dgx and number(dgx[1]) > 0:
+        nodes, per_node = number(dgx[1]), int(dgx[2]) if dgx[2] else None
+        return Layout(nodes * per_node if per_node else None, nodes, per_node)
     for pattern in LAYOUTS:
         m = pattern.search(text)
         if m:
@@ -127,6 +138,20 @@ def read_layout(text: str) -> Layout:
     return layout
 
 
+def listed_devices(text: str) -> int | None:
+    """How many GPUs the question lists by index, when it lists more than one."""
+    visible = VISIBLE.search(text)
+    ids = set(re.split(r"\s*,\s*", visible[1])) if visible else \
+        {m for m in GPU_INDEX.findall(text)}
+    return len(ids) if len(ids) > 1 else None
+
+
+def dgx_nodes(text: str) -> tuple[str, int] | None:
+    """('96 NVIDIA DGX <g0>', 96) when the question counts DGX or HGX systems."""
+    m = DGX.search(text)
+    return (m[0], number(m[1])) if m and number(m[1]) > 0 else None
+
+
 def layout_slots(text: str, slots: dict[str, Any]) -> None:
     """Fill gpus, nodes and gpus_per_node from the question."""
     layout = read_layout(text)
@@ -135,6 +160,8 @@ def layout_slots(text: str, slots: dict[str, Any]) -> None:
         # The fewest is the question (does it fit, how fast at the least); both ends are shown.
         layout.gpus = int(span[1])
         slots["gpus_range"] = [int(span[1]), int(span[2])]
+    if layout.gpus is None and (layout.nodes or 1) == 1:  # the devices of one machine
+        layout.gpus = listed_devices(text)
     if layout.gpus is not None:
         slots["gpus"] = layout.gpus
     if layout.nodes is not None:

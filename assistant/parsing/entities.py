@@ -6,10 +6,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusterplan.assistant.parsing.counts import layout_slots
+from clusterplan.assistant.parsing.counts import dgx_nodes, layout_slots
+from clusterplan.assistant.parsing.gpu_reading import read_gpus
+from clusterplan.assistant.parsing.instances import instance_named
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.model_list import read_model_list
-from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask, unknown_gpus
+from clusterplan.assistant.parsing.names import Mention, by_kind, find_mentions, mask
 from clusterplan.assistant.parsing.offload_words import read_offload
 from clusterplan.assistant.parsing.quantities import (
     plain_numbers,
@@ -42,7 +44,8 @@ FORMAT_WORDS = (
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
-    (lazy(r"\blora\b|\badapters?\b|\bpeft\b", _I), "lora"),
+    # "--lora_enable True", "lora_r 64": a script's LoRA flags name the method too
+    (lazy(r"\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I), "lora"),
     # "tune 13B model ( full parameter )": full-parameter tuning of a model is fine-tuning
     (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
           r"\bsft\b|微调|\bfull[\s_-]*param(?:eter)?s?\b|"
@@ -60,7 +63,7 @@ WORKLOADS = (
 EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?"
                      r"(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
                      _I)
-ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora\b|\badapters?\b|\bpeft\b", _I)
+ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
     (lazy(r"\badam(?:w)?\b", _I), "adamw"),
@@ -82,8 +85,6 @@ PRICE_KINDS = (
 )
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
-MEM_BEFORE = lazy(r"(\d+)\s*g(?:i?b)?\s*(?:的|显存的)?\s*$", _I)
-MEM_AFTER = lazy(r"\s*[(（\[-]?\s*(\d+)\s*g(?:i?b)?(?![a-z])", _I)
 VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
@@ -101,6 +102,9 @@ class Entities:
 GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
 
 
+DGX_GLUED = lazy(r"\b([DH]GX)[-_](?=[A-Z]\d)", _I)
+
+
 def extract(text: str, catalog: Catalog) -> Entities:
     """Read every entity of `text` (already cut to a sane length)."""
     # "8x A100" -> "8 x A100"; not inside a hyphenated name ("Mixtral-8x7B-Instruct").
@@ -108,6 +112,7 @@ def extract(text: str, catalog: Catalog) -> Entities:
     spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     # "8A100", "progress=8H100": a count glued to a GPU's name.
     spaced = GLUED_COUNT.sub(r"\1 ", spaced)
+    spaced = DGX_GLUED.sub(r"\1 ", spaced)  # "DGX-A100": the system, then its GPU's name
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
@@ -119,23 +124,12 @@ def extract(text: str, catalog: Catalog) -> Entities:
 
 def _catalog_slots(found: Entities, catalog: Catalog) -> None:
     slots = found.slots
-    unknown = unknown_gpus(found.masked, catalog)
-    if unknown:
-        slots["unknown_gpu"] = unknown[0][0]
-        found.readings.extend(f"'{said}' is not a GPU in the catalog (nearest: {near}); it was "
-                              "not read as one" for said, near in unknown)
     for m in found.mentions:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
-    gpus = _distinct_gpus(found, catalog)
-    if gpus:
-        slots["gpu"] = gpus[0]
-        first = by_kind(found.mentions, "gpus")[0]
-        if first.text.endswith("s") and not first.fuzzy:
-            slots["gpu_plural"] = True  # 'H100s': some number of them, not one
-        if len(gpus) > 1:
-            slots["gpu_list"] = gpus
-    models = by_kind(found.mentions, "models")
+    read_gpus(found, catalog)
+    models = [m for i, m in enumerate(by_kind(found.mentions, "models"))
+              if not _other_size(found, m, i, catalog)]
     if models:
         slots["model"] = models[0].id
     else:
@@ -152,69 +146,24 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["provider"] = providers[0].id
 
 
-def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
-    """The GPUs named, in order, each once. A family named bare and again with its memory
-    ("8 x A100s (8x 40GB A100s)") is one GPU, the variant the memory picks, not two to compare."""
-    read = []  # (family, GB written beside the mention or None, the GPU it names)
-    for i, m in enumerate(by_kind(found.mentions, "gpus")):
-        gb = _memory_said(found, i)
-        read.append((gpu_family(m.id), gb, _by_memory(found, m.id, gb, catalog)))
-    sized: dict[str, set[str]] = {}
-    for family, gb, gpu in read:
-        if gb is not None:
-            sized.setdefault(family, set()).add(gpu)
-    # a bare mention takes its family's one sized variant, when the family is named again
-    one_variant = {family: next(iter(gpus)) for family, gpus in sized.items()
-                   if len(gpus) == 1 and sum(f == family for f, _, _ in read) > 1}
-    return list(dict.fromkeys(one_variant.get(family, gpu) if gb is None else gpu
-                              for family, gb, gpu in read))
+SIZE_AFTER = lazy(r"^\s*[-_ ]?\s*(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", _I)
+SIZE_WORD_IN = lazy(r"\d(?:\.\d+)?\s*[bm]\b|\d+x\d+", _I)  # a name with its size: "qwen 7B"
 
 
-def _memory_said(found: Entities, index: int) -> int | None:
-    """The GB written right beside GPU mention `index` ('40G A100', 'A100 (40GB)'), if any."""
-    mark = f"<g{index}>"
-    text = found.masked
-    at = text.find(mark)
-    if at < 0:
-        return None
-    said = MEM_BEFORE.search(text[max(0, at - 12):at]) or MEM_AFTER.match(text[at + len(mark):])
-    return int(said[1]) if said else None
-
-
-def _by_memory(found: Entities, gpu_id: str, gb: int | None, catalog: Catalog) -> str:
-    """'40G A100', 'A100 (40GB)', '40G的A100': the variant of that GPU with `gb` of memory."""
-    rows = catalog.gpus.rows
-    if gb is None or gpu_id not in rows:
-        return gpu_id
-    if rows[gpu_id].memory_label.upper() == f"{gb}GB":
-        return gpu_id
-    stem = gpu_family(gpu_id)
-    kin = [(row_id, _label_gb(row.memory_label)) for row_id, row in rows.items()
-           if gpu_family(row_id) == stem]
-    # The variant with that memory; else one within 3 % of it (an H100 "96G" is the 94 GB NVL).
-    near = [(abs(size - gb), order, row_id) for order, (row_id, size) in enumerate(kin)
-            if size and abs(size - gb) <= 0.03 * gb]  # ties: the catalog's first
-    if near:
-        row_id = min(near)[2]
-        if row_id != gpu_id:
-            found.readings.append(f"read '{gb}G' beside {gpu_id} as {row_id}")
-        return row_id
-    return gpu_id
-
-
-def gpu_family(gpu_id: str) -> str:
-    """'a100-sxm-80gb' -> 'a100', 'rtx-5090' -> 'rtx-5090': the id up to its model number, so
-    a memory size picks a variant of the same GPU, never another GPU of that size."""
-    parts = gpu_id.split("-")
-    for i, part in enumerate(parts):
-        if any(ch.isdigit() for ch in part):
-            return "-".join(parts[: i + 1])
-    return gpu_id
-
-
-def _label_gb(label: str) -> float | None:
-    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*GB", label or "", re.IGNORECASE)
-    return float(m[1]) if m else None
+def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bool:
+    """'deepseek 67b' names no catalog DeepSeek (the family name alone is DeepSeek-V3, 671B):
+    a size written right after a name without one, and not that model's, leaves the size."""
+    at = found.masked.find(f"<m{index}>")
+    said = SIZE_AFTER.match(found.masked[at + len(f"<m{index}>"):]) if at >= 0 else None
+    row = catalog.models.rows.get(m.id)
+    if said is None or row is None or SIZE_WORD_IN.search(m.text):
+        return False
+    size = float(said[1])
+    if any(abs(p - size) <= 0.05 * size for p in (row.params_b, row.active_params_b)):
+        return False
+    found.readings.append(f"'{m.text} {said[1]}B' is not {m.id} ({num_b(row.params_b)}); read "
+                          f"as a {num_b(size)} model")
+    return True
 
 
 def _model_by_size(found: Entities, catalog: Catalog) -> None:
@@ -334,6 +283,31 @@ def _format(text: str) -> str | None:
     return _first(FORMAT_WORDS, text)
 
 
+def _instance_layout(found: Entities) -> None:
+    """'2 x p4d.24xlarge': two nodes of its 8 GPUs; 'a p5.48xlarge': its 8 GPUs."""
+    named = instance_named(found.masked)
+    slots = found.slots
+    if named is None or named.gpus_each is None or "gpus" in slots or "nodes" in slots:
+        return
+    count = named.count or 1
+    slots.update(nodes=count, gpus_per_node=named.gpus_each, gpus=count * named.gpus_each)
+    found.readings.append(f"read {count} × '{named.said}' as {count} node"
+                          f"{'s' if count > 1 else ''} of {named.gpus_each} {named.gpu} "
+                          "(note aws-instance-gpus)")
+
+
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
     layout_slots(found.masked, found.slots)
+    slots = found.slots
+    if "tp" in slots and "pp" in slots and "gpus" not in slots and "nodes" not in slots:
+        # "tp 4 + pp 16": a layout spans TP x PP (x DP) GPUs
+        slots["gpus"] = slots["tp"] * slots["pp"] * slots.get("dp", 1)
+        found.readings.append(f"read TP {slots['tp']} × PP {slots['pp']}"
+                              + (f" × DP {slots['dp']}" if "dp" in slots else "")
+                              + f" as {slots['gpus']} GPUs")
+    _instance_layout(found)
+    dgx = dgx_nodes(found.masked)
+    if dgx is not None and "gpus_per_node" not in found.slots:
+        found.readings.append(f"read {dgx[1]} DGX/HGX systems as {dgx[1]} nodes; the GPUs "
+                              "per node are assumed (such a system holds 8)")

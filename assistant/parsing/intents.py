@@ -45,8 +45,9 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tu
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
                            _I)
-COST = lazy(r"\bcosts?\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|\brent(?:al|ing)?\b|"
-                  r"\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
+COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|"
+                  r"\brent(?:al|ing)?\b|"
+                  r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|\bon[\s-]*demand\b|"
                   r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少|美元|人民币|成本", _I)
@@ -69,7 +70,9 @@ LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b
 CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+mean|why|"
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
-HOW_MANY = lazy(r"\bhow\s+many\s+(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
+# "how many blocks of 80g a100": 块 (cards) translated word for word, the memory before the name.
+HOW_MANY = lazy(r"\bhow\s+many\s+(?:blocks?\s+of\s+)?(?:\d+\s*g(?:i?b)?\s+)?"
+                r"(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
                       r"(?:几|多少)\s*[张块台个]|多少\s*卡|多少资源|什么(?:等级的)?显卡|哪些显卡",
                 _I)
@@ -160,6 +163,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      or _measured_twice(t)),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
+    # what a named fine-tune costs, on no cluster named: the cheapest way to run it
+    ("plan", lambda t, s: bool(COST.search(t)) and _has_model(s) and s.get("workload") in
+     ("full_finetune", "lora", "qlora") and not s.keys() & {"gpu", "gpus", "nodes", "hours",
+                                                           "usd", "provider", "kind"}),
     # "serve it to 200 users at 30 tokens/s each" on no cluster named: what to rent for that
     ("plan", lambda t, s: _has_model(s) and not any(k in s for k in ("gpus", "nodes"))
      and (("users" in s and "user_tokens_per_s" in s) or "requests_per_s" in s)),

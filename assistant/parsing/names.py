@@ -14,13 +14,16 @@ from typing import Any
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.db.catalog import Catalog, normalise
 
-WORD = lazy(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*", re.IGNORECASE)
+# An Ollama tag keeps its colon and size in one word: "deepseek-r1:7b", "qwen2.5:72b".
+WORD = lazy(r"[a-z0-9]+(?:[.\-_+][a-z0-9]+)*(?::\d+(?:\.\d+)?[bm](?![a-z0-9]))?", re.IGNORECASE)
 KINDS = ("gpus", "models", "links", "providers")
 MARK = {"gpus": "g", "models": "m", "links": "l", "providers": "p"}
 # Tokens that look like a product code but are units, sizes or precisions, never a GPU typo.
 NOT_A_GPU = lazy(r"^(\d+(\.\d+)?[kmbtgx]?|bf16|fp\d+|int\d+|nf4|mxfp\d+|gpt\d*|x\d+|"
                        r"\d+(gb|tb|gib|gbps|ms|us|s|h|k|b|t)|zero\d|tp\d+|pp\d+|dp\d+|llama\d*)$")
 PRODUCT_CODE = lazy(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
+# 'rtx3090ti', 'rtx4080super': another card than the plain one, never a typo of it.
+SUFFIXED_CARD = lazy(r"^[a-z]*\d{4}(?:ti|super)$")
 # Link aliases that are everyday words in a question ("egress cost"), never read as a link.
 COMMON_WORDS = {"egress", "internet", "wan", "bucket", "google", "microsoft", "amazon"}
 # A word that ends a model name: its size ('70b', '8x7b', '405b').
@@ -61,12 +64,19 @@ class NameIndex:
                             getattr(self, kind).setdefault(key, row_id)
         self.prefixes = {key[:n] for key in self.names for n in range(1, len(key) + 1)}
         self.close_models: dict[str, str | None] = {}  # folded run -> nearest model key
+        # typos keep the first letter ('lama 3 70b'): comparing only those keeps difflib cheap
+        self.models_by_initial: dict[str, list[str]] = {}
+        for key in self.models:
+            self.models_by_initial.setdefault(key[:1], []).append(key)
 
     def close_model(self, key: str) -> str | None:
         """The model name nearest `key` above the cutoff; difflib is slow, so each run once."""
         if key not in self.close_models:
-            close = difflib.get_close_matches(key, self.models, n=1, cutoff=MODEL_CUTOFF)
-            self.close_models[key] = close[0] if close else None
+            close = difflib.get_close_matches(key, self.models_by_initial.get(key[:1], []), n=3,
+                                              cutoff=MODEL_CUTOFF)
+            # a typo keeps the numbers: 'qwen3:14b' is not Qwen-14B, 'qwen1.5-14b' not either
+            same = [c for c in close if re.findall(r"\d+", c) == re.findall(r"\d+", key)]
+            self.close_models[key] = same[0] if same else None
         return self.close_models[key]
 
     def get(self, key: str) -> tuple[str, str] | None:
@@ -165,6 +175,10 @@ def _leading_name(word: re.Match[str], index: NameIndex) -> tuple[Mention, int] 
         found = index.get(normalise(head))
         if found and found[0] == "models":
             return Mention(found[0], found[1], word.start(), word.start() + cut, head), 1
+        close = index.close_model(normalise(head)) if head.count("-") >= 2 else None
+        if close is not None:  # 'deepseek-r1-disstill-qwen-7b-unsloth-bnb-4bit': a typo
+            return Mention("models", index.models[close], word.start(), word.start() + cut,
+                           head, fuzzy=True), 1
     return None
 
 
@@ -175,12 +189,23 @@ def _text(run: list[re.Match[str]]) -> str:
 def _fuzzy_gpu(word: re.Match[str], names: dict[str, str]) -> Mention | None:
     """A product-code-like word one typo away from a GPU name ('H10O' -> h100-sxm)."""
     token = word[0].lower().rstrip("s") if len(word[0]) > 4 else word[0].lower()
-    if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token):
+    if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token) or SUFFIXED_CARD.match(token):
         return None
     close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
-    if not close or _other_number(token, close[0]):
+    if not close or _other_number(token, close[0]) or _other_line(token, close[0]):
         return None
     return Mention("gpus", names[close[0]], word.start(), word.end(), word[0], fuzzy=True)
+
+
+def _other_line(token: str, name: str) -> bool:
+    """'p100' and 'v100', 'b100' and 'v100': another product line (its letters), not a typo."""
+    said, known = re.match(r"[a-z]*", token), re.match(r"[a-z]*", name)
+    return bool(said and known and said[0] and known[0] and said[0] != known[0])
+
+
+def gpu_names(catalog: Catalog) -> dict[str, str]:
+    """Every folded GPU name and alias of the catalog, to its id."""
+    return _index(catalog).gpus
 
 
 def unknown_gpus(text: str, catalog: Catalog) -> list[tuple[str, str]]:

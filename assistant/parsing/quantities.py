@@ -49,8 +49,11 @@ CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]t
 # A request's length in tokens: "2048token输入", "a 5000-token query", "4k tokens input".
 CONTEXT_INPUT = lazy(NUM + r"\s*(k)?\s*-?\s*tokens?\s*(?:input|输入|prompt|query|request|long)",
                      _I)
-SEQ_LEN = lazy(r"\b(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)\s*(?:of|=|:)?\s*"
-                     + NUM + r"\s*(k)?\b", _I)
+# Also a training script's flags: "--max_num_tokens 40960", "cutoff_len: 4096",
+# "--model_max_length 8192", "--max_seq_length 2048".
+SEQ_LEN = lazy(r"(?:(?:\b|(?<=_))(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)|"
+               r"\b(?:max[_-]num[_-]tokens|cutoff[_-]len|model[_-]max[_-]length))"
+               r"\s*(?:of|=|:)?\s*" + NUM + r"\s*(k)?\b", _I)
 # A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
 # tokens", "4M tokens per step". Read before the other quantities, which then do not see it
 # (its tokens are not the training budget, its sequences not concurrent requests).
@@ -238,8 +241,8 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     m = ZERO.search(text)
     if m:
         slots["zero_stage"] = int(m[1])
-    for name, value in DEGREES.findall(text):
-        slots[name.lower()] = count(value, f"the {name.upper()} degree")
+    for name, value in DEGREES.findall(text):  # the layout stated first ("tp 4 + pp 16 vs tp 64")
+        slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
     m = LORA_RANK.search(text)
     if m:
         slots["lora_rank"] = count(m[1], "the LoRA rank")

@@ -61,10 +61,12 @@ def layout_sentence(result: dict[str, Any]) -> str:
         if not small:
             return f"No layout fits on {where}: {result['verdict']}."
         lay = small["layout"]
+        split = f"TP {lay['tp']} × PP {lay['pp']}"
+        if "dp" in lay:  # a training layout; a serving one is TP x PP per replica
+            split += f" × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute {lay['recompute']}"
         return (f"No layout fits on {where}. The smallest cluster that holds it: "
-                f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with TP {lay['tp']} × "
-                f"PP {lay['pp']} × DP {lay['dp']}, ZeRO-{lay['zero_stage']}, recompute "
-                f"{lay['recompute']}: {num(small['per_gpu_gb'])} GB per GPU.")
+                f"**{small['gpus']} GPUs** ({small['nodes']} nodes), with {split}: "
+                f"{num(small['per_gpu_gb'])} GB per GPU.")
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "

@@ -15,6 +15,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
+from clusterplan.assistant.parsing.gpu_reading import gpu_family
 from clusterplan.assistant.parsing.jobs import model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import Measurement, find
@@ -46,6 +47,8 @@ MEMORY_WORDS = lazy(r"memory|vram|显存|内存|\d\s*(?:gb|g|gib)\b", 2)
 # GPU memory idle: the complaint is the opposite of a reservation.
 IDLE_WORDS = lazy(r"没在用|没有用|not\s+(?:being\s+)?used|not\s+using|\b0\s*%", 2)
 SLOWER = lazy(r"slower|slow|慢", 2)
+ENGINE_WORDS = lazy(r"\bvllm|\bsglang\b", 2)
+VLLM_SHARE = 0.9  # gpu_memory_utilization by default (serving-memory-preallocation#vllm-default)
 # A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
 DEFAULT_TP_MODEL = "llama-3-8b"
 MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\d\s*[块张台]|比一[块张个台]|\b2\s*(?:nodes|gpus)|"
@@ -124,7 +127,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     text = str(intent.slots.get("question", ""))
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
-    for check in (_collective, _flops, _call_time, _decode, _memory, _scaling, _tp_compare):
+    for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _scaling,
+                  _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         return _unmeasured(ctx)
@@ -530,6 +534,29 @@ def _memory(ctx: Context) -> list[Finding]:
     return [Finding(f"GPU memory for {model_name(result)} ({workload}; weights "
                     f"{num(weights)} GB)", expected, m.value, "GB", causes, "memory-sizing",
                     lower_is_better=True)]
+
+
+def _reservation(ctx: Context) -> list[Finding]:
+    """Memory in use under vLLM that equals its share of a GPU the question names (0.9 of a
+    40 GB A100 is 38.65 GB): a reservation, whatever the model or the TP size."""
+    used = ctx.of("memory")
+    gpu = slot(ctx.intent, "gpu")
+    rows = catalog().gpus.rows
+    if not used or not ENGINE_WORDS.search(ctx.text) or gpu not in rows:
+        return []
+    measured = used[0].value
+    kin = [r for i, r in rows.items() if gpu_family(i) == gpu_family(str(gpu))]
+    row = min(kin, key=lambda r: abs(VLLM_SHARE * r.memory_gb - measured))
+    reserved = VLLM_SHARE * row.memory_gb
+    if abs(reserved - measured) > 0.03 * reserved:  # 3 %: GB vs GiB and rounding in a report
+        return []
+    cause = ("vLLM reserves gpu_memory_utilization (0.9) of each GPU at start and fills what "
+             "the weights leave with KV-cache blocks: the same share on every GPU whatever the "
+             "model or the TP size; lower gpu_memory_utilization to use less")
+    return [Finding(f"vLLM's reservation on an {row.name}: {VLLM_SHARE} × "
+                    f"{num(row.memory_gb)} GB", reserved, measured, "GB",
+                    [(cause, "serving-memory-preallocation#vllm-default")],
+                    "serving-memory-preallocation#vllm-default", lower_is_better=True)]
 
 
 # --- slower on more GPUs ------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
-from clusterplan.assistant.parsing.jobs import gpu_name
+from clusterplan.assistant.parsing.jobs import WORKLOAD_WORDS, gpu_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.figures import days
@@ -47,6 +47,10 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         payload["budget_usd"], goal = s["usd"], True
     if "objective" in s:
         payload["objective"], goal = s["objective"], True
+    elif s.get("cost") and not goal and workload != "pretrain":
+        # "how costly is it to fine-tune X?": what it costs done the cheapest way
+        payload["objective"], goal = "cheapest", True
+        intent.assumed["objective"] = "cheapest"
     if "gpu" in s:
         payload["gpus"] = [s["gpu"]]
     if workload == "pretrain" and "tokens" not in payload:
@@ -108,6 +112,14 @@ def affordable_table(rows: list[dict[str, Any]]) -> str:
                    if r["cost_usd"] is not None else ""] for r in rows])
 
 
+def _in_words(goal: str, workload: str) -> str:
+    """The tool's goal with its workload id in words ('full_finetune on ...' ->
+    'full fine-tuning on ...')."""
+    prefix = f"{workload} "
+    return WORKLOAD_WORDS.get(workload, workload) + " " + goal[len(prefix):] \
+        if goal.startswith(prefix) else goal
+
+
 def plan(intent: Intent, calls: Calls) -> Reply:
     """The plan tool's recommendation, its Pareto front and why the rest failed."""
     payload = plan_payload(intent)
@@ -117,7 +129,7 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     result = calls.run("plan", payload, "search GPU kinds, node counts and offers for the goal")
     rec = result.get("recommendation")
     training = payload["workload"] != "inference"
-    head = f"Goal: {result['goal']}. "
+    head = f"Goal: {_in_words(result['goal'], payload['workload'])}. "
     if rec is None:
         head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
@@ -135,8 +147,8 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     if result.get("pareto"):
         if training:
             rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["nodes"], o["provider"],
-                     o["training_days"], usd(o["cost_usd"])] for o in result["pareto"]]
-            tables.append(table(["cluster", "nodes", "provider", "days", "cost"], rows))
+                     days(o["training_days"]), usd(o["cost_usd"])] for o in result["pareto"]]
+            tables.append(table(["cluster", "nodes", "provider", "time", "cost"], rows))
         else:
             rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["replicas"],
                      f"tp={o['layout']['tp']}", o["concurrency_per_replica"], o["provider"],
