@@ -109,3 +109,20 @@ def test_the_answer_shows_the_comparison_table():
     assert "| method | tokens | largest model | cluster | provider | time | cost |" in out.output
     assert "| QLoRA | 1,000,000,000 |" in out.output and "| full | 79,872,000 |" in out.output
     assert "data sizes compared: 79,872,000, 1,000,000,000, 10,000,000,000 tokens" in out.output
+
+
+def test_a_budget_the_fewest_gpus_miss_is_met_by_more_gpus():
+    # Kimi K2 LoRA on the Alpaca-sized set on B200: the fewest GPUs that hold it (16) run a
+    # squeezed layout and cost more than 48 do, so a budget between the two is met with 48,
+    # not refused after the first count over it.
+    few = invoke("plan", {"model": "kimi-k2", "workload": "lora", "gpus": ["b200"],
+                          "max_gpus": 16, "objective": "cheapest"})
+    more = invoke("plan", {"model": "kimi-k2", "workload": "lora", "gpus": ["b200"],
+                           "budget_usd": 28})
+    assert few.recommendation.gpus == 16 and few.recommendation.cost_usd > 28
+    rec = more.recommendation
+    assert rec is not None and rec.gpus > 16 and rec.cost_usd <= 28
+    assert more.failed.get("over budget") == 1
+    # the cost is what the offer bills: GPUs x $/GPU-h x billed hours
+    assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour * rec.billed_hours,
+                        rel_tol=1e-4)

@@ -367,6 +367,49 @@ async def test_the_plan_tab_shows_memory_rejected_layouts_and_offers(assistant, 
         assert not plan.query_one("#plan-empty").display
 
 
+def table_rows(table: DataTable) -> list[dict[str, str]]:
+    keys = [c.key.value for c in table.columns.values()]
+    return [dict(zip(keys, map(str, table.get_row_at(i)), strict=True))
+            for i in range(table.row_count)]
+
+
+async def test_the_plan_tab_shows_the_commitment_comparison_and_the_budget_table(
+        assistant, messages):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=(160, 40), message_hook=messages.append) as pilot:
+        await settle(app, pilot)
+        app.query_one(TabbedContent).active = "plan-tab"
+        plan = app.query_one(PlanPanel)
+        assert not plan.query_one("#commitments").display, "nothing to compare yet"
+        await ask(app, pilot, "What's cheaper for 3 months of 64 H100: on-demand or reserved?")
+        table = plan.query_one("#commitments", DataTable)
+        assert table.display and plan.query_one("#commitments-heading").display
+        rows = {r["option"]: r for r in table_rows(table)}
+        # On demand, CoreWeave's HGX H100 node at $49.24 an hour is $6.155 a GPU-hour (note
+        # coreweave-pricing-2026-09); 3 months = 3 x 730 = 2,190 h; 64 x 2,190 x 6.155 =
+        # $862,684.80.
+        assert rows["on-demand"]["cost_usd"] == "862,685"
+        # A p5.48xlarge Capacity Block at $39.33 / 8 = $4.91625 a GPU-hour is sold in 7-day
+        # steps past 14 days (aws-capacity-blocks-2024#terms): 2,190 h = 91.25 days, billed
+        # as 14 weeks = 2,352 h; 64 x 2,352 x 4.91625 = $740,033.28, the cheapest.
+        block = rows["capacity block"]
+        assert (block["cost_usd"], block["billed_hours"]) == ("740,033", "2,352")
+        assert next(iter(rows)) == "capacity block", "cheapest first"
+        # A 1-year term bills 8,760 h for a 2,190-h job: 6,570 h unused.
+        assert rows["1-year"]["unused_hours"] == "6,570"
+        assert not plan.query_one("#budget").display
+
+        await ask(app, pilot, "I have $50k, what's the biggest model I can fine-tune?")
+        data = answers(messages)[-1].data["plan"]["affordable"]
+        budget = plan.query_one("#budget", DataTable)
+        assert budget.display and not plan.query_one("#commitments").display
+        shown = table_rows(budget)
+        # one row per method and data size: 3 methods x 3 sizes (Alpaca-sized, 1B, 10B)
+        assert len(shown) == len(data) == 9
+        assert [(r["method"], r["model"]) for r in shown] == \
+            [(d["workload"], d["model"]) for d in data]
+
+
 async def test_the_command_palette_lists_the_tools_and_the_example_questions(assistant):
     from clusterplan.tools.registry import tools
     from clusterplan.tui.examples import EXAMPLE_QUESTIONS

@@ -225,3 +225,58 @@ TRAIN = Answer(
 def test_step_time_chart_in_the_plan_tab_120x36(snap_compare, assistant):
     app = ClusterplanApp(assistant, environ={})
     assert snap_compare(app, terminal_size=(120, 36), run_before=showing(TRAIN, "plan-tab"))
+
+
+# 64 H100 for 3 months = 3 x 730 = 2,190 h. On demand at $6.155 a GPU-hour (CoreWeave's $49.24
+# node-hour / 8): 64 x 2,190 x 6.155 = $862,684.80. A Capacity Block at $39.33 / 8 = $4.91625,
+# sold in 7-day steps past 14 days: 91.25 days -> 14 weeks = 2,352 h (162 unused),
+# 64 x 2,352 x 4.91625 = $740,033.28. A 1-year term at $7.673 bills 8,760 h (6,570 unused):
+# 64 x 8,760 x 7.673 = $4,301,790.72.
+def _priced(provider, kind, rate, billed_hours, total, product):
+    return {"offer": {"provider": provider, "gpu": "h100-sxm", "kind": kind,
+                      "effective_usd_per_gpu_hour": rate, "product": product,
+                      "stale": kind != "on_demand"},
+            "billed_gpus": 64, "billed_hours": billed_hours, "total_usd": total,
+            "unused_hours": billed_hours - 2190.0}
+
+
+COMMIT_ANSWER = Answer(
+    question="What's cheaper for 3 months of 64 H100: on-demand or reserved?",
+    intent=Intent(kind="pricing", slots={"gpu": "h100", "gpus": 64, "months": 3}),
+    markdown="A **Capacity Block** costs least: **$740,033** against $862,685 on demand.",
+    data={"pricing": {"commitments": {
+        "gpus": 64, "hours": 2190.0, "utilization": 1.0, "cheaper": "committed",
+        "on_demand": _priced("coreweave", "on_demand", 6.155, 2190.0, 862684.8, "HGX H100"),
+        "terms": [_priced("aws", "capacity_block", 4.91625, 2352.0, 740033.28,
+                          "p5.48xlarge Capacity Block"),
+                  _priced("gcp", "reserved_1y", 7.673, 8760.0, 4301790.72,
+                          "a3-highgpu-8g 1-year commitment")]}}},
+)
+
+
+def test_commitment_comparison_in_the_plan_tab_120x36(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(120, 36),
+                        run_before=showing(COMMIT_ANSWER, "plan-tab"))
+
+
+# Each cost is GPUs x $/GPU-h x hours: 16 x 8.60 x 0.25 = $34.40 (0.25 h = 0.010417 days);
+# 8 x 5.90 x 10 = $472.00 (10 h = 0.416667 days).
+BUDGET_ANSWER = Answer(
+    question="I have $500, what's the biggest model I can fine-tune?",
+    intent=Intent(kind="plan", slots={"largest_model": True, "budget_usd": 500}),
+    markdown="The biggest model $500 fine-tunes (LoRA, Alpaca-sized) is **kimi-k2**.",
+    data={"plan": {"goal": "largest model: within $500", "summary": "kimi-k2", "affordable": [
+        {"workload": "lora", "tokens": 79_872_000.0, "model": "kimi-k2", "gpu": "b200-sxm",
+         "gpus": 16, "provider": "coreweave", "training_days": 0.010417, "cost_usd": 34.4},
+        {"workload": "lora", "tokens": 1e10, "model": "qwen2.5-7b", "gpu": "b200-sxm",
+         "gpus": 8, "provider": "packet-ai", "training_days": 0.416667, "cost_usd": 472.0},
+        {"workload": "full_finetune", "tokens": 1e11, "model": None, "gpu": None, "gpus": None,
+         "provider": None, "training_days": None, "cost_usd": None}]}},
+)
+
+
+def test_budget_table_in_the_plan_tab_120x36(snap_compare, assistant):
+    app = ClusterplanApp(assistant, environ={})
+    assert snap_compare(app, terminal_size=(120, 36),
+                        run_before=showing(BUDGET_ANSWER, "plan-tab"))

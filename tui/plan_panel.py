@@ -1,5 +1,6 @@
-"""The Plan tab: the plan tool's options, ranked layouts and offers as tables, the memory per
-GPU as a text bar chart, and the best training layouts' step time part by part."""
+"""The Plan tab: the plan tool's options, ranked layouts and offers as tables, on-demand against
+committed prices and the models a budget affords when an answer has them, the memory per GPU
+as a text bar chart, and the best training layouts' step time part by part."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ OFFER_COLUMNS = ("provider", "gpu", "usd_per_gpu_hour", "usd_per_node_hour", "gp
 OPTION_COLUMNS = ("cluster", "training_days", "tokens_per_s", "cost_usd", "option",
                   "usd_per_million_output_tokens", "provider", "nodes", "replicas",
                   "usd_per_gpu_hour", "layout", "offer")
+# the billed and idle hours say why a longer term loses a short job: kept before the rest
+COMMITMENT_COLUMNS = ("option", "cost_usd", "billed_hours", "unused_hours", "usd_per_gpu_hour",
+                      "provider", "stale", "billed_gpus", "offer")
+BUDGET_COLUMNS = ("method", "data_tokens", "model", "cost_usd", "cluster", "training_days",
+                  "provider")
 
 
 @dataclass
@@ -37,10 +43,13 @@ class PlanView:
     offers: list[dict[str, Any]] = field(default_factory=list)
     options: list[dict[str, Any]] = field(default_factory=list)  # the plan tool's, as rows
     steps: list[dict[str, Any]] = field(default_factory=list)  # best training plans, timed
+    commitments: list[dict[str, Any]] = field(default_factory=list)  # on-demand, then terms
+    budget: list[dict[str, Any]] = field(default_factory=list)  # largest model by method, size
 
     @property
     def empty(self) -> bool:
-        return not (self.charts or self.layouts or self.rejected or self.offers or self.options)
+        return not (self.charts or self.layouts or self.rejected or self.offers or self.options
+                    or self.commitments or self.budget)
 
 
 def plan_view(data: dict[str, Any]) -> PlanView:
@@ -62,6 +71,10 @@ def plan_view(data: dict[str, Any]) -> PlanView:
             view.offers += [o for o in result["offers"] if isinstance(o, dict)]
         if isinstance(result.get("pareto"), list):
             view.options += plan_options(result)
+        if isinstance(result.get("commitments"), dict):
+            view.commitments += commitment_rows(result["commitments"])
+        if isinstance(result.get("affordable"), list):
+            view.budget += [budget_row(r) for r in result["affordable"] if isinstance(r, dict)]
         if isinstance(result.get("failed"), dict):
             view.rejected += [{"ruled out because": reason, "candidates": count}
                               for reason, count in result["failed"].items()]
@@ -88,6 +101,45 @@ def plan_options(result: dict[str, Any]) -> list[dict[str, Any]]:
              "layout": layout_text(option.get("layout"))} for option in options]
 
 
+TERM_NAMES = {"reserved_1m": "1-month", "reserved_1y": "1-year", "reserved_3y": "3-year",
+              "capacity_block": "capacity block"}
+
+
+def commitment_rows(found: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pricing tool's comparison as rows, cheapest first: the cheapest on-demand way for
+    the period and the cheapest of each committed kind."""
+    priced = [("on-demand", found.get("on_demand"))] + [
+        (TERM_NAMES.get(kind := str((p.get("offer") or {}).get("kind")), kind), p)
+        for p in found.get("terms") or [] if isinstance(p, dict)]
+    rows = []
+    for name, p in priced:
+        if not isinstance(p, dict):
+            continue
+        offer = p.get("offer") or {}
+        rows.append({"option": name, "cost_usd": p.get("total_usd"),
+                     "billed_hours": p.get("billed_hours"), "unused_hours": p.get("unused_hours"),
+                     "usd_per_gpu_hour": offer.get("effective_usd_per_gpu_hour"),
+                     "provider": offer.get("provider"), "stale": offer.get("stale"),
+                     "billed_gpus": p.get("billed_gpus"), "offer": offer.get("product")})
+    return sorted(rows, key=lambda r: r["cost_usd"] if r["cost_usd"] is not None else 0.0)
+
+
+def tokens_text(tokens: Any) -> str:
+    """A data size as a short cell: 79.9M, 1B, 10B."""
+    if not isinstance(tokens, int | float):
+        return "" if tokens is None else str(tokens)
+    return f"{tokens / 1e9:.3g}B" if tokens >= 1e9 else f"{tokens / 1e6:.3g}M"
+
+
+def budget_row(row: dict[str, Any]) -> dict[str, Any]:
+    """One row of the budget table: the largest model a method affords on a data size (none:
+    a dash in the model column)."""
+    cluster = f"{row['gpus']}× {row['gpu']}" if row.get("gpu") else None
+    return {"method": row.get("workload"), "data_tokens": tokens_text(row.get("tokens")),
+            "model": row.get("model"), "cluster": cluster, "cost_usd": row.get("cost_usd"),
+            "training_days": row.get("training_days"), "provider": row.get("provider")}
+
+
 def layout_text(layout: Any) -> str:
     """A layout as one short cell: 'tp=1 pp=1 dp=32 zero_stage=3'."""
     if not isinstance(layout, dict):
@@ -110,6 +162,8 @@ class PlanPanel(VerticalScroll):
         yield _hidden(Label("Memory per GPU", classes="plan-heading", id="memory-heading"))
         yield _hidden(Label("Step time", classes="plan-heading", id="steps-heading"))
         for name, heading in (("options", "Plan options, cheapest to fastest"),
+                              ("budget", "Largest model within the budget, by method and data"),
+                              ("commitments", "On-demand against committed, cheapest first"),
                               ("layouts", "Layouts, best first"),
                               ("rejected", "Ruled out, and why"),
                               ("offers", "Offers, cheapest first")):
@@ -128,6 +182,9 @@ class PlanPanel(VerticalScroll):
         if view.steps:
             await self.mount(StepChart(view.steps), after=self.query_one("#steps-heading"))
         self.query_one("#options", ToolTable).show_rows(view.options, OPTION_COLUMNS)
+        self.query_one("#budget", ToolTable).show_rows(view.budget, BUDGET_COLUMNS)
+        self.query_one("#commitments", ToolTable).show_rows(view.commitments,
+                                                            COMMITMENT_COLUMNS)
         self.query_one("#layouts", ToolTable).show_rows(view.layouts)
         self.query_one("#rejected", ToolTable).show_rows(view.rejected)
         self.query_one("#offers", ToolTable).show_rows(view.offers, OFFER_COLUMNS)
@@ -137,7 +194,8 @@ class PlanPanel(VerticalScroll):
         self.query_one("#plan-empty").display = view.empty
         self.query_one("#memory-heading").display = bool(view.charts)
         self.query_one("#steps-heading").display = bool(view.steps)
-        shown = (("options", view.options), ("layouts", view.layouts),
+        shown = (("options", view.options), ("budget", view.budget),
+                 ("commitments", view.commitments), ("layouts", view.layouts),
                  ("rejected", view.rejected), ("offers", view.offers))
         for name, rows in shown:
             self.query_one(f"#{name}-heading").display = bool(rows)

@@ -22,7 +22,8 @@ HEADERS = {  # short headers: a column is as wide as its widest cell or header
     "usd_per_gpu_hour": "$/GPU-h", "usd_per_node_hour": "$/node-h", "gpus_per_node": "GPUs/node",
     "verified_on": "verified", "training_days": "days", "tokens_per_s": "tokens/s",
     "cost_usd": "cost $", "usd_per_million_output_tokens": "$/M tokens", "per_gpu_gb": "GB/GPU",
-    "hourly_usd": "$/h",
+    "hourly_usd": "$/h", "billed_hours": "billed h", "unused_hours": "idle h",
+    "data_tokens": "data",
 }
 
 

@@ -112,7 +112,8 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         result.steps.append(recipe_step)
         return
     steps_needed = math.ceil(inp.tokens / (batch * seq_len)) if inp.tokens else None
-    plans = [to_plan(i + 1, a, cluster, steps_needed) for i, a in enumerate(found.ranked)]
+    plans = [to_plan(i + 1, found.ranked[i], cluster, steps_needed)
+             for i in _shown(found.ranked, inp.top_k)]
     result.plans = list(plans[: inp.top_k])
     result.by_shape = best_by_shape(plans)
     result.fits, best = True, plans[0]
@@ -144,6 +145,20 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     if best.pp > 1 and best.num_microbatches < best.pp:
         result.warnings.append(f"only {best.num_microbatches} micro-batches for {best.pp} "
                                "pipeline stages: the bubble is large; a bigger global batch helps")
+
+
+def _shown(ranked: list, top_k: int) -> list[int]:
+    """Ranks turned into plans: the top_k and the best of each (tp, pp, ep, cp) shape, in
+    rank order; a search accepts thousands of layouts and the rest are never shown."""
+    seen: set[tuple[int, int, int, int]] = set()
+    keep = []
+    for i, a in enumerate(ranked):
+        x = a.layout
+        shape = (x.tp, x.pp, x.ep, x.cp)
+        if i < top_k or shape not in seen:
+            keep.append(i)
+        seen.add(shape)
+    return keep
 
 
 def _training_time(result: ParallelismResult, steps_needed: int, batch: int,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -27,7 +28,7 @@ from clusterplan.tools.parallelism.matmul_efficiency import (
 )
 from clusterplan.tools.parallelism.step_time import SEQUENCE_PARALLEL_SPEEDUP
 from clusterplan.tools.plan.input import DEFAULT_FINETUNE_TOKENS, PlanInput
-from clusterplan.tools.plan.largest import largest
+from clusterplan.tools.plan.largest import largest, size_index
 from clusterplan.tools.plan.search import (
     Option,
     Search,
@@ -92,6 +93,24 @@ def at_tokens(opt: Option, tokens: float, offers: list[Offer]) -> Option:
 
 Pick = tuple[str, Option]  # a model and its cheapest plan at one data size
 
+# First-fitting clusters already searched in this process, for the catalog they were searched
+# in: a second budget question (a user trying $500, then $1,000) reuses them. They depend only
+# on the catalog and the constraints, which the key holds; a new catalog starts afresh.
+_MEMO: dict[str, Any] = {"catalog": None, "fits": {}}
+MEMO_LIMIT = 4096  # entries; a few hundred bytes each
+
+
+def _first_fits() -> dict[tuple[str, ...], Option | None]:
+    catalog = active_catalog()
+    if _MEMO["catalog"] is not catalog or len(_MEMO["fits"]) > MEMO_LIMIT:
+        _MEMO["catalog"], _MEMO["fits"] = catalog, {}
+    return _MEMO["fits"]
+
+
+def forget_searches() -> None:
+    """Drop the remembered searches (the benchmark times a cold search with this)."""
+    _MEMO["catalog"], _MEMO["fits"] = None, {}
+
 
 @dataclass
 class Affordable:
@@ -118,6 +137,7 @@ class MethodSearch:
     plans: dict[tuple[str, str], Option | None] = field(default_factory=dict)
     offers: dict[str, list[Offer]] = field(default_factory=dict)
     kinds: list[tuple[str, int, float, float]] = field(default_factory=list)
+    last_within: str | None = None  # the GPU kind of the last plan found within the budget
 
     def __post_init__(self) -> None:
         """(GPU, GPUs a node, peak FLOP/s, lowest $/GPU-h) of each kind with an offer."""
@@ -133,11 +153,15 @@ class MethodSearch:
         if (model, gpu) not in self.plans:
             base = {k: getattr(self.inp, k) for k in CONSTRAINTS
                     if getattr(self.inp, k) is not None}
-            inp = PlanInput(**base, model=model, workload=self.workload,
-                            tokens=DATA_SIZES[0], objective="cheapest")
-            found = Search(fits_per_kind=1)
-            search_training(inp, [(gpu, gpn)], found)
-            self.plans[(model, gpu)] = found.options[0] if found.options else None
+            key = (self.workload, model, gpu, gpn, repr(sorted(base.items())))
+            memo = _first_fits()
+            if key not in memo:
+                inp = PlanInput(**base, model=model, workload=self.workload,
+                                tokens=DATA_SIZES[0], objective="cheapest")
+                found = Search(fits_per_kind=1)
+                search_training(inp, [(gpu, gpn)], found)
+                memo[key] = found.options[0] if found.options else None
+            self.plans[(model, gpu)] = memo[key]
         return self.plans[(model, gpu)]
 
     def cheapest(self, model: str, tokens: float, budget: float,
@@ -151,8 +175,15 @@ class MethodSearch:
             return cost_floor(active, self.workload, tokens, kind[2], kind[3])
 
         best: Option | None = None
-        for kind in sorted(self.kinds, key=floor):
-            if floor(kind) > budget or (best is not None and floor(kind) >= best.cost_usd):
+        kinds = sorted(self.kinds, key=floor)
+        if any_within:  # any kind within the budget will do: the last one that was, first
+            kinds.sort(key=lambda k: k[0] != self.last_within)
+        for kind in kinds:
+            if floor(kind) > budget:
+                if any_within:
+                    continue
+                break
+            if best is not None and floor(kind) >= best.cost_usd:
                 break
             opt = self.first_fit(model, kind[0], kind[1])
             if opt is not None:
@@ -160,18 +191,19 @@ class MethodSearch:
                 if best is None or (priced.cost_usd, priced.gpus) < (best.cost_usd, best.gpus):
                     best = priced
                 if any_within and best.cost_usd <= budget:
+                    self.last_within = kind[0]
                     break
         return best
 
-    def largest(self, tokens: float, budget: float, runner_up: bool
+    def largest(self, tokens: float, budget: float, runner_up: bool, cap: int | None = None
                 ) -> tuple[Pick | None, Pick | None]:
         """The largest model whose cheapest cluster for `tokens` costs at most `budget`, and
-        (if asked) the next size down."""
+        (if asked) the next size down; `cap` bounds the sizes searched (see compare)."""
         def meets(model: str) -> str | None:
             opt = self.cheapest(model, tokens, budget, any_within=True)
             return model if opt is not None and opt.cost_usd <= budget else None
 
-        best, runner, _ = largest(meets, runner_up)
+        best, runner, _ = largest(meets, runner_up, cap)
         return self._pick(best, tokens, budget), self._pick(runner, tokens, budget)
 
     def _pick(self, model: str | None, tokens: float, budget: float) -> Pick | None:
@@ -181,13 +213,21 @@ class MethodSearch:
 
 
 def compare(inp: PlanInput) -> Affordable:
-    """For each method and data size, the largest model the budget affords."""
+    """For each method and data size, the largest model the budget affords.
+
+    Sizes go smallest data first, and each answer caps the next: a plan's cost never falls as
+    the data grows (whole steps at a fixed step time, each offer billing a longer run at least
+    as much, the cheapest of those no lower), so a model the budget misses on fewer tokens it
+    misses on more, and the bisection need not look above the last size found."""
     out = Affordable()
     for workload in METHODS:
         method = MethodSearch(inp, workload)
+        cap: int | None = None
         for tokens in sizes_for(inp):
             asked = workload == inp.workload and tokens == float(inp.tokens or 0.0)
-            best, runner = method.largest(tokens, inp.budget_usd or 0.0, runner_up=asked)
+            best, runner = (None, None) if cap == -1 else \
+                method.largest(tokens, inp.budget_usd or 0.0, runner_up=asked, cap=cap)
+            cap = -1 if best is None else size_index(best[0])
             out.picks[(workload, tokens)] = (best, runner)
             out.rows.append(_row(workload, tokens, best))
         out.searches += len(method.plans)

@@ -20,12 +20,21 @@ def models_by_size() -> list[tuple[float, str]]:
     return sorted(by_size.items())
 
 
-def largest(meets: Callable[[str], Any], runner_up: bool = True
+def size_index(model_id: str) -> int:
+    """The position of `model_id`'s size in models_by_size()."""
+    params = round(active_catalog().models.rows[model_id].params_b, 2)
+    return next(i for i, (b, _) in enumerate(models_by_size()) if b == params)
+
+
+def largest(meets: Callable[[str], Any], runner_up: bool = True, cap: int | None = None
             ) -> tuple[Any | None, Any | None, int]:
     """(plan of the largest model that `meets`, plan of the next size down, searches run).
-    `meets(model_id)` returns a result with a recommendation, or None when none meets."""
+    `meets(model_id)` returns a result with a recommendation, or None when none meets.
+    `cap`: the index in models_by_size() above which no size can meet (known from an easier
+    goal), so the bisection starts there."""
     sizes = models_by_size()
-    lo, hi, best, searches = 0, len(sizes) - 1, None, 0
+    top = len(sizes) - 1 if cap is None else min(cap, len(sizes) - 1)
+    lo, hi, best, searches = 0, top, None, 0
     cache: dict[int, Any] = {}
 
     def probe(i: int) -> Any:

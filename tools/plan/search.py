@@ -79,8 +79,8 @@ class Search:
     # tp, pp)
     latency_miss: dict[str, tuple[float, str, int, int]] = field(default_factory=dict)
     cheapest_over: Option | None = None  # the cheapest option a budget ruled out
-    # fitting counts tried per GPU kind: 4 draw the cost/time front; 1 finds the cheapest
-    # (more nodes of a kind cost at least as much: MFU only falls)
+    # fitting counts tried per GPU kind: 4 draw the cost/time front and look for a cheaper
+    # count past the smallest that fits; 1 takes the smallest (stated as an assumption)
     fits_per_kind: int = 4
 
     def over_budget(self, opt: Option) -> None:
@@ -221,7 +221,11 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
                 continue
             if inp.budget_usd is not None and opt.cost_usd > inp.budget_usd:
                 out.over_budget(opt)
-                break  # more nodes of this kind cost at least as much: MFU only falls
+                # more nodes can cost less (a layout squeezed into the fewest GPUs that hold
+                # the model runs at a low MFU), so a few more counts are tried
+                if fitted >= out.fits_per_kind:
+                    break
+                continue
 
             out.options.append(opt)
             if inp.deadline_days is not None or fitted >= out.fits_per_kind:
