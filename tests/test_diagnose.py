@@ -203,8 +203,6 @@ def test_chinese_memory_question_is_a_diagnosis():
 
 # --- every real question of the class: routed, answered, never a crash ----------------------
 
-# alpaca-lora-432 ("One RTX 3090, 88 hours, is this normal?") is not here: a run time alone is
-# judged against a model, so the model is asked (tests/test_real_facts.py).
 DIAGNOSED = ["vllm-235", "megatron-1276", "megatron-1565", "megatron-1031", "megatron-1000",
              "nemo-8059", "megatron-756", "chatglm-issue-595", "llamafactory-issue-4870",
              "vllm-7567", "unsloth-3943", "peft-664-b", "deepke-issue-550",
