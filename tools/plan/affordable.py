@@ -100,7 +100,7 @@ _MEMO: dict[str, Any] = {"catalog": None, "fits": {}}
 MEMO_LIMIT = 4096  # entries; a few hundred bytes each
 
 
-def _first_fits() -> dict[tuple[str, ...], Option | None]:
+def _first_fits() -> dict[tuple[str | int, ...], Option | None]:
     catalog = active_catalog()
     if _MEMO["catalog"] is not catalog or len(_MEMO["fits"]) > MEMO_LIMIT:
         _MEMO["catalog"], _MEMO["fits"] = catalog, {}
