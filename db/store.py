@@ -91,6 +91,7 @@ class Store:
             notices.append(
                 f"{path} was not a clusterplan store; moved it to {aside} and built anew")
         if not path.exists():
+            notices += _set_aside_orphaned_logs(path)
             _build_new(path)
         if not _writable(path):
             conn = _connect_read_only(path)
@@ -221,6 +222,24 @@ def _is_our_store(path: Path) -> bool:
             return False
         raise StoreError(f"cannot read the store {path}: {_one_line(exc)}; "
                          "nothing in it was changed") from None
+
+
+def _set_aside_orphaned_logs(path: Path) -> list[str]:
+    """Move aside the -wal and -shm files of a store that was deleted after its process died.
+
+    SQLite replays a write-ahead log into whatever database next takes its name, so a log
+    orphaned by deleting the store would rewrite the freshly built one (sqlite.org, How To
+    Corrupt An SQLite Database File, 2.4). Kept beside it under a new name, never deleted."""
+    notices = []
+    for suffix in ("-wal", "-shm"):
+        log = path.with_name(path.name + suffix)
+        if log.exists():
+            aside = log.with_name(f"{log.name}.orphaned-{_stamp()}")
+            os.replace(log, aside)
+            if suffix == "-wal":
+                notices.append(f"{log} was the write-ahead log of a deleted store; moved it to "
+                               f"{aside} and built the store anew")
+    return notices
 
 
 def _build_new(path: Path) -> None:

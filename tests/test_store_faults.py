@@ -15,6 +15,7 @@ import pytest
 
 from clusterplan.db import active
 from clusterplan.db import store as store_module
+from clusterplan.db.catalog import load_catalog
 from clusterplan.db.store import Store, StoreError
 from tests.conftest import run_cli
 
@@ -267,3 +268,31 @@ def test_a_page_limit_as_a_full_disk_keeps_rows_and_sessions(tmp_path, monkeypat
     _intact(path)
     conn = sqlite3.connect(path)
     assert conn.execute("select count(*) from offers where provider = 'Bulk'").fetchone()[0] == 0
+
+
+def test_a_store_deleted_beside_its_orphaned_write_ahead_log_is_built_clean(tmp_path):
+    # A killed app leaves its -wal file; deleting the store to start afresh then leaves a log
+    # whose pages SQLite would replay into the next store of that name (sqlite.org, "How To
+    # Corrupt An SQLite Database File", 2.4: a journal paired with the wrong database). A
+    # store written in another process and killed before a checkpoint leaves such a log.
+    path = tmp_path / "clusterplan.db"
+    script = (
+        "import os, sys, sqlite3\n"
+        "from pathlib import Path\n"
+        "from clusterplan.db.store import Store\n"
+        f"s = Store.open(Path({str(path)!r}))\n"
+        "s.conn.execute('pragma wal_autocheckpoint = 0')\n"
+        "for table in ('links', 'gpus', 'models'):\n"
+        "    s.conn.execute(f'delete from [{table}]')\n"
+        "s.conn.commit()\n"
+        "os._exit(0)  # killed: no checkpoint, the log stays\n")
+    subprocess.run([sys.executable, "-c", script], check=True)
+    wal = path.with_name(path.name + "-wal")
+    assert wal.exists() and wal.stat().st_size > 0
+    path.unlink()
+    store = Store.open(path)
+    catalog = load_catalog(store)
+    assert len(catalog.links.rows) > 10 and len(catalog.gpus.rows) > 10
+    assert any("write-ahead log" in n for n in store.notices)
+    kept = list(tmp_path.glob("clusterplan.db-wal.orphaned-*"))
+    assert len(kept) == 1  # set aside, never deleted
