@@ -827,3 +827,17 @@ def test_a_memory_figure_split_over_the_gpus_asked_is_called_per_gpu():
     lead = answer.markdown.split("\n")[0]
     assert "weights 17.8 GB" in lead and "per GPU, on each of 2 GPUs" in lead
     assert "before any sharding" not in lead
+
+
+def test_nodes_with_a_count_of_sized_gpus_each_multiply():
+    # meta-pytorch/torchtune#863: "I have 2 nodes with 4x 80GB A100 ... llama-2 70B fine-tuning
+    # + multi-node FSDP": 2 x 4 = 8 GPUs. By hand, mixed-precision AdamW keeps 16 B a parameter:
+    # 68.98e9 x 16 / 8 = 138 GB of model states per GPU, more than an 80 GB A100 holds.
+    answer = respond("I have 2 nodes with 4x 80GB A100 each. Can I full fine-tune Llama 2 70B "
+                     "with FSDP?")
+    assert answer.intent.slots["gpus"] == 8 and answer.intent.slots["nodes"] == 2
+    assert answer.markdown.startswith("No, it does not fit: full fine-tuning Llama 2 70B in BF16 "
+                                      "on 8× NVIDIA A100 SXM 80GB")
+    memory = answer.data["memory"]
+    states = sum(memory["breakdown_gb"][k] for k in ("weights", "gradients", "optimizer"))
+    assert states == pytest.approx(68.98e9 * 16 / 8 / 1e9, rel=0.01)

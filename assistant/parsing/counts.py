@@ -40,9 +40,10 @@ LAYOUTS = (
     lazy(rf"{B}(\d+)\s*{G}{X}(\d+)\s*{NODE}\b", _I),
     # "4x8 A100s"
     lazy(rf"{B}(\d+){X}(\d+)(?:{X}|\s*){G}", _I),
-    # "2 nodes and each of them has 2 V100", "2 servers with 8 GPUs each"
+    # "2 nodes and each of them has 2 V100", "2 servers with 8 GPUs each", "2 nodes with 4x
+    # 80GB A100 each"
     lazy(rf"{B}{COUNT}\s+{NODE}\s*,?\s*(?:and\s+)?(?:each\s+(?:of\s+them\s+)?(?:has|with)|"
-         rf"with|of)\s+(\d+)\s*(?:{G}|gpus?|cards?)", _I),
+         rf"with|of)\s+(\d+)(?:{X}|\s*)(?:{MEM}\s*)?(?:{G}|gpus?|cards?)", _I),
     # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
     lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+)"),
     lazy(rf"{ZN}\s*台\s*各?\s*{ZN}\s*卡"),
