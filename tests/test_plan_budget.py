@@ -126,3 +126,15 @@ def test_a_budget_the_fewest_gpus_miss_is_met_by_more_gpus():
     # the cost is what the offer bills: GPUs x $/GPU-h x billed hours
     assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour * rec.billed_hours,
                         rel_tol=1e-4)
+
+
+def test_the_budget_answer_speaks_in_words_and_model_names():
+    # The tool's goal keeps ids for scripts ("full_finetune", "kimi-k2"); the answer a person
+    # reads names the method and the models as the rest of the answer does.
+    out = run_cli("ask", "--markdown", "I have $50k, what's the biggest model I can fine-tune?")
+    lead = out.output.splitlines()[0]
+    assert lead.startswith("Goal: largest model: full fine-tuning on 79,872,000 tokens")
+    assert "full_finetune" not in lead
+    model = active_catalog().models.rows
+    named = [row.name for row in model.values() if f"**{row.name}**" in lead]
+    assert named, lead  # the recommended model by its catalog name, in bold

@@ -3,11 +3,12 @@ cheapest or fastest) go to the plan tool; the rest keep the fixed-cluster plan."
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
-from clusterplan.assistant.parsing.jobs import WORKLOAD_WORDS, gpu_name
+from clusterplan.assistant.parsing.jobs import WORKLOAD_WORDS, gpu_name, model_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.figures import days
@@ -87,14 +88,20 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
             + (f" ({usd_rate(per_million)} per million output tokens)" if per_million else ""))
 
 
+def _model(model_id: str) -> str:
+    """A catalog model's name ('Kimi K2'), as the rest of the answer names models."""
+    return model_name({"model": model_id, "params_b": 0})
+
+
 def _largest(result: dict[str, Any], sentence: str) -> str:
     """For 'the biggest model I can afford': the model named first, the runner-up after."""
     if not str(result.get("goal", "")).startswith("largest model") or not result.get("model"):
         return sentence
-    said = f"the biggest model the goal affords is **{result['model']}**: {sentence}"
+    said = (f"the biggest model the goal affords is **{_model(result['model'])}**: "
+            f"{sentence}")
     runner = result.get("runner_up")
     if isinstance(runner, dict) and result.get("runner_up_model"):
-        said += (f"; runner-up {result['runner_up_model']}: {num(runner['gpus'])}× "
+        said += (f"; runner-up {_model(result['runner_up_model'])}: {num(runner['gpus'])}× "
                  f"{gpu_name(runner['gpu'])}, about {usd(runner['cost_usd'])}")
     return said
 
@@ -114,11 +121,10 @@ def affordable_table(rows: list[dict[str, Any]]) -> str:
 
 
 def _in_words(goal: str, workload: str) -> str:
-    """The tool's goal with its workload id in words ('full_finetune on ...' ->
-    'full fine-tuning on ...')."""
-    prefix = f"{workload} "
-    return WORKLOAD_WORDS.get(workload, workload) + " " + goal[len(prefix):] \
-        if goal.startswith(prefix) else goal
+    """The tool's goal with its workload id in words ('largest model: full_finetune on ...'
+    -> 'largest model: full fine-tuning on ...')."""
+    return re.sub(rf"\b{re.escape(workload)}\b", WORKLOAD_WORDS.get(workload, workload), goal,
+                  count=1)
 
 
 def plan(intent: Intent, calls: Calls) -> Reply:
