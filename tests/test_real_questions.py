@@ -841,3 +841,15 @@ def test_nodes_with_a_count_of_sized_gpus_each_multiply():
     memory = answer.data["memory"]
     states = sum(memory["breakdown_gb"][k] for k in ("weights", "gradients", "optimizer"))
     assert states == pytest.approx(68.98e9 * 16 / 8 / 1e9, rel=0.01)
+
+
+def test_a_size_named_after_its_family_in_another_sentence_is_that_familys_model():
+    # huggingface/blog#2345: "inference memory requirements for Llama 3.1 ... KV cache size for
+    # FP16 ... of the 70B". Llama 3.1 70B, not a generic 70B shape and not Llama 3.1 Nemotron
+    # 70B (never named): 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B per token.
+    answer = respond("Please tell me about the calculation of inference memory requirements for "
+                     "Llama 3.1. KV cache size for FP16 of the 70B at 128k tokens?")
+    assert answer.intent.slots["model"] == "llama-3.1-70b"
+    assert answer.data["memory"]["kv_cache_bytes_per_token"] == 327680
+    # several versions of a family at that size stay a size, never a guess
+    assert "model" not in respond("Llama 70B memory").intent.slots

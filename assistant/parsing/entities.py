@@ -192,7 +192,12 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
                 and (row.active_params_b >= row.params_b * 0.99 or "moe" in words):
             matches.append((row, ", ".join(sorted(words & family - {"b"}))))
     # One catalog model of that family and size is the one meant; several ("Qwen 72B": Qwen1.5,
-    # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version.
+    # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version. Among several,
+    # the only one whose every name word the question says is meant ("Llama 3.1 ... the 70B"
+    # is Llama 3.1 70B, not Llama 3.1 Nemotron 70B, whose "Nemotron" it never says).
+    whole = [m for m in matches if set(re.findall(r"[a-z]+", m[0].name.lower())) - {"b"} <= words]
+    if len(matches) > 1 and len(whole) == 1:
+        matches = whole
     if len(matches) == 1:
         row, named = matches[0]
         found.slots["model"] = row.id
