@@ -853,3 +853,19 @@ def test_a_size_named_after_its_family_in_another_sentence_is_that_familys_model
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 327680
     # several versions of a family at that size stay a size, never a guess
     assert "model" not in respond("Llama 70B memory").intent.slots
+
+
+def test_two_setups_each_with_its_count_are_each_sized_for_the_job():
+    # kingdy2002/SPA#1: "the full fine-tuning on the model requires 8*A100 (80GB), while in the
+    # paper you mentioned 4*A6000 (48GB)" for Mistral-7B. By hand, mixed-precision AdamW keeps
+    # 16 B a parameter: 7.24e9 x 16 = 115.9 GB of states, 14.5 GB a GPU over 8 and 29.0 GB over
+    # 4 under ZeRO-3, so both fit (an A6000 holds 51.5 GB).
+    answer = respond("the full fine-tuning on the model requires 8*A100 (80GB), while in the "
+                     "paper you mentioned 4*A6000 (48GB). May I know the GPU requirements? "
+                     "(Mistral-7B)")
+    assert answer.intent.kind == "fit" and answer.intent.slots["gpu_counts"] == [8, 4]
+    table = answer.markdown.split("\n\n")[1]
+    rows = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in table.splitlines()[2:]}
+    a6000 = rows["4× NVIDIA RTX A6000 48GB"]
+    assert float(a6000[1]) >= 115.9 / 4 and a6000[3].strip(" |") == "yes"
+    assert float(rows["8× NVIDIA A100 SXM 80GB"][1]) >= 115.9 / 8

@@ -139,6 +139,17 @@ def read_layout(text: str) -> Layout:
     return layout
 
 
+def count_beside(text: str, index: int) -> int | None:
+    """The count written right beside GPU mention `index`: '8*A100 (80GB)', '4 x 48GB A6000',
+    'A6000 x 4' (None when that mention has none of its own)."""
+    mark = rf"<g{index}>"
+    before = re.search(rf"{B}(\d+)(?:{X}|\s+)(?:{MEM}\s*)?{mark}", text, _I)
+    after = re.search(rf"{mark}\s*(?:\(?\s*{MEM}\s*\)?\s*)?{X}(\d+)(?![\d.]|\s*[gmt]i?b?\b)",
+                      text, _I)
+    found = before or after
+    return number(found[1]) if found and number(found[1]) > 0 else None
+
+
 def listed_devices(text: str) -> int | None:
     """How many GPUs the question lists by index, when it lists more than one."""
     visible = VISIBLE.search(text)

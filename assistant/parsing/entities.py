@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from clusterplan.assistant.parsing.counts import dgx_nodes, layout_slots
+from clusterplan.assistant.parsing.counts import count_beside, dgx_nodes, layout_slots
 from clusterplan.assistant.parsing.gpu_reading import read_gpus
 from clusterplan.assistant.parsing.instances import instance_named
 from clusterplan.assistant.parsing.lazy_re import lazy
@@ -305,6 +305,18 @@ def _instance_layout(found: Entities) -> None:
                           "(note aws-instance-gpus)")
 
 
+def _setups(found: Entities) -> None:
+    """'8*A100 (80GB) ... 4*A6000 (48GB)': two GPU kinds each with its own count are two setups
+    (gpu_counts, in the order of gpu_list), each answered for the job, not one count for both."""
+    kinds = found.slots.get("gpu_list") or []
+    mentions = by_kind(found.mentions, "gpus")
+    if len(kinds) < 2 or len(mentions) != len(kinds):
+        return
+    counts = [count_beside(found.masked, i) for i in range(len(mentions))]
+    if all(counts):
+        found.slots["gpu_counts"] = counts
+
+
 def _layout(found: Entities) -> None:
     """GPU counts and node layouts: '8x H100', 'one 8xH100 node', '16 H100s in 2 nodes'."""
     layout_slots(found.masked, found.slots)
@@ -316,6 +328,7 @@ def _layout(found: Entities) -> None:
                               + (f" × DP {slots['dp']}" if "dp" in slots else "")
                               + f" as {slots['gpus']} GPUs")
     _instance_layout(found)
+    _setups(found)
     dgx = dgx_nodes(found.masked)
     if dgx is not None and "gpus_per_node" not in found.slots:
         found.readings.append(f"read {dgx[1]} DGX/HGX systems as {dgx[1]} nodes; the GPUs "

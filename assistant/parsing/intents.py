@@ -284,6 +284,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
+    # A job on two setups each with its own count ("8*A100 (80GB) ... 4*A6000 (48GB)"), not
+    # put as a comparison ("vs", "or": the GPU comparison below): the job on each.
+    ("fit", lambda t, s: _has_model(s) and len(s.get("gpu_counts", [])) >= 2
+     and not COST.search(t) and not COMPARE.search(t)),
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2

@@ -24,6 +24,7 @@ def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """The reply with a row per model named, when the question names several, and a row per
     end of a range of GPU counts ("4-8 A10G")."""
     reply = _count_range(intent, calls, _gpu_kinds(intent, calls, reply))
+    reply = _setups(intent, calls, reply)
     listed = intent.slots.get("model_list") or []
     if len(listed) < 2 or intent.kind not in KINDS:
         return reply
@@ -131,4 +132,29 @@ def _gpu_kinds(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     if len(rows) >= 2:
         reply.tables.insert(0, table(["GPU", "GPUs", "days", "GPU-hours", "MFU"], rows))
         reply.headline += " Each GPU kind named, same run: " + "; ".join(said) + "."
+    return reply
+
+
+def _setups(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """The job on each setup named with its own count ("8*A100 ... 4*A6000"): per GPU, the
+    GPU's memory and whether it fits, one row a setup."""
+    kinds, counts = intent.slots.get("gpu_list") or [], intent.slots.get("gpu_counts") or []
+    if intent.kind != "fit" or len(counts) < 2 or len(counts) != len(kinds):
+        return reply
+    rows, said = [], []
+    for gpu, gpus in zip(kinds, counts, strict=True):
+        payload = memory_payload(intent, least=True) | {"gpu": gpu, "gpus": gpus}
+        try:
+            result = calls.run("memory", payload, f"the same job on {gpus}× {gpu_name(gpu)}")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{gpus}× {gpu_name(gpu)} could not be sized: {exc}")
+            continue
+        fits = result.get("fits")
+        rows.append([f"{gpus}× {gpu_name(gpu)}", result["per_gpu_gb"],
+                     result.get("gpu_memory_gb"), "yes" if fits else "no"])
+        said.append(f"{gpus}× {gpu_name(gpu)} {num(result['per_gpu_gb'])} GB per GPU, "
+                    + ("fits" if fits else "does not fit"))
+    if rows:
+        reply.tables.insert(0, table(["setup", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
+        reply.headline += " Each setup named, same job: " + "; ".join(said) + "."
     return reply
