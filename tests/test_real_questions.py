@@ -869,3 +869,20 @@ def test_two_setups_each_with_its_count_are_each_sized_for_the_job():
     a6000 = rows["4× NVIDIA RTX A6000 48GB"]
     assert float(a6000[1]) >= 115.9 / 4 and a6000[3].strip(" |") == "yes"
     assert float(rows["8× NVIDIA A100 SXM 80GB"][1]) >= 115.9 / 8
+
+
+def test_vllms_kv_refusal_is_set_against_the_room_its_share_should_leave():
+    # vllm-project/vllm#6746: "The 8xH100 device failed to run Meta-Llama-3.1-405B-Instruct-FP8:
+    # max seq len (131072) is larger than ... KV cache (79392)". By hand: vLLM takes 0.9 of each
+    # H100's 85.5 GB = 76.9 GB; the FP8 weights are 405.85e9 x 1 B / 8 = 50.7 GB a GPU, so with
+    # the ~3 GB of overhead about 23 GB a GPU, 185 GB in all, is left: 185e9 / 516,096 B a token
+    # = ~359k tokens, far above the 79,392 vLLM found. The profiling run is the first cause.
+    answer = respond("The 8xH100 device failed to run meta-llama/Meta-Llama-3.1-405B-Instruct-FP8: "
+                     "The model's max seq len (131072) is larger than the maximum number of tokens "
+                     "that can be stored in KV cache (79392).")
+    assert answer.intent.kind == "diagnose"
+    room = next(s for s in answer.trace if s.label == "KV-cache tokens vLLM's share should hold")
+    assert 330_000 <= room.result.value <= 380_000  # 23 +- 1.5 GB a GPU of room
+    assert "measured **79,392 tokens**" in answer.markdown
+    assert "well below expected" in answer.markdown
+    assert "| 1 | the profiling run" in answer.markdown

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import any_in, find
+from clusterplan.assistant.parsing.measurements import KV_REFUSAL, any_in, find
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
@@ -284,6 +284,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
+    # vLLM refusing a context for want of KV room, pasted with a named model: the room it
+    # measured against what the GPUs should leave (unless the question asks how many).
+    ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t)) and _has_model(s)
+     and not HOW_MANY.search(t)),
     # A job on two setups each with its own count ("8*A100 (80GB) ... 4*A6000 (48GB)"), not
     # put as a comparison ("vs", "or": the GPU comparison below): the job on each.
     ("fit", lambda t, s: _has_model(s) and len(s.get("gpu_counts", [])) >= 2

@@ -20,6 +20,11 @@ _I = re.IGNORECASE
 NUM = r"(?<![\d,])(\d[\d,]*(?:\.\d+)?)"
 
 BANDWIDTH = lazy(NUM + r"\s*(GB/s|GB/sec|GBps|Gb/s|Gbps|Gbit/s)", 0)
+# vLLM's start-up refusal: "The model's max seq len (131072) is larger than the maximum number of
+# tokens that can be stored in KV cache (79392)": the KV room it measured, against the length.
+KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\s+larger\s+than"
+                  r"\s+the\s+maximum\s+number\s+of\s+tokens\s+that\s+can\s+be\s+stored\s+in\s+"
+                  r"kv\s+cache\s*\((\d+)\)", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
 # "420/1979": a throughput divided by a peak (checked against the catalog's peaks by the route)

@@ -16,9 +16,9 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.gpu_reading import gpu_family
-from clusterplan.assistant.parsing.jobs import memory_payload, model_name
+from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import Measurement, find
+from clusterplan.assistant.parsing.measurements import KV_REFUSAL, Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
@@ -130,7 +130,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
-                  _zero3_gather, _scaling, _tp_compare):
+                  _kv_room, _zero3_gather, _scaling, _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         findings = _duration(ctx) or _network(ctx)
@@ -624,6 +624,47 @@ def _kv_budget(ctx: Context) -> list[Finding]:
     what = (f"KV-cache budget: {total_gib:.2f} GiB × {share:g} − {weights_gib:g} GiB of weights "
             f"= {budget:.2f} GiB")
     return [Finding(what, budget, got, "GiB", causes,
+                    "serving-memory-preallocation#vllm-default")]
+
+
+def _kv_room(ctx: Context) -> list[Finding]:
+    """vLLM's "max seq len (N) is larger than ... KV cache (M)": the tokens of KV cache its
+    share of the GPUs should hold once the weights are in, against the M it found."""
+    refusal = KV_REFUSAL.search(ctx.text)
+    if not refusal or not ctx.has_model():
+        return []
+    wanted, got = int(refusal[1]), int(refusal[2])
+    payload = memory_payload(ctx.intent) | {"workload": "inference", "gpu": ctx.gpu(),
+                                            "gpus": slot(ctx.intent, "gpus") or 1}
+    result = ctx.calls.run("memory", payload, "weights and overhead per GPU under vLLM")
+    parts, gpus = result["breakdown_gb"], int(result["layout"]["gpus"])
+    held = parts["weights"] + parts["overhead"]
+    room_gb = VLLM_SHARE * result["gpu_memory_gb"] - held
+    per_token = result["kv_cache_bytes_per_token"]
+    expected = max(0.0, room_gb * 1e9 * gpus / per_token)
+    ctx.steps.append(Step(label="KV-cache tokens vLLM's share should hold",
+                          formula="(GPU memory × 0.9 − weights − overhead) × GPUs / KV bytes "
+                                  "per token",
+                          inputs={"gpu_memory": q(result["gpu_memory_gb"], "GB"),
+                                  "weights_and_overhead": q(round(held, 3), "GB"),
+                                  "gpus": q(gpus), "kv_per_token": q(per_token, "B/token")},
+                          result=q(round(expected), "tokens"),
+                          notes=["serving-memory-preallocation#vllm-default",
+                                 "kv-cache#per-token"]))
+    need_gb = wanted * per_token / 1e9
+    causes = [
+        (f"the profiling run: without chunked prefill vLLM schedules up to max_model_len "
+         f"({num(wanted)}) tokens in one step and keeps that forward pass's activations out of "
+         "the share before the KV cache; enable chunked prefill or lower max_num_batched_tokens",
+         "kv-cache#chunked-prefill"),
+        ("memory outside the tensors (CUDA graphs, NCCL buffers) and gpu_memory_utilization "
+         "(0.9 by default) also come out first; raise it to 0.95 if nothing else shares the GPU",
+         "serving-memory-preallocation#vllm-default"),
+        (f"one {num(wanted)}-token sequence needs {num(need_gb)} GB of KV cache in all; an FP8 "
+         "cache (kv_cache_dtype fp8) halves it", "kv-cache#cache-dtype-default"),
+    ]
+    what = f"KV-cache room on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
+    return [Finding(what, expected, got, "tokens", causes,
                     "serving-memory-preallocation#vllm-default")]
 
 
