@@ -886,3 +886,15 @@ def test_vllms_kv_refusal_is_set_against_the_room_its_share_should_leave():
     assert "measured **79,392 tokens**" in answer.markdown
     assert "well below expected" in answer.markdown
     assert "| 1 | the profiling run" in answer.markdown
+
+
+def test_how_to_set_a_training_runs_parameters_is_answered_with_its_layout():
+    # OptimalScale/LMFlow#682: "If I want a 70b SFT model, how should I set the parameters for
+    # full-parameter training?" The settings a cluster needs (TP, PP, DP, ZeRO, recompute), not
+    # only the memory. By hand: 70e9 x 16 B = 1,120 GB of model states is more than one node of
+    # 8 H100 holds (8 x 85.5 = 684 GB), so the answer starts at 2 nodes.
+    answer = respond("If I want a 70b SFT model, how should I set the parameters for "
+                     "full-parameter training?")
+    assert answer.intent.kind == "layout"
+    assert "The smallest cluster that holds it: **16 GPUs** (2 nodes)" in answer.markdown
+    assert "ZeRO-3" in answer.markdown.split("\n")[0]

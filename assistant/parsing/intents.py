@@ -80,7 +80,9 @@ COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\
 LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"
                     r"recommended|suitable|what|which)\s+parallelism\b|\bparallel(?:ism)?\s+(?:plan|"
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
-                    r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|张量并行|流水线并行|"
+                    r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|"
+                    r"\bhow\s+should\s+(?:i|we)\s+set\s+(?:up\s+)?(?:the\s+)?(?:parameters|params|"
+                    r"settings|config(?:uration)?)\b[^.?!]{0,40}\b(?:train|fine-?tun|sft)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
 # A choice between parallel strategies, or how to spread one model over GPUs or machines: the
 # question is the layout even when it reports a measurement ("PP is slower than TP, which?").
