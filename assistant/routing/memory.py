@@ -234,7 +234,8 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
     gpu_id = result["gpu"]
     fewest = (result.get("min_gpus") or {}).get(gpu_id)
     need = f"**{fewest}× {gpu_name(gpu_id)}**" if fewest else f"no number of {gpu_name(gpu_id)}"
-    lead = (f"{cap(subject(intent, result))} needs at least {need}{_in_nodes(intent, fewest)} "
+    need += in_nodes(fewest, slot(intent, "gpus_per_node"))
+    lead = (f"{cap(subject(intent, result))} needs at least {need} "
             f"just to hold it in memory ({_held(result)}). More GPUs shorten the run: give a "
             f"token budget (e.g. 15T tokens) to size the cluster by training time.")
     if result["workload"] == "inference":
@@ -252,13 +253,11 @@ def _held(result: dict[str, Any]) -> str:
     return f"{num(result['per_gpu_gb'])} GB per GPU when spread over {gpus} GPUs"
 
 
-def _in_nodes(intent: Intent, fewest: int | None) -> str:
-    """The count in whole nodes when the question gave a node size ("8xH100 nodes")."""
-    per_node = slot(intent, "gpus_per_node")
-    if not fewest or not per_node or int(per_node) <= 1:
+def in_nodes(gpus: int | None, per_node: int | None) -> str:
+    """' (2 nodes of 8)': a GPU count in whole nodes, when a node size is known."""
+    if not gpus or not per_node or int(per_node) <= 1:
         return ""
-    nodes = -(-fewest // int(per_node))
-    return f" ({plural(nodes, 'node')} of {per_node})"
+    return f" ({plural(-(-gpus // int(per_node)), 'node')} of {per_node})"
 
 
 def checkpoint(intent: Intent, calls: Calls) -> Reply:

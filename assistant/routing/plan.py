@@ -8,9 +8,10 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
-from clusterplan.assistant.parsing.jobs import WORKLOAD_WORDS, gpu_name, model_name
+from clusterplan.assistant.parsing.jobs import WORKLOAD_WORDS, gpu_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.db.active import catalog
 from clusterplan.figures import days
 
 HOURS_PER_DAY = 24
@@ -90,7 +91,8 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
 
 def _model(model_id: str) -> str:
     """A catalog model's name ('Kimi K2'), as the rest of the answer names models."""
-    return model_name({"model": model_id, "params_b": 0})
+    rows = catalog().models.rows
+    return rows[model_id].name if model_id in rows else model_id
 
 
 def _largest(result: dict[str, Any], sentence: str) -> str:

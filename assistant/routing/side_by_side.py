@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, plural, table
+from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
 from clusterplan.assistant.routing.cluster import parallel_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.assistant.routing.memory import in_nodes
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
 
@@ -70,9 +71,7 @@ def _said(entry: dict[str, Any], result: dict[str, Any], per_node: int | None) -
     said = f"{_name(entry)} {num(result['per_gpu_gb'])} GB"
     fewest = (result.get("min_gpus") or {}).get(result.get("gpu") or "h100-sxm")
     if fewest:
-        said += f", fewest {fewest}"
-        if per_node and int(per_node) > 1:
-            said += f" ({plural(-(-fewest // int(per_node)), 'node')} of {per_node})"
+        said += f", fewest {fewest}" + in_nodes(fewest, per_node)
     return said
 
 
@@ -89,23 +88,31 @@ def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     if len(span) != 2 or intent.kind not in KINDS or not any(
             k in intent.slots for k in ("model", "params_b", "config")):
         return reply
+    return _fits_on(intent, calls, reply, [(gpus, {"gpus": gpus}) for gpus in span], "GPUs",
+                    f"Across the range {span[0]}-{span[1]} GPUs asked")
+
+
+def _fits_on(intent: Intent, calls: Calls, reply: Reply, clusters: list[tuple[Any, dict]],
+             column: str, lead: str) -> Reply:
+    """The job's memory on each cluster named (a count, or a GPU kind with its count), a row
+    each: per GPU, the GPU's memory and whether it fits."""
     rows, said = [], []
-    for gpus in span:
-        payload = memory_payload(intent, least=intent.kind != "memory") | {"gpus": gpus}
+    for label, given in clusters:
+        payload = memory_payload(intent, least=intent.kind != "memory") | given
+        named = f"{label} GPUs" if isinstance(label, int) else str(label)
         try:
-            result = calls.run("memory", payload, f"the same job on {gpus} GPUs")
+            result = calls.run("memory", payload, f"the same job on {named}")
         except (ToolError, ValueError, LookupError) as exc:
-            said.append(f"{gpus} GPUs could not be sized: {exc}")
+            said.append(f"{named} could not be sized: {exc}")
             continue
         fits = result.get("fits")
-        rows.append([gpus, result["per_gpu_gb"], result.get("gpu_memory_gb"),
+        rows.append([label, result["per_gpu_gb"], result.get("gpu_memory_gb"),
                      "yes" if fits else "no" if fits is False else "-"])
-        said.append(f"{gpus} GPUs: {num(result['per_gpu_gb'])} GB per GPU"
+        said.append(f"{named}: {num(result['per_gpu_gb'])} GB per GPU"
                     + ("" if fits is None else ", fits" if fits else ", does not fit"))
     if rows:
-        reply.tables.insert(0, table(["GPUs", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
-        reply.headline += (f" Across the range {span[0]}-{span[1]} GPUs asked: "
-                           + "; ".join(said) + ".")
+        reply.tables.insert(0, table([column, "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
+        reply.headline += f" {lead}: " + "; ".join(said) + "."
     return reply
 
 
@@ -136,25 +143,10 @@ def _gpu_kinds(intent: Intent, calls: Calls, reply: Reply) -> Reply:
 
 
 def _setups(intent: Intent, calls: Calls, reply: Reply) -> Reply:
-    """The job on each setup named with its own count ("8*A100 ... 4*A6000"): per GPU, the
-    GPU's memory and whether it fits, one row a setup."""
+    """The job on each setup named with its own count ("8*A100 ... 4*A6000")."""
     kinds, counts = intent.slots.get("gpu_list") or [], intent.slots.get("gpu_counts") or []
     if intent.kind != "fit" or len(counts) < 2 or len(counts) != len(kinds):
         return reply
-    rows, said = [], []
-    for gpu, gpus in zip(kinds, counts, strict=True):
-        payload = memory_payload(intent, least=True) | {"gpu": gpu, "gpus": gpus}
-        try:
-            result = calls.run("memory", payload, f"the same job on {gpus}× {gpu_name(gpu)}")
-        except (ToolError, ValueError, LookupError) as exc:
-            said.append(f"{gpus}× {gpu_name(gpu)} could not be sized: {exc}")
-            continue
-        fits = result.get("fits")
-        rows.append([f"{gpus}× {gpu_name(gpu)}", result["per_gpu_gb"],
-                     result.get("gpu_memory_gb"), "yes" if fits else "no"])
-        said.append(f"{gpus}× {gpu_name(gpu)} {num(result['per_gpu_gb'])} GB per GPU, "
-                    + ("fits" if fits else "does not fit"))
-    if rows:
-        reply.tables.insert(0, table(["setup", "per GPU (GB)", "GPU memory (GB)", "fits"], rows))
-        reply.headline += " Each setup named, same job: " + "; ".join(said) + "."
-    return reply
+    clusters = [(f"{gpus}× {gpu_name(gpu)}", {"gpu": gpu, "gpus": gpus})
+                for gpu, gpus in zip(kinds, counts, strict=True)]
+    return _fits_on(intent, calls, reply, clusters, "setup", "Each setup named, same job")
