@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 from clusterplan.cli import cli
 from clusterplan.db.active import use_store
 from clusterplan.db.store import Store
+from clusterplan.tui.chat import QuestionInput
 
 
 @pytest.fixture(autouse=True)
@@ -53,3 +54,16 @@ async def settle(app: Any, pilot: Any) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.wait_for_scheduled_animations()
+
+
+async def ask(app: Any, pilot: Any, text: str, typed: bool = False) -> None:
+    """In the app under the pilot, put `text` in the question box (key by key when `typed`),
+    press enter and settle."""
+    box = app.query_one(QuestionInput)
+    box.focus()
+    if typed:
+        await pilot.press(*text)
+    else:
+        box.value = text
+    await pilot.press("enter")
+    await settle(app, pilot)

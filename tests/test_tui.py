@@ -28,7 +28,7 @@ from clusterplan.tui.plan_panel import PlanPanel
 from clusterplan.tui.screens import ExportScreen, HelpScreen, NoteScreen, OpenSessionScreen
 from clusterplan.tui.sources_panel import SourcesPanel
 from clusterplan.tui.trace_panel import TracePanel
-from tests.conftest import settle
+from tests.conftest import ask, settle
 
 SIZE = (100, 32)
 CONCEPT = "Why shouldn't tensor parallelism cross the node boundary?"
@@ -47,18 +47,6 @@ def assistant() -> Assistant:
 @pytest.fixture
 def messages() -> list[Message]:
     return []
-
-
-async def ask(app: ClusterplanApp, pilot, text: str, typed: bool = False) -> None:
-    """Put `text` in the question box (key by key when `typed`) and press enter."""
-    box = app.query_one(QuestionInput)
-    box.focus()
-    if typed:
-        await pilot.press(*text)
-    else:
-        box.value = text
-    await pilot.press("enter")
-    await settle(app, pilot)
 
 
 def seen(messages: list[Message], kind: type) -> list:

@@ -15,7 +15,7 @@ from clusterplan.tui.chat import OPEN_REPLIES, Chat, QuestionInput
 from clusterplan.tui.chat_entries import EarlierAnswers, Question, Reply
 from clusterplan.tui.fitted_tables import widest_table
 from clusterplan.tui.screens import AnswerScreen, NoteScreen
-from tests.conftest import settle
+from tests.conftest import ask, settle
 
 SIZE = (100, 32)
 CONVERT = "Convert 100 Gb/s to GB/s"
@@ -106,11 +106,7 @@ async def test_f2_shows_the_last_answer_with_every_table_column(store):
     app = ClusterplanApp(Assistant(store))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        box = app.query_one(QuestionInput)
-        box.focus()
-        box.value = "What does an 8xH200 node cost per month on-demand?"
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await ask(app, pilot, "What does an 8xH200 node cost per month on-demand?")
         await pilot.press("f2")
         await settle(app, pilot)
         assert isinstance(app.screen, AnswerScreen)
@@ -127,11 +123,7 @@ async def test_enter_on_a_plan_tab_row_shows_every_field_of_it(store):
     app = ClusterplanApp(Assistant(store))
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
-        box = app.query_one(QuestionInput)
-        box.focus()
-        box.value = "What does an 8xH200 node cost per month on-demand?"
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await ask(app, pilot, "What does an 8xH200 node cost per month on-demand?")
         offers = app.query_one("#offers")
         assert offers.display and offers.row_count >= 1
         offers.focus()

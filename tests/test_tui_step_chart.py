@@ -8,10 +8,10 @@ from textual.widgets import TabbedContent
 from clusterplan.assistant.sessions.session import Assistant
 from clusterplan.db.active import open_store, use_store
 from clusterplan.tui.app import ClusterplanApp
-from clusterplan.tui.chat import Chat, QuestionInput
+from clusterplan.tui.chat import Chat
 from clusterplan.tui.plan_panel import PlanPanel, plan_view
 from clusterplan.tui.step_chart import StepChart, layout_label, part_cells
-from tests.conftest import settle
+from tests.conftest import ask, settle
 
 # A step of 10 s: 6 compute, 1 TP, 0.5 PP, 0.5 DP, 2 bubble (they add up to 10).
 PLAN = {"tp": 8, "pp": 4, "dp": 2, "ep": 1, "cp": 1, "step_time_s": 10.0, "compute_s": 6.0,
@@ -58,11 +58,7 @@ async def test_a_training_answer_draws_the_best_layouts_step_parts(assistant):
     async with app.run_test(size=(120, 36), message_hook=answers.append) as pilot:
         await settle(app, pilot)
         app.query_one(TabbedContent).active = "plan-tab"
-        box = app.query_one(QuestionInput)
-        box.focus()
-        box.value = "How should I split a 70B model across 16 H100s in 2 nodes?"
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await ask(app, pilot, "How should I split a 70B model across 16 H100s in 2 nodes?")
         answer = next(m.answer for m in answers if isinstance(m, Chat.AnswerReady))
         plans = answer.data["parallelism"]["plans"]
         [chart] = app.query_one(PlanPanel).query(StepChart)
