@@ -433,3 +433,9 @@ def test_a_family_name_with_another_size_is_that_size_not_the_familys_model(read
 ])
 def test_ollama_tags_and_sizes_keep_their_numbers(read, text, model):
     assert read(text).slots["model"] == model
+
+
+def test_a_token_count_in_thousands_is_thousands_not_trillions(read):
+    # "300 thousand tokens" is 300 x 1,000 = 300,000 tokens, not 300 x 1e12.
+    assert read("How long to train a 7B model on 300 thousand tokens on 8 H100?") \
+        .slots["tokens"] == 300_000

@@ -212,13 +212,14 @@ def _money_and_time(text: str, slots: dict[str, Any]) -> None:
 
 def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
     tokens = TOKENS.search(text)
-    if tokens and tokens[2] and tokens[2].lower()[:1] == "k" and "context_len" not in slots:
-        # "KV cache ... at 128k tokens": thousands of tokens are one sequence's length, never a
+    # each unit the pattern takes is a SCALE key ("thousand"[:1] would read as "t"rillion)
+    scale = SCALE[tokens[2].lower()] if tokens and tokens[2] else None
+    if scale == 1e3 and tokens[2].lower() == "k" and "context_len" not in slots:
+        # "KV cache ... at 128k tokens": "k" tokens are one sequence's length, never a
         # training budget (the smallest fine-tunes run millions)
         slots["context_len"] = _k(tokens[1], "k")
-        tokens = None
-    if tokens and tokens[2]:
-        slots["tokens"] = number(tokens[1], "the token count") * SCALE[tokens[2].lower()[:1]]
+    elif scale:
+        slots["tokens"] = number(tokens[1], "the token count") * scale
     for pattern in (SEQ_LEN,):
         m = pattern.search(text)
         if m:
