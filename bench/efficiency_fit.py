@@ -5,9 +5,11 @@ Run: .venv/bin/python bench/efficiency_fit.py [--rows 0,2,4,6,8]
 Grid-searches the curve's ceiling (steps of 0.02) and half-saturation point (steps of 0.25) for
 the least squared relative error in achieved teraFLOP/s per GPU, each row priced by the whole
 step-time model at the paper's layout and conditions (A100, HDR InfiniBand, micro-batch 1, full
-recompute, no sequence parallelism). `--rows` fits on a subset and shows the error on every row,
-the held-back ones included. The figures go to note mfu-calibration#efficiency-curve and
-#efficiency-held-back. Asserts nothing; works in a temporary data directory.
+recompute, no sequence parallelism, fp16 with Megatron-LM's FP32 main gradients and no optimizer
+sharding, gradients all-reduced after the backward pass, no FlashAttention). `--rows` fits on
+a subset and shows the error on every row, the held-back ones included. The figures go to note
+mfu-calibration#efficiency-curve and #efficiency-held-back. Asserts nothing; works in a
+temporary data directory.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ def errors() -> list[float]:
         result = run(ParallelismInput(
             workload="pretrain", params_b=params, layers=layers, hidden=h, heads=heads,
             kv_heads=heads, ffn_hidden=4 * h, vocab=51200, gpu="a100", gpus=gpus, seq_len=2048,
-            global_batch=batch, zero_stages=[1], recompute=["full"], micro_batches=[1],
-            sequence_parallel=False, inter_link="ib-hdr", top_k=1000))
+            global_batch=batch, zero_stages=[0], recompute=["full"], micro_batches=[1],
+            sequence_parallel=False, inter_link="ib-hdr", top_k=1000, precision="fp16",
+            fp32_main_grads=True, dp_overlap=False, flash_attention=False))
         plan = next(p for p in result.plans if p.tp == tp and p.pp == pp)
         flops = 96 * batch * 2048 * layers * h**2 * (1 + 2048 / (6 * h)
                                                      + 51200 / (16 * layers * h))

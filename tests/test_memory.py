@@ -373,3 +373,27 @@ def test_bad_input_is_one_line_naming_the_field(payload, words):
     assert "Traceback" not in line
     for word in words:
         assert word in line, line
+
+
+@pytest.mark.parametrize("precision, zero, dp, per_param", [
+    # megatron-optimizer-memory: Megatron-LM's table of bytes a parameter, d = 8 ranks.
+    ("fp16", 0, 1, 20), ("bf16", 0, 1, 18), ("fp32", 0, 1, 16),
+    ("fp16", 1, 8, 4 + 16 / 8), ("bf16", 1, 8, 6 + 12 / 8), ("fp32", 1, 8, 8 + 8 / 8),
+])
+def test_fp32_main_grads_count_the_bytes_megatron_lm_tabulates(precision, zero, dp, per_param):
+    # 7e9 parameters: weights + gradients + optimizer states = 7e9 x per_param bytes.
+    # By hand for fp16 without sharding: 2 + 2 + (4 master + 4 main gradients + 8 Adam) = 20.
+    result = run_tool("memory", {"params_b": 7.0, "workload": "pretrain", "precision": precision,
+                                 "zero_stage": zero, "dp": dp, "fp32_main_grads": True,
+                                 "seq_len": 1, "micro_batch": 1})
+    parts = result["breakdown_gb"]
+    states = parts["weights"] + parts["gradients"] + parts["optimizer"]
+    assert states == pytest.approx(7.0 * per_param, rel=1e-9)
+
+
+def test_without_fp32_main_grads_the_zero_papers_16_bytes_stand():
+    # zero-paper#k-12: 2 + 2 + 12 = 16 bytes a parameter under mixed precision.
+    result = run_tool("memory", {"params_b": 7.0, "workload": "pretrain", "precision": "bf16",
+                                 "zero_stage": 0, "seq_len": 1, "micro_batch": 1})
+    parts = result["breakdown_gb"]
+    assert parts["weights"] + parts["gradients"] + parts["optimizer"] == pytest.approx(112.0)

@@ -169,12 +169,12 @@ def test_a_goal_plan_does_not_claim_an_assumed_gpu():
 
 
 def test_a_non_power_of_two_node_count_can_win():
-    # 2T tokens of Llama 2 7B in 45 days on H100. FLOPs a token: 6 x 6.74e9 + 12 x 32 x 4096 x
+    # 2T tokens of Llama 2 7B in 55 days on H100. FLOPs a token: 6 x 6.74e9 + 12 x 32 x 4096 x
     # 4096 = 4.688e10. 4 nodes (32 GPUs) run at the MFU the step-time model gives them, so
-    # 2e12 x 4.688e10 / (32 x 989.4e12 x MFU) / 86,400 days: above 45 at any MFU under 0.76,
-    # and the model's is about 0.54 (63 days). 6 nodes (48 GPUs), the ladder's next rung, make
-    # it (about 44 days); a power-of-two ladder would have jumped to 8.
-    result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 45,
+    # 2e12 x 4.688e10 / (32 x 989.4e12 x MFU) / 86,400 days: above 55 at any MFU under 0.62,
+    # and the model's is about 0.49 (71 days). 5 nodes take about 60 days; 6 nodes (48 GPUs)
+    # make it (about 50 days); a power-of-two ladder would have jumped to 8.
+    result = invoke("plan", {"model": "llama-2-7b", "tokens": "2T", "deadline_days": 55,
                              "gpus": ["h100"]})
     rec = result.recommendation
     assert rec is not None and rec.nodes == 6 and rec.gpus == 48
@@ -182,10 +182,10 @@ def test_a_non_power_of_two_node_count_can_win():
     assert math.isclose(rec.training_days,
                         2e12 * flops_per_token / (48 * 989.4e12 * rec.mfu) / SECONDS_PER_DAY,
                         rel_tol=1e-3)  # the step count rounds up: one step in 460,000
-    assert rec.training_days <= 45
+    assert rec.training_days <= 55
     four = invoke("parallelism", {"model": "llama-2-7b", "workload": "pretrain", "gpu": "h100",
                                   "gpus": 32, "tokens": "2T"})
-    assert four.training_days > 45
+    assert four.training_days > 55
 
 
 def test_a_short_run_is_said_in_hours():

@@ -122,10 +122,11 @@ def test_a_budget_the_fewest_gpus_miss_is_met_by_more_gpus():
     assert few.recommendation.gpus == 16 and few.recommendation.cost_usd > 28
     rec = more.recommendation
     assert rec is not None and rec.gpus > 16 and rec.cost_usd <= 28
-    assert more.failed.get("over budget") == 1
-    # the cost is what the offer bills: GPUs x $/GPU-h x billed hours
+    assert more.failed.get("over budget", 0) >= 1  # 16 GPUs and the counts up to 48
+    # the cost is what the offer bills: GPUs x $/GPU-h x billed hours, to the cent (the cost
+    # is rounded to cents and the hours to six decimals, a few thousandths of a dollar here)
     assert math.isclose(rec.cost_usd, rec.billed_gpus * rec.usd_per_gpu_hour * rec.billed_hours,
-                        rel_tol=1e-4)
+                        abs_tol=0.01)
 
 
 def test_the_budget_answer_speaks_in_words_and_model_names():

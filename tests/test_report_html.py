@@ -13,9 +13,10 @@ from clusterplan.assistant.report.document import render_report
 from clusterplan.assistant.report.html import render_html
 from tests.test_report import DAY, memory_answer, pricing_answer
 
-# Step-time parts of one layout: 24.2 s compute + 2.3 s communication + 0 s bubble = 26.5 s.
-LAYOUT = {"tp": 8, "pp": 1, "dp": 128, "zero_stage": 3, "per_gpu_gb": 69.3, "step_time_s": 26.5,
-          "compute_s": 24.2, "comm_s": 2.3, "bubble_s": 0.0, "mfu": 0.548}
+# Step-time parts of one layout: 24.2 s compute + 2.3 s communication + 0 s bubble + 0.3 s
+# optimizer update = 26.8 s.
+LAYOUT = {"tp": 8, "pp": 1, "dp": 128, "zero_stage": 3, "per_gpu_gb": 69.3, "step_time_s": 26.8,
+          "compute_s": 24.2, "comm_s": 2.3, "bubble_s": 0.0, "update_s": 0.3, "mfu": 0.548}
 
 
 def option(gpu: str, gpus: int, days: float, usd_per_gpu_hour: float) -> dict:
@@ -82,17 +83,18 @@ def test_the_pie_slices_and_legend_carry_the_memory_per_gpu():
     assert float(end.group(2)) == pytest.approx(170 - 110 * 0.8776, abs=0.02)
 
 
-def test_the_step_time_bars_stack_compute_communication_and_bubble():
+def test_the_step_time_bars_stack_compute_communication_bubble_and_update():
     bars = next(c for c in charts(page()[1]) if 'class="bar"' in c)
     assert "Step time of the best layouts (s)" in bars and "#1 TP 8 × PP 1 × DP 128" in bars
-    # drawn over one another: the whole step 26.5 s, compute + communication 26.5 s, compute
-    # 24.2 s; the axis runs to 30 s (a step of 10 s above 26.5) over a plot 210 px high
+    # drawn over one another: the whole step 26.8 s, up to the bubble 26.5 s, compute +
+    # communication 26.5 s, compute 24.2 s; the axis runs to 30 s over a plot 210 px high
     found = re.findall(r'height="([\d.]+)" fill="#\w+" data-value="([^"]*)"', bars)
     assert [(v, float(h)) for h, v in found] == [
+        ("26.8", pytest.approx(210 * 26.8 / 30, abs=0.01)),
         ("26.5", pytest.approx(210 * 26.5 / 30, abs=0.01)),
         ("26.5", pytest.approx(210 * 26.5 / 30, abs=0.01)),
         ("24.2", pytest.approx(210 * 24.2 / 30, abs=0.01))]
-    for name in ("bubble", "communication", "compute"):
+    for name in ("optimizer update", "bubble", "communication", "compute"):
         assert f'class="legend">{name}</text>' in bars
     assert ">30</text>" in bars and ">0</text>" in bars
 

@@ -6,16 +6,19 @@ import dataclasses
 
 import pytest
 
+from clusterplan.tools.memory.optimizers import optimizer_bytes, update_traffic_bytes
 from clusterplan.tools.parallelism.matmul_efficiency import gemm_intensity, layer_efficiency
 from clusterplan.tools.parallelism.step_time import (
     StepShape,
     bubble_fraction,
+    busiest_stage_flops,
     chunk_choices,
     compute_time_factor,
     fastest_schedule,
     hardware_flops_per_token,
     model_flops_per_token,
     narayanan_flops_per_iteration,
+    optimizer_update_s,
     paper_training_seconds,
     stage_imbalance,
     step_time,
@@ -273,3 +276,53 @@ def test_lora_skips_the_weight_gradients_as_the_lora_paper_measured_on_gpt_3():
     assert lora.compute_s / full.compute_s == pytest.approx(32.5 / 43.1, rel=0.005)
     assert model_flops_per_token(175e9, 96, 2048, 12288, frozen=True) == \
         pytest.approx(4 * 175e9 + 12 * 96 * 2048 * 12288)
+
+
+def test_the_last_stage_runs_the_output_layer_and_a_balanced_split_moves_layers_off_it():
+    # megatron-lm-2021#last-stage-head. In units of one layer's cost L = 1: 72 layers on 12
+    # stages and a head costing 1.46 L (BLOOM's 250,880-word vocabulary at h = 14,336 is of
+    # that order). Per token the stages hold 72 L + 1.46 L = 73.46 L in all.
+    #   No pipeline: one stage runs everything, 73.46.
+    #   Even split (Megatron-LM): 6 layers a stage, the last adds the head: 6 + 1.46 = 7.46.
+    #   Balanced (uneven stages allowed): 7 layers on each of the first 11 stages (77 >= 72)
+    #   leaves the last stage the head alone, so the slowest stage costs 7.
+    assert busiest_stage_flops(73.46, 1.46, 72, 1) == pytest.approx(73.46)
+    assert busiest_stage_flops(73.46, 1.46, 72, 12) == pytest.approx(7.46)
+    assert busiest_stage_flops(73.46, 1.46, 72, 12, balanced=True) == pytest.approx(7.0)
+    # A head lighter than a layer changes nothing when the layers split unevenly: 126 layers
+    # on 16 stages put ceil(126/16) = 8 on the first stages and floor(126/16) = 7 + 0.66 on
+    # the last (Llama 3 405B's head is about 0.66 of a layer).
+    assert busiest_stage_flops(126.66, 0.66, 126, 16) == pytest.approx(8.0)
+
+
+def test_the_head_slows_a_pipeline_of_few_layers_a_stage_by_hand():
+    # 39.1B-like: 48 layers on 8 stages (6 a stage), h = 8,192, V = 51,200, no recompute.
+    # FLOPs per token: 6 x 39.1e9 + 12 x 48 x 2,048 x 8,192 = 2.346e11 + 9.664e9 = 2.44264e11,
+    # of which the head is 6 x 8,192 x 51,200 = 2.51658e9. Spread evenly each stage would run
+    # 6/48 of it; the last runs 6 layers of the rest plus the head:
+    # (6/48 x (2.44264e11 - 2.51658e9) + 2.51658e9) / (6/48 x 2.44264e11) = 1.07210.
+    shape = _shape(gpus=64, tp=8, pp=8, layers=48, params=39.1e9, dense_params=39.1e9)
+    plain = step_time(shape, _free).compute_s
+    headed = step_time(dataclasses.replace(shape, vocab=51200), _free).compute_s
+    assert headed / plain == pytest.approx(1.07210, rel=1e-4)
+
+
+def test_the_optimizer_update_runs_at_memory_bandwidth_by_hand():
+    # optimizer-states#update-traffic: AdamW with a master copy moves 2 x (4 + 8) + 4 + 2 = 30
+    # bytes a parameter; 7e9 parameters on one A100 80GB (2.039 TB/s): 7e9 x 30 / 2.039e12
+    # = 0.10299 s. ZeRO-1 over 8 ranks updates an eighth each: 0.012874 s.
+    adamw = optimizer_bytes("adamw", True, 4096)
+    assert update_traffic_bytes(adamw, "bf16") == 30
+    assert update_traffic_bytes(optimizer_bytes("adamw", False, 4096), "fp32") == 28
+    assert update_traffic_bytes(optimizer_bytes("sgd_momentum", True, 4096), "bf16") == 22
+    assert update_traffic_bytes(optimizer_bytes("adamw_8bit", True, 4096), "bf16") == \
+        pytest.approx(2 * (4 + 2 * (1 + 4 / 2048)) + 4 + 2)
+    one = _shape(gpus=8, tp=1, pp=1, dp=8, zero_stage=0, params=7e9, dense_params=7e9,
+                 layers=32, hidden=4096, attn_dim=4096, update_bytes=30,
+                 hbm_bytes_per_s=2.039e12)
+    assert optimizer_update_s(one) == pytest.approx(0.10299, rel=1e-4)
+    assert optimizer_update_s(dataclasses.replace(one, zero_stage=1)) == \
+        pytest.approx(0.012874, rel=1e-4)
+    # It is a part of the step: after the backward pass, nothing hides it.
+    result = step_time(one, _free)
+    assert result.step_s == pytest.approx(result.compute_s + 0.10299, rel=1e-4)

@@ -13,7 +13,8 @@ from clusterplan.tui.memory_chart import COLOURS
 
 # (plan field, legend name): the parts a step is the sum of (tools/parallelism/step_time.py)
 PARTS = (("compute_s", "compute"), ("tp_comm_s", "TP"), ("pp_comm_s", "PP"),
-         ("dp_comm_s", "DP"), ("ep_comm_s", "EP"), ("cp_comm_s", "CP"), ("bubble_s", "bubble"))
+         ("dp_comm_s", "DP"), ("ep_comm_s", "EP"), ("cp_comm_s", "CP"), ("bubble_s", "bubble"),
+         ("update_s", "update"))
 LABEL_WIDTH = 18  # "tp8 cp16 pp16 dp8"
 VALUE_WIDTH = 9
 BEST = 3  # layouts drawn

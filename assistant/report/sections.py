@@ -216,7 +216,8 @@ def layout_name(plan: dict[str, Any]) -> str:
 
 
 def step_time_chart(plans: list[dict[str, Any]]) -> str | None:
-    """Bars of the step time of each layout, split into compute, communication and bubble.
+    """Bars of the step time of each layout, split into compute, communication, bubble and
+    the optimizer's update.
 
     Mermaid draws bar series over each other, so the series are the running totals from the
     whole step down to compute alone: what shows of each bar is one part.
@@ -224,17 +225,21 @@ def step_time_chart(plans: list[dict[str, Any]]) -> str | None:
     parts = [p for p in plans if all(_number(p.get(k)) for k in ("compute_s", "comm_s"))]
     if not parts:
         return None
-    whole = [p["compute_s"] + p["comm_s"] + (p.get("bubble_s") or 0.0) for p in parts]
-    compute_comm = [p["compute_s"] + p["comm_s"] for p in parts]
     compute = [p["compute_s"] for p in parts]
-    chart = Chart("xy", "Step time of the best layouts (s): compute, communication, bubble",
-                  [f"#{n} {layout_name(p)}" for n, p in enumerate(parts, 1)],
-                  [Series("bar", whole, "bubble"),
+    compute_comm = [p["compute_s"] + p["comm_s"] for p in parts]
+    with_bubble = [c + (p.get("bubble_s") or 0.0) for c, p in zip(compute_comm, parts,
+                                                                    strict=True)]
+    whole = [b + (p.get("update_s") or 0.0) for b, p in zip(with_bubble, parts, strict=True)]
+    chart = Chart("xy", "Step time of the best layouts (s): compute, communication, bubble, "
+                  "update", [f"#{n} {layout_name(p)}" for n, p in enumerate(parts, 1)],
+                  [Series("bar", whole, "optimizer update"),
+                   Series("bar", with_bubble, "bubble"),
                    Series("bar", compute_comm, "communication"),
                    Series("bar", compute, "compute")],
                   y_label="seconds per step", y_top=max(whole) * 1.1, unit="s")
     note = "; ".join(f"#{n} {layout_name(p)}: compute {num(p['compute_s'])} s, communication "
-                     f"{num(p['comm_s'])} s, bubble {num(p.get('bubble_s') or 0)} s"
+                     f"{num(p['comm_s'])} s, bubble {num(p.get('bubble_s') or 0)} s, "
+                     f"update {num(p.get('update_s') or 0)} s"
                      for n, p in enumerate(parts, 1))
     return mermaid(chart) + "\n\n" + escape(f"Step-time parts: {note}.")
 

@@ -45,6 +45,7 @@ class Job:
     batch: int
     context_len: int
     paging: bool
+    fp32_main_grads: bool = False  # Megatron-LM's FP32 main gradients
 
     # Derived when the job is made (the byte formulas read them many times per answer).
     training: bool = field(init=False, repr=False, compare=False)
@@ -61,6 +62,10 @@ class Job:
         # Gradient bytes per trainable parameter (adapters train at 16 bits).
         self.grad_bytes = (2.0 if adapters and precision != "fp32"
                            else GRADIENT_BYTES[precision])
+        if self.fp32_main_grads and not adapters and precision != "fp16":
+            # The gradient buffer itself is FP32 (megatron-optimizer-memory#bf16); fp16
+            # weights keep 16-bit gradients and an FP32 copy among the optimizer's states.
+            self.grad_bytes = max(self.grad_bytes, 4.0)
         # The activation formula counts 16-bit values; FP32 activations take twice that.
         self.activation_scale = 2.0 if precision == "fp32" else 1.0
 
@@ -161,7 +166,8 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
             said.append("paging: on (KV cache in 16-token pages)")
     return Job(shape, workload, precision, kv, optimizer, zero_stage, seq_len, micro_batch,
                fields["microbatches_in_flight"], recompute, sequence_parallel, flash, lora_rank,
-               tuple(lora_targets), batch, context_len, paging)
+               tuple(lora_targets), batch, context_len, paging,
+               training and not adapters and fields["fp32_main_grads"])
 
 
 def _training_defaults(fields: dict[str, Any], workload: str, precision: str, hidden: int,
@@ -199,7 +205,9 @@ def _training_defaults(fields: dict[str, Any], workload: str, precision: str, hi
     if sequence_parallel is None:
         sequence_parallel = False
         said.append("sequence_parallel: off")
-    return (optimizer_bytes(name, bool(master) and mixed, hidden), zero_stage, seq_len,
+    main_grads = fields["fp32_main_grads"] and precision == "fp16" and workload not in (
+        "lora", "qlora")
+    return (optimizer_bytes(name, bool(master) and mixed, hidden, main_grads), zero_stage, seq_len,
             micro_batch, recompute, sequence_parallel)
 
 

@@ -25,7 +25,8 @@ from clusterplan.tools.parallelism.training_plans import fits_for, score_for, sp
 COLUMNS = ("tp", "pp", "dp", "ep", "cp", "shard_group", "zero_stage", "micro_batch",
            "num_microbatches", "recompute", "layouts", "status", "rejected_because",
            "per_gpu_gb", "step_time_s", "compute_s", "tp_comm_s", "pp_comm_s", "dp_comm_s",
-           "ep_comm_s", "cp_comm_s", "bubble_s", "virtual_stages", "mfu", "tokens_per_s")
+           "ep_comm_s", "cp_comm_s", "bubble_s", "update_s", "virtual_stages", "mfu",
+           "tokens_per_s")
 
 
 class _Listed(Rejections):
@@ -75,4 +76,5 @@ def _row(x: Layout, gb: float, t: StepTime, reason: str) -> dict[str, Any]:
             "rejected_because": reason, "per_gpu_gb": round(gb, 3), "step_time_s": t.step_s,
             "compute_s": t.compute_s, "tp_comm_s": t.tp_s, "pp_comm_s": t.pp_s,
             "dp_comm_s": t.dp_s, "ep_comm_s": t.ep_s, "cp_comm_s": t.cp_s, "bubble_s": t.bubble_s,
+            "update_s": t.update_s,
             "virtual_stages": t.virtual_stages, "mfu": t.mfu, "tokens_per_s": t.tokens_per_s}

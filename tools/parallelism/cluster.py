@@ -21,6 +21,7 @@ from clusterplan.tools.memory.model_shape import ModelShape
 from clusterplan.tools.memory.terms import Breakdown, per_gpu
 from clusterplan.tools.memory.tool import prepare
 from clusterplan.tools.parallelism.input import ParallelismInput
+from clusterplan.tools.parallelism.matmul_efficiency import gpu_scale, is_measured
 from clusterplan.tools.parallelism.step_time import Collective
 from clusterplan.validation import describe
 
@@ -49,6 +50,7 @@ class Cluster:
     efficiency_given: bool = False  # the user's figure replaces the training curve
     ridge_flop_per_byte: float = 0.0  # peak FLOP/s over HBM bytes/s: where GEMMs stop starving
     efficiency_scale: float = 1.0  # a user's measurement, matched (calibration.calibrate)
+    gpu_scale: float = 1.0  # the fitted curve's factor for this GPU (matmul_efficiency)
 
 
 def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> Cluster:
@@ -67,15 +69,29 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
     column = _peak_column(gpu, precision, said)
     efficiency = inp.efficiency or EFFICIENCY
     peak = float(getattr(gpu, column)) * 1e12
+    scale = gpu_scale(gpu.id)
     if inp.efficiency is None:
-        said.append("efficiency: the matmuls reach a share of the dense peak that grows with "
-                    "their size (fitted on Megatron-LM's Table 1)" if inp.workload != "inference"
+        said.append(_curve_said(gpu, scale) if inp.workload != "inference"
                     else f"efficiency: the matmuls reach {EFFICIENCY:.0%} of the dense peak "
                     "(calibrated on published MFUs)")
     comm = _group_comm(intra, inter, nics, gpn)
     return Cluster(gpu, gpus, min(gpn, gpus), math.ceil(gpus / gpn), intra, inter, nics,
                    peak, column, efficiency, comm, inp.efficiency is not None,
-                   peak / (gpu.memory_bandwidth_tb_s * 1e12))
+                   peak / (gpu.memory_bandwidth_tb_s * 1e12), gpu_scale=scale)
+
+
+def _curve_said(gpu: GpuRow, scale: float) -> str:
+    """The training efficiency assumption in words: the A100 curve, and what carries it over."""
+    base = ("efficiency: the matmuls reach a share of the dense peak that grows with their size "
+            "(fitted on Megatron-LM's Table 1, A100)")
+    if scale == 1.0:
+        return base
+    if is_measured(gpu.id):
+        return (f"{base}, x {scale:g} on {gpu.name} (Hopper), fitted on MosaicML's measured MFU "
+                "of MPT 1B-70B on H100")
+    return (f"{base}, x {scale:g} on {gpu.name}: no published training run calibrates it, so it "
+            "is taken at the H100's measured share; a measured_tflops_per_gpu or measured_step_s "
+            "fits it to yours")
 
 
 def whole_nodes(cluster: Cluster) -> Cluster:
@@ -170,11 +186,13 @@ def resolve_job(inp: ParallelismInput, concurrency: int | None = None) -> JobCon
                                           "experts_per_token", "active_params_b")}
     training = inp.workload != "inference"
     extra = dict(zero_stage=inp.zero_stages[0], micro_batch=1, recompute=inp.recompute[0],
+                 fp32_main_grads=inp.fp32_main_grads,
                  sequence_parallel=SEQUENCE_PARALLEL if inp.sequence_parallel is None
                  else inp.sequence_parallel) if training else \
         dict(batch=concurrency, context_len=inp.context_len, kv_precision=inp.kv_precision)
     try:
         mem_in = MemoryInput(model=inp.model, workload=inp.workload, precision=inp.precision,
+                             flash_attention=inp.flash_attention,
                              optimizer=inp.optimizer if training else None,
                              seq_len=inp.seq_len if training else None, **arch, **extra)
     except ValidationError as exc:

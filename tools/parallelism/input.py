@@ -110,6 +110,8 @@ class ParallelismInput(CheckedInput):
     hybrid_sharding: bool = Field(default=True, description="also weigh ZeRO-3 sharded within "
                                   "a node and replicated across nodes (HSDP)")
     uneven_stages: bool = Field(default=False, description="allow pp not dividing the layers")
+    interleaved: bool = Field(default=True, description="weigh the interleaved pipeline "
+                              "schedule (Megatron-LM); false: plain 1F1B, as DeepSpeed runs")
     tokens: float | str | None = Field(default=None, description="training budget, e.g. '15T'")
     objective: Objective = Field(default="time", description="time | cost | headroom")
     top_k: int = Field(default=5, description="plans to return")
@@ -118,6 +120,11 @@ class ParallelismInput(CheckedInput):
     efficiency: float | None = Field(default=None, ge=0.01, le=1,
                                      description="share of dense peak the matmuls reach; 0.6")
     dp_overlap: bool = Field(default=True, description="overlap gradient reduction with backward")
+    flash_attention: bool | None = Field(default=None, description="FlashAttention (scores "
+                                         "kept on chip); default on")
+    fp32_main_grads: bool = Field(
+        default=False, description="FP32 main gradients as Megatron-LM keeps them (bf16: 18 "
+        "bytes a parameter with AdamW; fp16: 20)")
     measured_tflops_per_gpu: float | None = Field(
         default=None, gt=0, le=100_000, description="model TFLOP/s per GPU you measured; the "
         "compute efficiency is scaled to match it (at measured_layout)")

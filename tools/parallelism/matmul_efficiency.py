@@ -17,11 +17,32 @@ from __future__ import annotations
 from functools import lru_cache
 
 # mfu-calibration#efficiency-curve: ceiling and half-saturation point (intensity / ridge).
-EFFICIENCY_CEILING = 0.84
-HALF_SATURATION = 4.5
+EFFICIENCY_CEILING = 0.94
+HALF_SATURATION = 5.5
 # mfu-calibration#efficiency-curve: the largest intensity / ridge in the fitted rows (the 1T
 # model's FFN GEMMs on A100, 1,652 / 153 = 10.8); the curve is not extrapolated beyond it.
 MAX_CALIBRATED_X = 10.8
+
+# mfu-calibration#hopper-scale: Hopper GPUs reach a smaller share of their (three times higher)
+# dense peak than the A100 the curve was fitted on; one factor, fitted on MosaicML's measured
+# MFU of MPT 1B-70B on H100, brings the curve to them.
+HOPPER_SCALE = 0.86
+A100_GPUS = frozenset({"a100-sxm-80gb", "a100-sxm-40gb", "a100-pcie-40gb", "a800-sxm-80gb"})
+HOPPER_GPUS = frozenset({"h100-sxm", "h100-pcie", "h100-nvl", "h800-sxm", "h20", "h200-sxm",
+                         "h200-nvl", "gh200"})
+
+
+def gpu_scale(gpu_id: str) -> float:
+    """The factor on the A100-fitted curve for a GPU: 1 on the A100 it was fitted on, the
+    measured Hopper factor on Hopper, and the same factor, the smaller of the two measured, on a
+    GPU no published run calibrates (mfu-calibration#unmeasured-gpus): a comparison across GPU
+    kinds never favours one because it has not been measured."""
+    return 1.0 if gpu_id in A100_GPUS else HOPPER_SCALE
+
+
+def is_measured(gpu_id: str) -> bool:
+    """Whether published training runs calibrate the curve on this GPU."""
+    return gpu_id in A100_GPUS or gpu_id in HOPPER_GPUS
 
 
 def gemm_intensity(m: float, k: float, n: float, operand_bytes: float = 2.0) -> float:

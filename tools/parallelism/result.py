@@ -40,6 +40,8 @@ class TrainingPlan(BaseModel):
     shard_group: int | None = Field(default=None, description="HSDP: ZeRO-3 shards within "
                                     "groups of this many GPUs, replicated across them")
     cp_comm_s: float = 0.0
+    update_s: float = Field(default=0.0, description="the optimizer's update, after the "
+                            "backward pass")
     mfu: float
     tflops_per_gpu: float = Field(description="model TFLOP/s achieved per GPU")
     tokens_per_s: float

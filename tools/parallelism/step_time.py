@@ -110,6 +110,10 @@ class StepShape:
     cp: int = 1  # context-parallel ranks splitting each sequence (ring attention)
     shard_group: int = 0  # HSDP: ZeRO-3 within groups of this many ranks; 0 = all dp x cp
     kv_dim: int = 0  # K (or V) width: kv_heads x head_dim; 0 = attn_dim (no GQA)
+    vocab: int = 0  # output layer width: its matmul runs on the last pipeline stage alone
+    balanced_stages: bool = False  # layers moved off the last stage to balance the head
+    update_bytes: float = 0.0  # HBM bytes the optimizer update moves per trained parameter
+    hbm_bytes_per_s: float = 0.0  # the GPU's memory bandwidth
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class StepTime:
     virtual_stages: int = 1
     efficiency: float = 0.0  # the share of peak the compute term assumed
     cp_s: float = 0.0  # exposed context-parallel KV exchange
+    update_s: float = 0.0  # the optimizer's update of this GPU's parameters
 
     @property
     def comm_s(self) -> float:
@@ -156,6 +161,40 @@ def stage_imbalance(layers: int, pp: int) -> float:
     return math.ceil(layers / pp) * pp / layers
 
 
+def head_flops_per_token(hidden: int, vocab: int, frozen: bool = False) -> float:
+    """The output layer's FLOPs per token: 2·h·V forward, twice that backward (the weight
+    gradient skipped when frozen); Megatron-LM never recomputes it (megatron-lm-2021#flops-
+    derivation: factor 3 on the head, 4 on the layers)."""
+    return (4 if frozen else 6) * hidden * vocab
+
+
+def busiest_stage_flops(hw_per_token: float, head_per_token: float, layers: int, pp: int,
+                        balanced: bool = False) -> float:
+    """FLOPs per token of the slowest pipeline stage, which sets the pace of the whole pipeline.
+
+    Without a pipeline one GPU group runs everything. With one, the last stage runs the output
+    layer (logits over the vocabulary and the loss) besides its layers: Megatron-LM builds it
+    there alone (megatron-lm-2021#last-stage-head). An even split gives every stage ceil(l/p)
+    layers but the last floor(l/p), so with few layers a stage the head makes the last stage
+    the slowest. A balanced split (uneven stages allowed: Llama 3 takes a layer off the first
+    and last stages, DeepSpeed partitions by parameter count) moves layers off the last stage
+    until no stage is slower than it needs to be.
+    """
+    if pp == 1:
+        return hw_per_token
+    per_layer = (hw_per_token - head_per_token) / layers
+    even = max(math.ceil(layers / pp) * per_layer, layers // pp * per_layer + head_per_token)
+    if not balanced:
+        return even
+    best = even
+    for n in range(math.ceil(layers / pp), layers + 1):  # layers on each stage but the last
+        last = max(0, layers - (pp - 1) * n)
+        best = min(best, max(n * per_layer, last * per_layer + head_per_token))
+        if last == 0:
+            break
+    return best
+
+
 def step_time(x: StepShape, comm: Collective) -> StepTime:
     """Step = compute + exposed TP, PP, EP and DP communication + bubble, for one layout."""
     tokens = x.dp * x.micro_batch * x.microbatches * x.seq_len
@@ -163,9 +202,10 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     counted = "none" if x.recompute == "selective" else x.recompute
     hw = hardware_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim, counted,
                                   x.frozen_weights)
-    imbalance = stage_imbalance(x.layers, x.pp)
+    head = head_flops_per_token(x.hidden, x.vocab, x.frozen_weights)
+    stage = busiest_stage_flops(hw, min(head, hw), x.layers, x.pp, x.balanced_stages)
     factor = compute_time_factor(x.recompute, x.sequence_parallel, x.tp, x.seq_len, x.hidden)
-    compute = hw * tokens / (x.gpus * x.peak_flops * x.efficiency) * imbalance * factor
+    compute = stage * x.pp * tokens / (x.gpus * x.peak_flops * x.efficiency) * factor
     stage_layers = math.ceil(x.layers / x.pp)
     # A context-parallel rank holds 1/cp of each sequence's tokens.
     activation = x.micro_batch * x.seq_len / x.cp * x.hidden * x.act_bytes
@@ -175,12 +215,31 @@ def step_time(x: StepShape, comm: Collective) -> StepTime:
     dp = _data_parallel_s(x, comm, compute)
     cp = _context_parallel_s(x, comm, stage_layers)
     bubble = bubble_fraction(x.pp, x.microbatches, x.virtual_stages) * (compute + tp + ep + cp)
-    step = compute + tp + pp + dp + ep + cp + bubble
+    update = optimizer_update_s(x)
+    step = compute + tp + pp + dp + ep + cp + bubble + update
     model = model_flops_per_token(x.params, x.layers, x.seq_len, x.attn_dim,
                                   x.frozen_weights) * tokens
     mfu = model / (step * x.gpus * x.peak_flops)
     return StepTime(step, compute, tp, pp, dp, ep, bubble, mfu, tokens / step, x.virtual_stages,
-                    x.efficiency, cp)
+                    x.efficiency, cp, update)
+
+
+def optimizer_update_s(x: StepShape) -> float:
+    """The optimizer step on one GPU of the first stage: a pass over the parameters it updates,
+    bound by memory bandwidth (an element-wise update does a few FLOPs per byte it moves).
+
+    Each GPU updates its tp·pp share of the parameters, and only 1/(dp·cp) of that when ZeRO
+    shards the optimizer (stage 1 and up). Counted in full, after the backward pass: the update
+    cannot start before the gradients are reduced (optimizer-states#update-traffic).
+    """
+    if not x.update_bytes or not x.hbm_bytes_per_s:
+        return 0.0
+    share = math.ceil(x.layers / x.pp) / x.layers / x.tp
+    dense, experts = x.dense_params * share, x.expert_params * share / x.ep
+    if x.zero_stage >= 1:  # sharded over the data-parallel group (experts: dp/ep ranks)
+        dense /= x.shard_group or x.dp * x.cp
+        experts /= max(1, x.dp // x.ep)
+    return (dense + experts) * x.update_bytes / x.hbm_bytes_per_s
 
 
 def chunk_choices(layers: int, pp: int) -> list[int]:

@@ -16,6 +16,7 @@ from clusterplan.tools.parallelism.layout_search import (
     SearchOutcome,
     SearchSpace,
 )
+from clusterplan.tools.parallelism.matmul_efficiency import is_measured
 from clusterplan.tools.parallelism.result import RecipeComparison, TrainingPlan
 from clusterplan.tools.parallelism.training_plans import MOST_FRUGAL, TrainingSearch
 
@@ -102,6 +103,10 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int,
              notes=["megatron-lm-2021#flops-derivation", "mfu-calibration#model-flops-per-token",
                     "mfu-calibration#efficiency-assumption" if cluster.efficiency_given
                     else "mfu-calibration#efficiency-curve"]
+             + (["mfu-calibration#hopper-scale"] if cluster.gpu_scale != 1.0
+                and not cluster.efficiency_given else [])
+             + ([] if is_measured(cluster.gpu.id) or cluster.efficiency_given
+                else ["mfu-calibration#unmeasured-gpus"])
              + (["activation-memory"] if x.recompute == "selective" else [])
              + (["qlora-paper#lora-compute"] if frozen else [])),
         Step(label="tensor-parallel all-reduces", formula="layers per stage x micro-batches x "
@@ -131,7 +136,12 @@ def winner_steps(best: Accepted, cluster: Cluster, seq_len: int,
              inputs={"p": q(x.pp), "m": q(x.num_microbatches), "v": q(t.virtual_stages)},
              result=q(t.bubble_s, "s"),
              notes=["megatron-lm-2021#bubble-1f1b", "megatron-lm-2021#interleaved-bubble"]),
-        Step(label="step time", formula="compute + TP + PP + EP + exposed DP + bubble",
+        Step(label="optimizer update", formula="parameters this GPU updates (its tp·pp share, "
+             "1/dp of it under ZeRO) x HBM bytes per parameter (AdamW: 30) / memory bandwidth",
+             inputs={"memory_bandwidth": q(cluster.gpu.memory_bandwidth_tb_s, "TB/s"),
+                     "zero_stage": q(x.zero_stage)}, result=q(t.update_s, "s"),
+             notes=["optimizer-states#update-traffic"]),
+        Step(label="step time", formula="compute + TP + PP + EP + exposed DP + bubble + update",
              result=q(t.step_s, "s")),
         Step(label="MFU", formula="model FLOPs per step / (step time x GPUs x dense peak)",
              result=q(round(t.mfu, 4)), notes=["mfu-calibration#mfu-definition"]),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from clusterplan.tools.memory.optimizers import update_traffic_bytes
 from clusterplan.tools.memory.terms import adapter_params
 from clusterplan.tools.parallelism.cluster import Cluster, JobContext, memory_of
 from clusterplan.tools.parallelism.input import ParallelismInput
@@ -25,6 +26,7 @@ from clusterplan.tools.parallelism.step_time import (
     StepTime,
     bubble_fraction,
     fastest_schedule,
+    step_time,
 )
 
 OPERAND_BYTES = {"fp8_tflops": 1.0, "fp32_tflops": 4.0}  # GEMM operands; 16-bit otherwise
@@ -96,6 +98,7 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     act_bytes = 4.0 if job.precision == "fp32" else 2.0
     attn_dim, kv_dim = s.heads * s.head_dim, s.kv_heads * s.head_dim
     operand_bytes = OPERAND_BYTES.get(cluster.peak_column, 2.0)
+    update_bytes = update_traffic_bytes(job.optimizer, job.precision) if job.optimizer else 0.0
 
     def efficiency(x: Layout) -> float:
         if cluster.efficiency_given:
@@ -103,7 +106,7 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         else:
             base = layer_efficiency(x.micro_batch * seq_len // x.cp, s.hidden, attn_dim, kv_dim,
                                     s.ffn_hidden, x.tp, cluster.ridge_flop_per_byte,
-                                    operand_bytes)
+                                    operand_bytes) * cluster.gpu_scale
         return min(1.0, base * cluster.efficiency_scale)  # a calibration never passes the peak
 
     def score(x: Layout, gb: float) -> StepTime:
@@ -117,8 +120,11 @@ def score_for(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
             efficiency=efficiency(x), ranks_per_node=cluster.gpus_per_node,
             dp_overlap=inp.dp_overlap, sequence_parallel=job.sequence_parallel,
             frozen_weights=inp.workload in ("lora", "qlora"), cp=x.cp,
-            shard_group=x.shard_group, kv_dim=kv_dim)
-        return fastest_schedule(shape, cluster.comm)
+            shard_group=x.shard_group, kv_dim=kv_dim, vocab=s.vocab,
+            balanced_stages=inp.uneven_stages, update_bytes=update_bytes,
+            hbm_bytes_per_s=cluster.gpu.memory_bandwidth_tb_s * 1e12)
+        return fastest_schedule(shape, cluster.comm) if inp.interleaved else \
+            step_time(shape, cluster.comm)
 
     return score
 
@@ -183,6 +189,6 @@ def to_plan(rank: int, a: Accepted, cluster: Cluster, steps_needed: int | None) 
         pp_comm_s=t.pp_s, dp_comm_s=t.dp_s, ep_comm_s=t.ep_s, bubble_s=t.bubble_s,
         bubble_fraction=bubble_fraction(x.pp, x.num_microbatches, t.virtual_stages),
         virtual_stages=t.virtual_stages, cp=x.cp, shard_group=x.shard_group or None,
-        cp_comm_s=t.cp_s, mfu=t.mfu,
+        cp_comm_s=t.cp_s, update_s=t.update_s, mfu=t.mfu,
         tflops_per_gpu=t.mfu * cluster.peak_flops / 1e12, tokens_per_s=t.tokens_per_s,
         training_days=days, gpu_hours=hours)
