@@ -108,14 +108,15 @@ def test_short_sequences_are_not_split():
 
 def test_llama3_long_context_layout_is_weighed_and_its_miss_is_the_noted_one():
     # context-parallelism#planner-llama3-cp: published 38% MFU at TP 8, CP 16, PP 16, DP 8 on
-    # 16,384 H100 at 131,072 tokens; the planner says 46%, the 8 points the note explains.
+    # 16,384 H100 at 131,072 tokens; the planner says 41%, the 3 points the note explains,
+    # within 5 points, as the 8,192-token runs are held.
     result = run_tool("parallelism", {
         "workload": "train", "model": "llama-3.1-405b", "gpu": "h100-sxm", "gpus": 16384,
         "seq_len": 131072, "global_batch_tokens": 16 * 1024 * 1024, "uneven_stages": True,
         "top_k": 1000})
     plan = next(p for p in result["plans"] if (p["tp"], p["cp"], p["pp"], p["dp"])
                 == (8, 16, 16, 8))
-    assert plan["mfu"] == pytest.approx(0.38, abs=0.09)
+    assert plan["mfu"] == pytest.approx(0.38, abs=0.05)
     assert result["plans"][0]["cp"] > 1
 
 
