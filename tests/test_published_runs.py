@@ -96,3 +96,37 @@ def test_h100_mfu_lands_near_mosaicmls_measured_runs(run):
         gpus * 989.4e12)
     assert 100 * mfu == pytest.approx(published, rel=0.12)
     assert any("x 0.86 on NVIDIA H100" in a for a in result["assumptions"])
+
+
+# mfu-calibration#mosaicml-a100: the same table's A100 80GB runs (8 x 200 Gb/s RoCE a node),
+# s = 2,048. Nothing was fitted on them: the A100 curve comes from Megatron-LM's Table 1.
+MPT_A100 = [
+    (2048, 24, 16, 1315950592, 8, 14, 448, False, 59.86),
+    (2560, 32, 20, 2651837440, 8, 10, 160, False, 62.11),
+    (4096, 32, 32, 6658859008, 8, 6, 96, False, 64.23),
+    (5120, 40, 40, 12853954560, 8, 2, 48, False, 59.57),
+    (7168, 48, 64, 29975214080, 8, 3, 504, True, 55.30),
+    (8192, 80, 64, 64862437376, 64, 8, 2048, True, 53.33),
+    (8192, 80, 64, 64862437376, 32, 2, 1024, True, 48.56),
+]
+
+
+@pytest.mark.parametrize("run", MPT_A100, ids=lambda r: f"{r[3] / 1e9:.0f}B-{r[4]}gpus")
+def test_a100_mfu_of_runs_the_curve_never_saw(run):
+    # Without activation checkpointing the model lands within 4% (1B to 13B); with it, it is
+    # slower than measured by 4-16%: MosaicML's checkpointed runs reach 71-74% of peak in
+    # executed FLOPs, above the 62% the curve holds at its largest fitted GEMMs.
+    h, layers, heads, params, gpus, micro, batch, ckpt, published = run
+    result = run_tool("parallelism", {
+        "workload": "pretrain", "params_b": params / 1e9, "layers": layers, "hidden": h,
+        "heads": heads, "kv_heads": heads, "ffn_hidden": 4 * h, "vocab": 50368, "gpu": "a100",
+        "gpus": gpus, "seq_len": 2048, "global_batch": batch, "zero_stages": [3],
+        "micro_batches": [micro], "recompute": ["full" if ckpt else "none"],
+        "hybrid_sharding": False, "inter_link": "roce-200", "nics_per_node": 8, "top_k": 1000})
+    plan = next(p for p in result["plans"] if (p["tp"], p["pp"]) == (1, 1))
+    mfu = 100 * batch * 2048 / plan["step_time_s"] * (6 * params + 12 * layers * h * 2048) / (
+        gpus * 312e12)
+    if ckpt:
+        assert published * 0.84 <= mfu <= published
+    else:
+        assert mfu == pytest.approx(published, rel=0.05)
