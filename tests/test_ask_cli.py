@@ -156,3 +156,16 @@ def test_a_batch_no_layout_splits_becomes_a_nearby_workable_one_and_says_so():
     assert found["plans"] and found["global_batch"] == 2048
     said = [w for w in answer["warnings"] if w.startswith("global batch: 1,953 sequences")]
     assert said and "using 2,048" in said[0]
+
+
+def test_an_mfu_question_gets_the_layout_search_not_a_serving_fit():
+    # "What MFU does it reach" names a model and a cluster but no token budget: the answer is
+    # the best training layout and its MFU (before: "serving ... does not fit").
+    result = run_cli("ask", "--json", "What MFU does Llama 3 405B reach on 16384 H100?")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["intent"]["kind"] == "layout"
+    best = answer["data"]["parallelism"]["plans"][0]
+    assert 0.3 < best["mfu"] < 0.5
+    assert f"MFU {100 * best['mfu']:.1f}%" in answer["markdown"]
+    assert "does not fit" not in answer["markdown"].splitlines()[0]

@@ -397,3 +397,16 @@ def test_without_fp32_main_grads_the_zero_papers_16_bytes_stand():
                                  "zero_stage": 0, "seq_len": 1, "micro_batch": 1})
     parts = result["breakdown_gb"]
     assert parts["weights"] + parts["gradients"] + parts["optimizer"] == pytest.approx(112.0)
+
+
+def test_serving_on_more_gpus_than_layers_sizes_each_replica_to_fit():
+    # Llama 3.1 405B in BF16: 405.85e9 x 2 B = 811.7 GB of weights. One node (tp 8) holds
+    # 101 GB a GPU, more than an H100's 85.5 GB; two nodes (tp 8, pp 2) about 51 GB plus the
+    # first stage's embedding. 16,384 GPUs are far more stages than 126 layers, so they are
+    # replicas: each the fewest nodes that hold it, 16,384 / 16 = 1,024 of them.
+    result = run_tool("memory", {"model": "llama-3.1-405b", "workload": "inference",
+                                 "gpu": "h100", "gpus": 16384})
+    assert result["layout"]["tp"] == 8 and result["layout"]["pp"] == 2
+    assert result["layout"]["dp"] == 1024
+    assert result["fits"] is True
+    assert any("pp=2 across nodes" in a and "1024 replicas" in a for a in result["assumptions"])

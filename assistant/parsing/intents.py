@@ -197,6 +197,8 @@ WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
 Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
 CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes", "tp", "pp"}
+UTILISATION_ASKED = lazy(r"\bmfu\b|\bmodel\s+flops\s+utili[sz]ation\b|\bhfu\b|"
+                         r"\btflop/?s\s+(?:per|a|each)\s+gpu\b", _I)
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
                 r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
@@ -285,6 +287,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("layout", lambda t, s: bool(NETWORK_NEEDED.search(t)) and "gpu" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
+    # "What MFU does Llama 3 405B reach on 16,384 H100?": the utilisation a training layout
+    # reaches is the layout search's answer, with no token budget to time.
+    ("layout", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)
+     and bool(CLUSTER_OR_JOB & set(s))),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
     # vLLM refusing a context for want of KV room, pasted with a named model: the room it
     # measured against what the GPUs should leave (unless the question asks how many).

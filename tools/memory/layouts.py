@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from clusterplan.tools.contract import ToolError
 from clusterplan.tools.memory.input import MemoryInput
 from clusterplan.tools.memory.job import Job, Layout, tp_problem
@@ -9,9 +11,11 @@ from clusterplan.tools.memory.job import Job, Layout, tp_problem
 DEFAULT_NODE_GPUS = 8
 
 
-def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) -> Layout:
+def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str],
+                   holds: Callable[[Layout], bool] | None = None) -> Layout:
     """The layout given, or filled in: training spreads data over the GPUs; inference splits
-    the model over them (tensor parallel within a node, pipeline across nodes)."""
+    the model over them (tensor parallel within a node, pipeline across nodes). `holds` says
+    whether a layout fits the GPU, to size a replica when the GPUs make many."""
     tp, pp, ep, given_dp, gpus = inp.tp, inp.pp, inp.ep, inp.dp, inp.gpus
     ep, dp = ep or 1, given_dp
     if gpus and not job.training and tp is None and pp is None and dp is None:
@@ -19,11 +23,15 @@ def resolve_layout(inp: MemoryInput, job: Job, node_gpus: int, said: list[str]) 
         pp = gpus // tp
         if pp > job.shape.layers and gpus % tp == 0:
             # more pipeline stages than layers cannot be one replica: "serve on 1,000,000
-            # H100" means many replicas, each split tp-wide within a node
+            # H100" means many replicas, each split tp-wide within a node and over as few
+            # nodes (pipeline stages) as hold it
+            stages = _fewest_stages(job, gpus // tp, tp, ep, holds)
             said.append(f"layout: {gpus} GPUs are more than one replica of "
                         f"{job.shape.layers} layers can be split over; each replica is tp={tp} "
-                        f"within a node, and the GPUs hold {gpus // tp} replicas")
-            return Layout(dp=gpus // tp, tp=tp, pp=1, ep=ep)
+                        f"within a node" + (f" and pp={stages} across nodes" if stages > 1
+                                            else "") +
+                        f", and the GPUs hold {gpus // (tp * stages)} replicas")
+            return Layout(dp=gpus // (tp * stages), tp=tp, pp=stages, ep=ep)
         said.append(_said("layout: the {} GPUs hold one model replica, tp={} within a node and "
                           "pp={}", gpus, tp, pp))
         return Layout(dp=1, tp=tp, pp=pp, ep=ep)
@@ -57,6 +65,18 @@ def _said(template: str, a: int, b: int, c: int) -> str:
             _WRITTEN.clear()
         text = _WRITTEN[key] = template.format(a, b, c)
     return text
+
+
+def _fewest_stages(job: Job, groups: int, tp: int, ep: int,
+                   holds: Callable[[Layout], bool] | None) -> int:
+    """The fewest pipeline stages (dividing the tp-wide groups, at most the layers) at which
+    one replica fits; 1 when none does or fit cannot be judged (no GPU named)."""
+    if holds is None:
+        return 1
+    for stages in range(1, min(groups, job.shape.layers) + 1):
+        if groups % stages == 0 and holds(Layout(dp=groups // stages, tp=tp, pp=stages, ep=ep)):
+            return stages
+    return 1
 
 
 def _widest_tp(job: Job, gpus: int, node_gpus: int) -> int:

@@ -103,7 +103,12 @@ def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[st
     job = resolve_job(inp, shape, said)
     gpu_row = _find_gpu.find(inp.gpu, catalog) if inp.gpu else None
     node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
-    layout = resolve_layout(inp, job, node, said)
+    memory = gpu_row.memory_gb if gpu_row is not None else inp.gpu_memory_gb
+
+    def holds(candidate: Layout) -> bool:
+        return memory is not None and per_gpu(job, candidate).total / 1e9 <= memory
+
+    layout = resolve_layout(inp, job, node, said, holds)
     check_layout(shape, layout)
     return job, layout, said, gpu_row
 
