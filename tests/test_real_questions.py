@@ -898,3 +898,35 @@ def test_how_to_set_a_training_runs_parameters_is_answered_with_its_layout():
     assert answer.intent.kind == "layout"
     assert "The smallest cluster that holds it: **16 GPUs** (2 nodes)" in answer.markdown
     assert "ZeRO-3" in answer.markdown.split("\n")[0]
+
+
+# --- training questions asked on public threads, outside the graded corpus ----------------
+
+def test_degrees_spelled_out_multiply_into_the_gpus_of_one_replica():
+    # deepspeedai/Megatron-DeepSpeed#158: TP 2 x PP 8 is 16 GPUs for one copy; the thread's
+    # answer: about 280 GB spread over 16 cards.
+    answer = respond("To train a model(7B) with megatron-deepspeed, tensor_parallelism=2 "
+                     "pipeline_parallelism=8 how many GPUS do i need?")
+    assert answer.intent.slots["tp"] == 2 and answer.intent.slots["pp"] == 8
+    assert answer.markdown.startswith("TP 2 × PP 8 is **16 GPUs** for one copy of the model")
+
+
+def test_how_many_hours_to_train_is_a_training_time_question():
+    # huggingface/open-r1#406: "how many hours ... to train" two named models on 8 H100.
+    answer = respond("I wonder how many hours you take to use this repo to train a simple "
+                     "model, like DeepSeek-R1-Distill-Qwen-1.5B or DeepSeek-R1-Distill-Qwen-7B, "
+                     "if on 8 H100?")
+    assert answer.intent.kind == "training"
+    assert re.search(r"takes about \*\*[\d.]+ (?:days|hours)\*\*", answer.markdown)
+
+
+def test_a_flop_count_in_an_mfu_sum_is_not_refused_and_not_read_as_utilisation():
+    # huggingface/blog#1649: a sum of FLOPs (6.89e18) and an MFU of 45.51%; before, the whole
+    # question was refused as out of range, then the MFU was read as the rented GPUs' usage.
+    answer = respond("In the blog there is a MFU calculation that seems to be wrong. A100 GPUs "
+                     "perform ~ 3.12e14 FLOPS per seconds. Approx compute = 6 * 7e10 * 1.64e7 = "
+                     "6.89e18 FLOPS. Training FLOPS per second = 6.89e18 / (13.5 * 3600) = "
+                     "1.42e14. MFU = 1.42e14 / 3.12e14 = 45.51%. Am I understanding the blog "
+                     "wrong?")
+    assert "utilization" not in answer.intent.slots
+    assert answer.intent.kind != "pricing"

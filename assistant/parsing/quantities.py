@@ -76,8 +76,14 @@ CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:r
                          r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
 BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
 UTILISATION = lazy(NUM + r"\s*%", _I)
+SHARE_OF_PEAK = lazy(r"\b(?:mfu|hfu|flops?|tflops?)\b|\bof\s+peak\b", _I)
 ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
 DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
+# A degree spelled out before its number, as launch flags and configs write it
+# ("tensor_parallelism=2", "--pipeline-model-parallel-size 8", "data parallel size of 4").
+DEGREE_WORDS = lazy(r"\b(tensor|pipeline|data|expert)[\s_-]*(?:model[\s_-]*)?parallel(?:ism)?"
+                    r"(?:[\s_-]*(?:size|degree))?(?=\s*(?:=|:|of)?\s*\d)", _I)
+SHORT_DEGREE = {"tensor": "tp", "pipeline": "pp", "data": "dp", "expert": "ep"}
 # Every parallel degree written as a name and a number ("FSDP 8, TP 2, CP 2, PP 2").
 ALL_DEGREES = lazy(r"\b(fsdp|hsdp|dp|tp|pp|cp|ep|sp)\s*(?:=|:|-)?\s*(\d+)\b", _I)
 # A size in words alone, no digits: "trillion parameter model", "a trillion-parameter LLM".
@@ -130,8 +136,16 @@ def plain_numbers(text: str) -> str:
     return EXPONENT.sub(_written_out, text)
 
 
+# "6 * 7e10 * 1.64e7 = 6.89e18 FLOPS": in a question that counts FLOPs a huge number is a
+# count of operations, rightly huge; no slot reads it, so it is set aside rather than refused
+# with the question (huggingface/blog#1649 asks about exactly such sums).
+FLOP_TALK = lazy(r"\bflops?\b|\bflop/s\b", _I)
+
+
 def _written_out(m: re.Match[str]) -> str:
     value = Decimal(m[1]).scaleb(int(m[2]))
+    if value >= Decimal(10) ** MAX_DIGITS and FLOP_TALK.search(m.string):
+        return "many"
     if value >= Decimal(10) ** MAX_DIGITS or (value and value < SMALLEST):
         raise OutOfRange(f"the number {m[0]} is out of range: numbers are read from "
                          f"{SMALLEST:.0e} to below 10^{MAX_DIGITS}")
@@ -145,6 +159,7 @@ def count(text: str, what: str = "the count") -> int:
 def read_quantities(text: str) -> dict[str, Any]:
     """Every numeric slot found in the (masked) question."""
     slots: dict[str, Any] = {}
+    text = DEGREE_WORDS.sub(lambda m: SHORT_DEGREE[m[1].lower()], text)
     text = _global_batch(text, slots)
     for reader in _READERS:
         reader(text, slots)
@@ -278,8 +293,9 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     m = CONCURRENCY.search(text) or BATCH.search(text)
     if m:
         slots["batch"] = count(m[1], "the batch")
-    m = UTILISATION.search(text)
-    if m:
+    m = next((u for u in UTILISATION.finditer(text)
+              if not SHARE_OF_PEAK.search(text, max(0, u.start() - 60), u.start())), None)
+    if m:  # a share of the hours rented; a share of peak (MFU) is a measurement, not this
         slots["utilization"] = number(m[1], "the utilisation") / 100
     m = ZERO.search(text)
     if m:

@@ -240,9 +240,24 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
             f"token budget (e.g. 15T tokens) to size the cluster by training time.")
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
+    if slot(intent, "tp") or slot(intent, "pp"):
+        lead = _replica_lead(intent, result) + " " + lead
     return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result),
                                         *totals(result)],
                  assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
+
+
+def _replica_lead(intent: Intent, result: dict[str, Any]) -> str:
+    """'TP 2 × PP 8 is 16 GPUs for one copy of the model': the degrees asked multiply into the
+    GPUs of one replica; data parallelism adds whole replicas (megatron-lm-2021#degrees-
+    multiply)."""
+    tp, pp = int(slot(intent, "tp") or 1), int(slot(intent, "pp") or 1)
+    replica = tp * pp
+    fits = "it fits" if result["fits"] else "it does not fit"
+    memory = (f" ({num(result['per_gpu_gb'])} GB per GPU: {fits} on {gpu_name(result['gpu'])})"
+              if result.get("gpu") and result["layout"]["gpus"] == replica else "")
+    return (f"TP {tp} × PP {pp} is **{replica} GPUs** for one copy of the model{memory}; data "
+            f"parallelism adds whole copies, so the GPU count is a multiple of {replica}.")
 
 
 def _held(result: dict[str, Any]) -> str:
