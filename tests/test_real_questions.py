@@ -930,3 +930,18 @@ def test_a_flop_count_in_an_mfu_sum_is_not_refused_and_not_read_as_utilisation()
                      "wrong?")
     assert "utilization" not in answer.intent.slots
     assert answer.intent.kind != "pricing"
+
+
+def test_the_sparsity_peak_quoted_is_explained_not_measured():
+    # foundation-model-stack/fms-fsdp#89: 480 TFLOP/s over "1979" (the H100's BF16 peak with
+    # 2:4 sparsity) gave 24.3%; over the dense 989.4 it is 480 / 989.4 = 48.5%. The 0.05 TFLOP
+    # a token is a count of work, not a rate, and 1979 is no measurement.
+    answer = respond("The readme lists the throughput for the 7B model on the H100s as 9600 toks "
+                     "/ sec. The 7B model performs ~0.05 TFLOP per token, so the FLOPs per sec "
+                     "is 9600 * 0.5 = 480 TFLOPs / sec. When I look up the max TFLOPs per sec of "
+                     "the H100 SXM using bfloat16, it gives 1979 TFLOPs / sec. This gives an MFU "
+                     "of 480 / 1979 = 24.3%, which differs from the 46% MFU given on the readme. "
+                     "Curious what's causing the delta!")
+    assert "MFU from 480 TFLOPs on NVIDIA H100 SXM 80GB: measured **48.5 %**" in answer.markdown
+    assert "peak with 2:4 sparsity; MFU divides by the dense peak, 989 TFLOP/s" in answer.markdown
+    assert "0.05 TFLOP" not in answer.markdown and "measured **200 %**" not in answer.markdown

@@ -27,6 +27,7 @@ KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\
                   r"kv\s+cache\s*\((\d+)\)", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
+PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)
 # "420/1979": a throughput divided by a peak (checked against the catalog's peaks by the route)
 OVER_PEAK = lazy(NUM + r"\s*/\s*(\d{3,4}(?:\.\d+)?)\b(?!\s*(?:GB|G\b|MB|tokens?|s\b))", _I)
 MFU = lazy(r"\bmfu\b\D{0,30}?" + NUM + r"\s*%|" + NUM + r"\s*%\s*(?:of\s+)?mfu\b", _I)
@@ -109,6 +110,8 @@ def find(text: str) -> list[Measurement]:
             label = "busbw" if "bus" in what[1].lower() else "algbw"
         found.append((m.start(), Measurement("bandwidth", value, "GB/s", m[0], label)))
     for m in TFLOPS.finditer(text):
+        if PER_TOKEN.match(text, m.end()):
+            continue  # "0.05 TFLOP per token": a count of work, not a rate
         found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0])))
     for m in OVER_PEAK.finditer(text):
         found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0],

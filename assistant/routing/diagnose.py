@@ -39,7 +39,8 @@ ASSUMED_HIDDEN = 8192
 DEFAULT_TRAINING_GPUS = 64
 COLLECTIVE_WORDS = lazy(r"nccl|all[-_ ]?reduce|allreduce|all[-_ ]?gather|busbw|algbw|"
                         r"bus\s*bandwidth", 2)
-TRAINING_WORDS = lazy(r"\btrain|\bpre-?train|fine-?tun|\bsft\b|训练|微调|megatron|nemo", 2)
+TRAINING_WORDS = lazy(r"\btrain|\bpre-?train|fine-?tun|\bsft\b|训练|微调|megatron|nemo|\bmfu\b",
+                      2)
 PIPELINE_WORDS = lazy(r"\bpp\s*=?\s*([2-9]|\d\d)|\bpp([2-9]|\d\d)\b|pipeline", 2)
 QUANT_WORDS = lazy(r"int4|int8|8\s*-?bits?|4\s*-?bits?|gptq|awq|量化|bitsandbytes|bnb|nf4", 2)
 TP_PAIR = lazy(r"\btp\s*=?\s*(\d+)\b.{0,40}?\b(?:slower|faster|than|vs\.?|versus)\b.{0,20}?"
@@ -232,6 +233,16 @@ def _collective(ctx: Context) -> list[Finding]:
 
 # --- TFLOP/s per GPU and MFU ----------------------------------------------------------------
 
+def _peak_quoted(m: Measurement, peak: float, gpu: str, note: str) -> tuple[str, str]:
+    """A datasheet peak quoted in the question is the divisor of MFU, not a rate measured; the
+    headline figure is the 2:4-sparsity one, twice the dense peak MFU divides by."""
+    if abs(m.value - 2 * peak) <= 0.01 * 2 * peak:
+        return (f"{num(m.value)} TFLOP/s quoted is the {gpu}'s peak with 2:4 sparsity; MFU "
+                f"divides by the dense peak, {num(peak)} TFLOP/s", note)
+    return (f"{num(m.value)} TFLOP/s quoted is the {gpu}'s dense peak, the one MFU divides by",
+            note)
+
+
 def _flops(ctx: Context) -> list[Finding]:
     tflops = ctx.of("tflops")
     mfus = ctx.of("mfu")
@@ -258,7 +269,11 @@ def _flops(ctx: Context) -> list[Finding]:
             by_size[m.what] = _expected_mfu(ctx, float(m.what[:-1]))
     out = []
     measured: list[tuple[float, Measurement]] = []
+    quoted: list[tuple[str, str]] = []  # peaks the question cites, explained beside each figure
     for m in tflops:
+        if abs(m.value - 2 * peak) <= 0.01 * 2 * peak or abs(m.value - peak) <= 0.01 * peak:
+            quoted.append(_peak_quoted(m, peak, row.name, note))
+            continue
         measured.append((m.value / peak, m))
     for m in mfus:
         measured.append((m.value, m))
@@ -285,7 +300,7 @@ def _flops(ctx: Context) -> list[Finding]:
                               inputs={"measured": {"value": m.value, "unit": m.unit or "fraction"}},
                               result={"value": value * 100, "unit": "%"},
                               notes=["mfu-calibration#mfu-definition"]))
-        causes: list[tuple[str, str]] = []
+        causes: list[tuple[str, str]] = list(quoted)
         if m.divisor and abs(m.divisor - 2 * peak) <= 0.05 * 2 * peak:
             causes.append((f"divided by {num(m.divisor)} TFLOP/s, the 2:4-sparsity peak; the "
                            f"dense peak is {num(peak)}, so the MFU is {pct(m.value / peak)}",
