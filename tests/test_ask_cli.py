@@ -169,3 +169,16 @@ def test_an_mfu_question_gets_the_layout_search_not_a_serving_fit():
     assert 0.3 < best["mfu"] < 0.5
     assert f"MFU {100 * best['mfu']:.1f}%" in answer["markdown"]
     assert "does not fit" not in answer["markdown"].splitlines()[0]
+
+
+def test_a_fewest_count_below_the_gpus_asked_says_the_model_must_be_split():
+    # 13B full fine-tuning with ZeRO-1 on 8 A100 80GB: every GPU keeps the BF16 weights and
+    # gradients, 13e9 x 2 B = 26 GB each, beside 13e9 x 12 B / 8 = 19.5 GB of optimizer states
+    # and the activations: over 85.9 GB. Four GPUs hold it only with the model split (TP 4),
+    # which the answer has to say, or "8 do not fit, 4 do" reads as a contradiction.
+    result = run_cli("ask", "--markdown", "How much memory per GPU for full fine-tuning a 13B "
+                     "model on 8 A100 80GB with ZeRO-1?")
+    lead = result.output.splitlines()[0]
+    assert lead.startswith("No, it does not fit")
+    assert "The fewest NVIDIA A100 SXM 80GB that hold it: **4** when tensor or pipeline " \
+        "parallelism splits the model" in lead

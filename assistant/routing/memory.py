@@ -149,7 +149,15 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             steps.append(step)
     else:
         fewest = (result.get("min_gpus") or {}).get(result["gpu"])
-        more = f" The fewest {gpu} that hold it: **{fewest}**." if fewest else \
+        layout = result["layout"]
+        split = (" when tensor or pipeline parallelism splits the model: with data parallelism "
+                 "alone each GPU keeps the whole model" + (" and its gradients"
+                                                          if result["workload"] != "inference"
+                                                          and (slot(intent, "zero_stage") or 0) < 2
+                                                          else ""))
+        unsplit = layout["tp"] == 1 and layout["pp"] == 1 and fewest and fewest <= gpus
+        more = f" The fewest {gpu} that hold it: **{fewest}**{split if unsplit else ''}." \
+            if fewest else \
             f" No number of {gpu} holds it." if result["gpu"] else \
             " The weights at smaller precisions are below."
         lead += f", {num(-spare)} GB more than it has.{more}"
