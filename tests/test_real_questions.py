@@ -945,3 +945,15 @@ def test_the_sparsity_peak_quoted_is_explained_not_measured():
     assert "MFU from 480 TFLOPs on NVIDIA H100 SXM 80GB: measured **48.5 %**" in answer.markdown
     assert "peak with 2:4 sparsity; MFU divides by the dense peak, 989 TFLOP/s" in answer.markdown
     assert "0.05 TFLOP" not in answer.markdown and "measured **200 %**" not in answer.markdown
+
+
+def test_the_askers_own_count_outranks_a_count_they_quote():
+    # tdrussell/qlora-pipe#1: "a QLoRA training run on only 2x 3090. I have 4x": the four are
+    # theirs. 70B in NF4: about 70e9 x 0.5 B = 35 GB of weights over 4 GPUs, with room left
+    # on each 24 GB card (they saw 20 GB a GPU before the first eval).
+    answer = respond("You mentioned it's possible to do a QLoRA training run on only 2x 3090. I "
+                     "have 4x, but I always OOM right before the first eval. VRAM is 20GB per GPU "
+                     "right before running eval, then tips over 23.69 GB right after. Could you "
+                     "provide a sample config toml and deepspeed json that can do a 70B model?")
+    assert answer.intent.slots["gpus"] == 4
+    assert "on 4× NVIDIA GeForce RTX 3090 24GB" in answer.markdown

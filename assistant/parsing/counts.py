@@ -95,6 +95,11 @@ class Layout:
     per_node: int | None = None
 
 
+# "I have 4x," "we have 8 of them": the asker's own count, with no other GPU named after it.
+OWN_COUNT = lazy(r"\b(?:i|we)\s+(?:have|own|got|use)\s+(\d{1,5})\s*(?:x|×)?\s*(?=[,.;!?]|"
+                 r"\s+(?:but|and|of\s+them|cards|gpus)\b)", _I)
+
+
 def number(text: str) -> int:
     """'8', 'three', '两' -> the count."""
     if text in ZH_DIGITS:
@@ -118,6 +123,12 @@ def read_layout(text: str) -> Layout:
             per_node = number(m[2])
             if nodes > 0 and per_node > 0:
                 return Layout(nodes * per_node, nodes, per_node)
+    own = OWN_COUNT.search(text)
+    if own and number(own[1]) > 0:
+        # "only on 2x 3090. I have 4x": the count of the asker's own GPUs is the cluster.
+        layout = Layout(number(own[1]))
+        _nodes_and_size(text, layout)
+        return layout
     found: list[tuple[int, int]] = []
     for pattern in COUNTS:
         for m in pattern.finditer(text):
@@ -128,6 +139,12 @@ def read_layout(text: str) -> Layout:
     layout = Layout()
     if found:
         layout.gpus = next((v for _, v in found if v > 1), found[0][1])
+    _nodes_and_size(text, layout)
+    return layout
+
+
+def _nodes_and_size(text: str, layout: Layout) -> None:
+    """The node count and GPUs per node the question states, into `layout`."""
     for pattern in N_NODES:
         nodes = pattern.search(text)
         if nodes and number(nodes[1]) > 0:
@@ -136,7 +153,6 @@ def read_layout(text: str) -> Layout:
     each = PER_NODE.search(text)
     if each:
         layout.per_node = int(each[1])
-    return layout
 
 
 def count_beside(text: str, index: int) -> int | None:
