@@ -64,7 +64,7 @@ def test_zero3_gathers_hide_on_a_port_per_gpu_and_not_on_one_port_per_node():
     # holds), under the layer's ~20 ms forward, so nothing is exposed. With one 400 Gb/s
     # port for the whole node it is 1.82 / 50 = 36 ms a gather, three collectives a layer
     # forward and backward: far more than the compute hides.
-    fast = _gpt_145b()
+    fast = _gpt_145b(inter_link="ib-ndr")
     slow = _gpt_145b(inter_link="roce-400", nics_per_node=1)
 
     def zero3_tp2(result):

@@ -21,11 +21,13 @@ from clusterplan.tools.memory.model_shape import ModelShape
 from clusterplan.tools.memory.terms import Breakdown, per_gpu
 from clusterplan.tools.memory.tool import prepare
 from clusterplan.tools.parallelism.input import ParallelismInput
-from clusterplan.tools.parallelism.matmul_efficiency import gpu_scale, is_measured
+from clusterplan.tools.parallelism.matmul_efficiency import A100_GPUS, gpu_scale, is_measured
 from clusterplan.tools.parallelism.step_time import Collective
 from clusterplan.validation import describe
 
 DEFAULT_INTER_LINK = "ib-ndr"  # multi-node-clusters#quantum2-ndr
+# nvidia-a100-datasheet#dgx-a100-network: A100 nodes came with HDR, a 200 Gb/s port per GPU.
+A100_INTER_LINK = "ib-hdr"
 EFFICIENCY = 0.6  # mfu-calibration#efficiency-assumption
 SEQUENCE_PARALLEL = True  # activation-memory#sequence-parallel-default
 PEAK_COLUMN = {"fp32": "fp32_tflops", "bf16": "bf16_tflops", "fp16": "fp16_tflops",
@@ -63,8 +65,9 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
     if inp.inter_link:
         inter = require_scope(find_link(inp.inter_link, "inter_link"), "inter_node", "inter_link")
     else:
-        inter = find_link(DEFAULT_INTER_LINK)
-        said.append(f"inter_link: {inter.id} between nodes, one port per GPU")
+        inter = find_link(A100_INTER_LINK if gpu.id in A100_GPUS else DEFAULT_INTER_LINK)
+        said.append(f"inter_link: {inter.id} between nodes, one port per GPU"
+                    + (" (as DGX A100 nodes ship)" if gpu.id in A100_GPUS else ""))
     nics = inp.nics_per_node or gpn
     column = _peak_column(gpu, precision, said)
     efficiency = inp.efficiency or EFFICIENCY
