@@ -182,3 +182,17 @@ def test_a_fewest_count_below_the_gpus_asked_says_the_model_must_be_split():
     assert lead.startswith("No, it does not fit")
     assert "The fewest NVIDIA A100 SXM 80GB that hold it: **4** when tensor or pipeline " \
         "parallelism splits the model" in lead
+
+
+def test_fp32_gradients_are_megatrons_main_gradients_not_fp32_weights():
+    # "fp32 gradients" names the gradients' type on a training job: BF16 weights, FP32
+    # gradients (megatron-optimizer-memory#bf16). 7e9 parameters sharded over 8 GPUs (ZeRO-3,
+    # assumed and said): weights 7e9 x 2 / 8 = 1.75 GB, gradients 7e9 x 4 / 8 = 3.5 GB,
+    # optimizer 7e9 x 12 / 8 = 10.5 GB. Before: "serving a 7B-parameter model in FP32".
+    result = run_cli("ask", "--json", "With Megatron and fp32 gradients, how much memory does "
+                     "a 7B model need per GPU on 8 A100?")
+    answer = json.loads(result.output)
+    assert answer["intent"]["slots"]["fp32_main_grads"] is True
+    parts = answer["data"]["memory"]["breakdown_gb"]
+    assert (parts["weights"], parts["gradients"], parts["optimizer"]) == (1.75, 3.5, 10.5)
+    assert "in BF16" in answer["markdown"].splitlines()[0]

@@ -31,6 +31,12 @@ PRECISIONS = (
     (lazy(r"\b(?:nf4)\b", _I), "nf4"),
     (lazy(r"\b(?:int4|4[\s-]?bit|q4|awq|gptq)\b", _I), "int4"),
 )
+# FP32 gradients named ("fp32 gradients", "main grads in fp32", Megatron's
+# --accumulate-allreduce-grads-in-fp32): Megatron-LM's main gradients, not FP32 weights.
+FP32_GRADS = lazy(r"\b(?:fp32|float-?32)\s+(?:main\s+|master\s+)?grad(?:ient)?s?\b|"
+                  r"\b(?:main\s+)?grad(?:ient)?s?\s+(?:accumulated\s+|kept\s+|reduced\s+)?"
+                  r"in\s+(?:fp32|float-?32)\b|\bmain[\s_-]*grads?\b|"
+                  r"accumulate[_\s-]*allreduce[_\s-]*grads[_\s-]*in[_\s-]*fp32", _I)
 # Named storage formats (tools/memory/quant_mix): these win over the generic bit widths above.
 FORMAT_WORDS = (
     (lazy(r"\bgptq\b[^.?!]{0,20}?\b8[\s-]?bit\b|\b8[\s-]?bit\s+gptq\b", _I), "gptq-8bit"),
@@ -262,11 +268,16 @@ def _first(pairs: tuple[tuple[re.Pattern[str], str], ...], text: str) -> str | N
 
 def _words(found: Entities) -> None:
     text, slots = found.masked, found.slots
+    if FP32_GRADS.search(text):
+        slots["fp32_main_grads"] = True  # gradients kept in FP32: a training job's, not weights
+        text = FP32_GRADS.sub(" ", text)
     for name, pairs in (("precision", PRECISIONS), ("workload", WORKLOADS),
                         ("optimizer", OPTIMIZERS), ("op", COLLECTIVES), ("kind", PRICE_KINDS)):
         value = _first(pairs, text)
         if value:
             slots[name] = value
+    if slots.get("fp32_main_grads") and "workload" not in slots:
+        slots["workload"] = "pretrain"
     if slots.get("workload") in ("lora", "qlora") and _full_first(text):
         slots["workload"] = "full_finetune"
     if fmt := _format(text):

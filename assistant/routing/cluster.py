@@ -40,6 +40,8 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
             payload["micro_batches"] = [intent.slots["micro_batch"]]
         if "zero_stage" in intent.slots:
             payload["zero_stages"] = [intent.slots["zero_stage"]]
+        if intent.slots.get("fp32_main_grads"):
+            payload["fp32_main_grads"] = True
         payload |= calibration.payload_fields(intent, payload["gpu"])
     return payload
 
