@@ -231,6 +231,11 @@ def _kv_room(result: dict[str, Any]) -> tuple[str, Step]:
                 "token", inputs={"headroom": q(result["headroom_gb"], "GB"), "gpus": q(gpus),
                                  "kv_per_token": q(per_token, "B/token")},
                 result=q(tokens, "tokens"), notes=["kv-cache#per-token"])
+    replicas = int(result["layout"].get("dp") or 1)
+    if replicas > 1:  # each replica holds its own sequences: say the room a replica has
+        return (f"That room holds about **{num(tokens // replicas)} more tokens** of KV cache "
+                f"in each of the {num(replicas)} replicas ({num(tokens)} in all; "
+                f"{num(per_token)} bytes per token).", step)
     return (f"That room holds about **{num(tokens)} more tokens** of KV cache "
             f"({num(per_token)} bytes per token).", step)
 
