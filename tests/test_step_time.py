@@ -20,7 +20,6 @@ from clusterplan.tools.parallelism.step_time import (
     narayanan_flops_per_iteration,
     optimizer_update_s,
     paper_training_seconds,
-    stage_imbalance,
     step_time,
 )
 
@@ -81,9 +80,10 @@ def test_bubble_is_p_minus_one_over_m():
 
 
 def test_uneven_stages_pay_for_the_busiest_stage():
-    # 126 layers on 16 stages: the busiest has ceil(126/16) = 8 layers, 8·16/126 = 1.0159.
-    assert stage_imbalance(126, 16) == pytest.approx(128 / 126)
-    assert stage_imbalance(80, 2) == 1
+    # 126 layers on 16 stages: the busiest has ceil(126/16) = 8 layers, 8/126 of the work
+    # (8·16/126 = 1.0159 times an even share); 80 on 2 split evenly, 40 each.
+    assert busiest_stage_flops(126.0, 0.0, 126, 16) * 16 / 126 == pytest.approx(128 / 126)
+    assert busiest_stage_flops(80.0, 0.0, 80, 2) == 40
 
 
 def _shape(**change) -> StepShape:

@@ -156,11 +156,6 @@ def compute_time_factor(recompute: str, sequence_parallel: bool, tp: int, seq_le
     return factor
 
 
-def stage_imbalance(layers: int, pp: int) -> float:
-    """The busiest stage's share over an even split: ceil(l/p)·p/l (1 when p divides l)."""
-    return math.ceil(layers / pp) * pp / layers
-
-
 def head_flops_per_token(hidden: int, vocab: int, frozen: bool = False) -> float:
     """The output layer's FLOPs per token: 2·h·V forward, twice that backward (the weight
     gradient skipped when frozen); Megatron-LM never recomputes it (megatron-lm-2021#flops-
