@@ -1,9 +1,11 @@
-"""Training step time from FLOPs and communication: compute, exposed comm, pipeline bubble.
+"""Training step time from FLOPs and communication: the busiest stage's compute, exposed
+communication, the pipeline bubble and the optimizer's update.
 
 The FLOP counts follow Narayanan et al. 2021 (Megatron-LM, SC21): per token and layer the dense
 matmuls cost 2 FLOPs per parameter forward and twice that backward, and attention scores add
-4·s·h forward; full recompute repeats the forward. Communication times come from a
-`Collective` callable, so this module stays pure arithmetic.
+4·s·h forward; full recompute repeats the forward. The output layer runs on the last pipeline
+stage. Communication times come from a `Collective` callable, so this module stays pure
+arithmetic.
 """
 
 from __future__ import annotations
