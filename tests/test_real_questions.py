@@ -957,3 +957,16 @@ def test_the_askers_own_count_outranks_a_count_they_quote():
                      "provide a sample config toml and deepspeed json that can do a 70B model?")
     assert answer.intent.slots["gpus"] == 4
     assert "on 4× NVIDIA GeForce RTX 3090 24GB" in answer.markdown
+
+
+def test_zero_3_using_less_memory_than_zero_2_is_explained_not_blamed_on_serving():
+    # deepspeed-912 (in the corpus): a 100B training job, ZeRO-3 offload measured below ZeRO-2.
+    # Stage 3 shards the parameters too; a serving engine's KV reservation has nothing to do
+    # with a training run.
+    answer = respond("Hi, I want to train a model with 100B model params using 8 nodes and each "
+                     "node has 8 nvidia V100 gpu. Each node has 376GB cpu memory.\nAccording to my "
+                     "previous knowledge, stage3 cpu offload occupies more memory than stage 2, "
+                     "but experiments show that this is not the case. Is there something wrong "
+                     "with me?")
+    assert "stage 3 needs less memory, not more" in answer.markdown
+    assert "serving engines reserve memory" not in answer.markdown

@@ -10,6 +10,7 @@ against the gradient all-reduce. A figure the question lacks gets a shown defaul
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,9 @@ ASSUMED_HIDDEN = 8192
 DEFAULT_TRAINING_GPUS = 64
 COLLECTIVE_WORDS = lazy(r"nccl|all[-_ ]?reduce|allreduce|all[-_ ]?gather|busbw|algbw|"
                         r"bus\s*bandwidth", 2)
+# ZeRO stages 2 and 3 set side by side ("stage3 cpu offload occupies more memory than stage 2").
+STAGES_COMPARED = lazy(r"(?=.*(?:stage|zero)[\s_-]*3)(?=.*(?:stage|zero)[\s_-]*2)",
+                       re.IGNORECASE | re.DOTALL)
 TRAINING_WORDS = lazy(r"\btrain|\bpre-?train|fine-?tun|\bsft\b|训练|微调|megatron|nemo|\bmfu\b",
                       2)
 PIPELINE_WORDS = lazy(r"\bpp\s*=?\s*([2-9]|\d\d)|\bpp([2-9]|\d\d)\b|pipeline", 2)
@@ -858,7 +862,17 @@ def _unmeasured(ctx: Context) -> Reply:
         causes += [("gradients or parameters cross a slow link every step (PCIe, Ethernet)",
                     "pcie-bandwidth#gen4-rate"),
                    ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
-    if MEMORY_WORDS.search(ctx.text) and not IDLE_WORDS.search(ctx.text):
+    if STAGES_COMPARED.search(ctx.text) and MEMORY_WORDS.search(ctx.text):
+        causes.append(("ZeRO stage 3 partitions the parameters too, where stage 2 keeps a whole "
+                       "copy on every GPU (and offloads only the optimizer side), so stage 3 "
+                       "needs less memory, not more", "zero-paper#stage-3"))
+    if MEMORY_WORDS.search(ctx.text) and slot(ctx.intent, "workload") in ("lora", "qlora"):
+        causes.append(("LoRA removes the frozen weights' gradients and optimizer states, not the "
+                       "activations: on a small model with long sequences or a large batch the "
+                       "activations dominate, and checkpointing settings decide the rest",
+                       "qlora-paper#lora-params"))
+    if MEMORY_WORDS.search(ctx.text) and not IDLE_WORDS.search(ctx.text) \
+            and slot(ctx.intent, "workload") in (None, "inference"):
         causes.append(("serving engines reserve memory for the KV cache up front",
                        "serving-memory-preallocation#vllm-default"))
     lead = ("This asks for a check of a measurement, but no figure in it could be checked by a "
