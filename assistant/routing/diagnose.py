@@ -237,10 +237,15 @@ def _collective(ctx: Context) -> list[Finding]:
 
 # --- TFLOP/s per GPU and MFU ----------------------------------------------------------------
 
+def _near(value: float, target: float) -> bool:
+    """Within 5% of a datasheet figure: no measured rate comes that close to a peak."""
+    return abs(value - target) <= 0.05 * target
+
+
 def _peak_quoted(m: Measurement, peak: float, gpu: str, note: str) -> tuple[str, str]:
     """A datasheet peak quoted in the question is the divisor of MFU, not a rate measured; the
     headline figure is the 2:4-sparsity one, twice the dense peak MFU divides by."""
-    if abs(m.value - 2 * peak) <= 0.01 * 2 * peak:
+    if _near(m.value, 2 * peak):
         return (f"{num(m.value)} TFLOP/s quoted is the {gpu}'s peak with 2:4 sparsity; MFU "
                 f"divides by the dense peak, {num(peak)} TFLOP/s", note)
     return (f"{num(m.value)} TFLOP/s quoted is the {gpu}'s dense peak, the one MFU divides by",
@@ -275,7 +280,7 @@ def _flops(ctx: Context) -> list[Finding]:
     measured: list[tuple[float, Measurement]] = []
     quoted: list[tuple[str, str]] = []  # peaks the question cites, explained beside each figure
     for m in tflops:
-        if abs(m.value - 2 * peak) <= 0.01 * 2 * peak or abs(m.value - peak) <= 0.01 * peak:
+        if _near(m.value, 2 * peak) or _near(m.value, peak):
             quoted.append(_peak_quoted(m, peak, row.name, note))
             continue
         measured.append((m.value / peak, m))
@@ -305,7 +310,7 @@ def _flops(ctx: Context) -> list[Finding]:
                               result={"value": value * 100, "unit": "%"},
                               notes=["mfu-calibration#mfu-definition"]))
         causes: list[tuple[str, str]] = list(quoted)
-        if m.divisor and abs(m.divisor - 2 * peak) <= 0.05 * 2 * peak:
+        if m.divisor and _near(m.divisor, 2 * peak):
             causes.append((f"divided by {num(m.divisor)} TFLOP/s, the 2:4-sparsity peak; the "
                            f"dense peak is {num(peak)}, so the MFU is {pct(m.value / peak)}",
                            note))

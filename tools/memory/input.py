@@ -31,6 +31,11 @@ RANGES: dict[str, tuple[float, float]] = {
 MAX_CONFIG_CHARS = 200_000  # the largest real config.json seen is under 20 kB
 
 
+FP32_MAIN_GRADS = ("training: FP32 main gradients as Megatron-LM keeps them (bf16: an FP32 "
+                   "gradient buffer, 18 bytes a parameter with AdamW; fp16: an FP32 copy beside "
+                   "the 16-bit gradients, 20)")
+
+
 class MemoryInput(CheckedInput):
     """A model (catalog name, or params_b and what is known of its shape) and a workload."""
 
@@ -62,10 +67,7 @@ class MemoryInput(CheckedInput):
         default=None, description="FP32 master copy under mixed precision; default on")
     zero_stage: Literal[0, 1, 2, 3] | None = Field(
         default=None, description="ZeRO stage 0-3; default 3 (fully sharded data parallel)")
-    fp32_main_grads: bool = Field(
-        default=False, description="training: FP32 main gradients as Megatron-LM keeps them "
-        "(bf16: an FP32 gradient buffer, 18 bytes a parameter with AdamW; fp16: an FP32 copy "
-        "beside the 16-bit gradients, 20)")
+    fp32_main_grads: bool = Field(default=False, description=FP32_MAIN_GRADS)
     dp: int | None = Field(default=None, description="data parallel degree; default gpus/(tp·pp)")
     tp: int | None = Field(default=None, description="tensor parallel degree; default 1")
     pp: int | None = Field(default=None, description="pipeline parallel degree; default 1")

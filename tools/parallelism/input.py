@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from clusterplan.tools.input_checks import CheckedInput
-from clusterplan.tools.memory.input import KvPrecision, Recompute
+from clusterplan.tools.memory.input import FP32_MAIN_GRADS, KvPrecision, Recompute
 from clusterplan.tools.memory.model_shape import ARCHITECTURE_FIELDS
 from clusterplan.tools.memory.optimizers import Optimizer
 from clusterplan.tools.memory.precision import Precision
@@ -122,9 +122,7 @@ class ParallelismInput(CheckedInput):
     dp_overlap: bool = Field(default=True, description="overlap gradient reduction with backward")
     flash_attention: bool | None = Field(default=None, description="FlashAttention (scores "
                                          "kept on chip); default on")
-    fp32_main_grads: bool = Field(
-        default=False, description="FP32 main gradients as Megatron-LM keeps them (bf16: 18 "
-        "bytes a parameter with AdamW; fp16: 20)")
+    fp32_main_grads: bool = Field(default=False, description=FP32_MAIN_GRADS)
     measured_tflops_per_gpu: float | None = Field(
         default=None, gt=0, le=100_000, description="model TFLOP/s per GPU you measured; the "
         "compute efficiency is scaled to match it (at measured_layout)")
