@@ -439,3 +439,21 @@ def test_a_token_count_in_thousands_is_thousands_not_trillions(read):
     # "300 thousand tokens" is 300 x 1,000 = 300,000 tokens, not 300 x 1e12.
     assert read("How long to train a 7B model on 300 thousand tokens on 8 H100?") \
         .slots["tokens"] == 300_000
+
+
+@pytest.mark.parametrize(("text", "recompute"), [
+    # NVIDIA/Megatron-LM#1031: the run the asker measured used it.
+    ("running on 70B on TP8 PP8 and DP2 on 128 GPUs (H100s) with activation checkpointing was "
+     "only 296.5 TFLOPs/s/GPU for me", "full"),
+    ("llama 3 8b lora on a 4090 with gradient_checkpointing=False", "none"),
+    ("fine-tune llama 3 8b without gradient checkpointing on one 4090", "none"),
+    ("70B on 64 H100 with selective recompute, --recompute-granularity selective", "selective"),
+    ("全参数微调 qwen 7b 开启梯度检查点 需要多少显存", "full"),
+    ("全参数微调 qwen 7b 不开梯度检查点 需要多少显存", "none"),
+])
+def test_activation_recompute_is_read_on_off_or_selective(read, text, recompute):
+    assert read(text).slots["recompute"] == recompute
+
+
+def test_a_saved_checkpoint_is_not_activation_recompute(read):
+    assert "recompute" not in read("I save a checkpoint every 1000 steps of llama 70b").slots

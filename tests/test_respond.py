@@ -364,3 +364,28 @@ def test_what_if_lora_instead_trains_faster_on_the_same_cluster():
     lora_days = lora.data["parallelism"]["training_days"]
     assert lora_days < 0.8 * full_days
     assert any("qlora-paper#lora-compute" in s.notes for s in lora.trace)
+
+
+def test_a_training_fit_missed_only_for_lack_of_recompute_says_recompute_fits():
+    # LoRA on Llama 3 8B (8.03e9 parameters) on one RTX 4090 (24 GiB = 25.8 GB): the assumed
+    # default keeps every activation (32 layers at s = 4,096) and misses; with gradient
+    # checkpointing only each layer's input stays (2·s·h = 33.5 MB a layer, 1.07 GB in all),
+    # so the 16.06 GB of BF16 weights (8.03e9 x 2 B) and a layer's working set fit. The answer
+    # keeps the default's verdict and says what fits, with the price: the forward runs twice,
+    # 2 of LoRA's 4 FLOPs a parameter more (50%).
+    answer = respond("how much memory to fine-tune llama 3 8b with lora on one 4090?")
+    default, least = answer.data["memory"], answer.data["memory_2"]
+    assert not default["fits"] and least["fits"]
+    assert 16.06 < least["per_gpu_gb"] < 25.8 < default["per_gpu_gb"]
+    assert f"it needs **{least['per_gpu_gb']:.3g} GB per GPU** and fits" in answer.markdown
+    assert "50% more compute" in answer.markdown
+    assert "recompute: none" in " ".join(answer.assumptions)  # the default stays the answer's
+
+
+@pytest.mark.parametrize("question", [
+    "how much memory to fine-tune llama 3 8b with lora on one 4090 without gradient "
+    "checkpointing?",
+    "how much memory to fine-tune llama 3 8b with qlora on one 4090?",
+])
+def test_a_recompute_the_question_set_or_already_assumed_is_not_offered_again(question):
+    assert "memory_2" not in respond(question).data

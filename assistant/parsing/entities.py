@@ -37,6 +37,18 @@ FP32_GRADS = lazy(r"\b(?:fp32|float-?32)\s+(?:main\s+|master\s+)?grad(?:ient)?s?
                   r"\b(?:main\s+)?grad(?:ient)?s?\s+(?:accumulated\s+|kept\s+|reduced\s+)?"
                   r"in\s+(?:fp32|float-?32)\b|\bmain[\s_-]*grads?\b|"
                   r"accumulate[_\s-]*allreduce[_\s-]*grads[_\s-]*in[_\s-]*fp32", _I)
+# Activation recompute named: turned off, selective (Megatron's attention-only kind) or on.
+_CKPT = r"(?:gradient|activation)[\s_-]*(?:checkpointing|checkpoint(?=s?\b)|recomput\w*)"
+RECOMPUTE_WORDS = (
+    (lazy(r"\b(?:without|no|not|disabled?|disabling|turn(?:ed|ing)?\s+off|w/o)\s+(?:using\s+)?"
+          rf"(?:the\s+|any\s+)?{_CKPT}|{_CKPT}\s*(?:[=:]\s*(?:false|0)\b|(?:is\s+)?"
+          r"(?:off|disabled)\b)|(?:不|没有?|关闭|禁用)(?:开启?|使用|用)?(?:梯度检查点|激活重计算|重计算)",
+          _I), "none"),
+    (lazy(r"\bselective\s+(?:activation\s+)?recomput|recompute[-_]granularity[=\s]+selective",
+          _I), "selective"),
+    (lazy(rf"\b{_CKPT}|\b(?:full\s+)?activation\s+recomput|\bfull\s+recomput|"
+          r"recompute[-_]activations|梯度检查点|激活重计算|重计算", _I), "full"),
+)
 # Named storage formats (tools/memory/quant_mix): these win over the generic bit widths above.
 FORMAT_WORDS = (
     (lazy(r"\bgptq\b[^.?!]{0,20}?\b8[\s-]?bit\b|\b8[\s-]?bit\s+gptq\b", _I), "gptq-8bit"),
@@ -271,6 +283,8 @@ def _words(found: Entities) -> None:
     if FP32_GRADS.search(text):
         slots["fp32_main_grads"] = True  # gradients kept in FP32: a training job's, not weights
         text = FP32_GRADS.sub(" ", text)
+    if recompute := _first(RECOMPUTE_WORDS, text):
+        slots["recompute"] = recompute
     for name, pairs in (("precision", PRECISIONS), ("workload", WORKLOADS),
                         ("optimizer", OPTIMIZERS), ("op", COLLECTIVES), ("kind", PRICE_KINDS)):
         value = _first(pairs, text)

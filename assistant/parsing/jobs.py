@@ -10,7 +10,7 @@ from clusterplan.assistant.routing.dispatch import model_fields, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.registry import get
 
-TRAINING_SLOTS = ("optimizer", "seq_len", "micro_batch", "zero_stage", "lora_rank")
+TRAINING_SLOTS = ("optimizer", "seq_len", "micro_batch", "zero_stage", "lora_rank", "recompute")
 INFERENCE_SLOTS = ("batch", "context_len")
 LAYOUT_SLOTS = ("tp", "pp", "dp", "ep")
 WORKLOAD_WORDS = {"pretrain": "pre-training", "full_finetune": "full fine-tuning",
@@ -40,7 +40,8 @@ def memory_payload(intent: Intent, with_gpu: bool = True, least: bool = False
         # in the 16-bit compute type, as the tool does when it picks the precision itself.
         payload["kv_precision"] = "bf16"
     if least and workload != "inference":
-        payload.setdefault("recompute", "full")
+        if payload.get("recompute") is None:
+            payload["recompute"] = "full"
         if payload.get("zero_stage") is None:
             payload["zero_stage"] = 3
     if with_gpu:

@@ -42,6 +42,8 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
             payload["zero_stages"] = [intent.slots["zero_stage"]]
         if intent.slots.get("fp32_main_grads"):
             payload["fp32_main_grads"] = True
+        if "recompute" in intent.slots:
+            payload["recompute"] = [intent.slots["recompute"]]
         payload |= calibration.payload_fields(intent, payload["gpu"])
     return payload
 

@@ -161,9 +161,45 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             f" No number of {gpu} holds it." if result["gpu"] else \
             " The weights at smaller precisions are below."
         lead += f", {num(-spare)} GB more than it has.{more}"
+        rescue = None if least else _fits_with_least(intent, calls, result)
+        if rescue:
+            lead += " " + rescue[0]
+            steps.append(rescue[1])
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
                                         *totals(result)],
                  steps=steps, assumptions=_least(result) if least else [])
+
+
+def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any]
+                     ) -> tuple[str, Step] | None:
+    """A training job that misses only because no activation recompute was assumed for it: the
+    same GPUs with the least-memory settings (recompute, ZeRO-3), said beside the default when
+    they hold it. A setting the question chose is never changed."""
+    if result["workload"] in ("inference", "qlora"):  # QLoRA already assumes recompute
+        return None
+    given, least = memory_payload(intent), memory_payload(intent, least=True)
+    if given.get("recompute") is not None:  # the question chose it
+        return None
+    alt = calls.run("memory", least, "bytes per GPU with activation recompute", aside=True)
+    if not alt["fits"] or alt.get("offload"):
+        return None
+    # The forward runs twice: 2 of 6 FLOPs a parameter more, or 2 of 4 when the frozen base
+    # skips its weight gradients (megatron-lm-2021#flops-formula, qlora-paper#lora-compute).
+    more = "50%" if result["workload"] == "lora" else "33%"
+    changed = [f"activation recompute (gradient checkpointing: the forward pass runs twice, "
+               f"{more} more compute)"]
+    if given.get("zero_stage") is None and least.get("zero_stage") is not None \
+            and result["layout"]["gpus"] > 1:
+        changed.append(f"ZeRO stage {least['zero_stage']}")
+    text = (f"With {' and '.join(changed)} it needs **{num(alt['per_gpu_gb'])} GB per GPU** "
+            f"and fits, leaving {num(alt['headroom_gb'])} GB free.")
+    step = Step(label="with the least-memory settings",
+                formula="the same job with recompute full and ZeRO stage 3",
+                inputs={"recompute": q(least["recompute"]), "zero_stage": q(least["zero_stage"])},
+                result=q(alt["per_gpu_gb"], "GB per GPU"),
+                notes=["activation-memory#full-recompute", "zero-paper#stage-3",
+                       "megatron-lm-2021#flops-formula", "qlora-paper#lora-compute"])
+    return text, step
 
 
 def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
