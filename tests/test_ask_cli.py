@@ -138,7 +138,10 @@ def test_405b_on_16k_h100_trains_in_the_published_time_at_the_published_mfu():
     # (mfu-calibration#efficiency-held-back), so 35.5% is the floor of an honest answer.
     assert 0.355 <= best["mfu"] <= 0.45
     assert 54 * 0.75 <= found["training_days"] <= 78  # at most Meta's wall time with restarts
-    assert best["tp"] == 8  # tensor parallelism fills the node, as every run of this size
+    # Tensor parallelism stays inside the node: Meta ran 8; with NCCL's rings sharing a
+    # node's eight ports (collective-algorithms#rings-per-port) sharded data parallelism at
+    # tp 4 reads within 3% of it, a tie at this model's precision.
+    assert best["tp"] in (4, 8)
     # Sharded data parallelism and pipelines land within a few percent of each other; the
     # pipelined layouts run the interleaved schedule, never the plain 1F1B of 185 days.
     piped = next(p for p in found["plans"] if p["pp"] > 1)

@@ -116,25 +116,26 @@ def test_every_gpu_node_link_is_in_the_link_catalog():
 
 
 @pytest.mark.parametrize("nodes", [2, 16])
-def test_hierarchical_across_nodes_by_hand(nodes):
-    # 1 GB, 8 H100 per node, 8 NDR ports at 50 GB/s, line rate, no latency:
-    #   2 nodes:  flat 2*15/16/50 = 0.0375;    hier 1.75/450 + 1.0*(1/8)/50 = 0.0063889
-    #   16 nodes: flat 2*127/128/50 = 0.0396875; hier 1.75/450 + 1.875*(1/8)/50 = 0.0085764
-    flat_by_hand, hier_by_hand = {2: (0.0375, 0.0063889), 16: (0.0396875, 0.0085764)}[nodes]
+def test_rings_and_hierarchical_across_nodes_by_hand(nodes):
+    # 1 GB, 8 H100 per node, 8 NDR ports at 50 GB/s, line rate, no latency; NCCL's rings (one
+    # per port) share the node's 400 GB/s (collective-algorithms#rings-per-port):
+    #   2 nodes:  ring 2*15/16/400 = 0.0046875;  hier 1.75/450 + 1.0*(1/8)/50 = 0.0063889
+    #   16 nodes: ring 2*127/128/400 = 0.0049609; hier 1.75/450 + 1.875*(1/8)/50 = 0.0085764
+    ring_by_hand, hier_by_hand = {2: (0.0046875, 0.0063889), 16: (0.0049609, 0.0085764)}[nodes]
     common = dict(op="all_reduce", size="1 GB", ranks=8 * nodes, gpus_per_node=8,
                   intra_link="nvlink-4", inter_link="ib-ndr", nics_per_node=8,
                   bandwidth="line_rate", include_latency=False)
-    flat = tool(**common, algorithm="ring")
+    ring = tool(**common, algorithm="ring")
     hier = tool(**common, algorithm="hierarchical")
-    assert flat["time_s"] == pytest.approx(flat_by_hand, rel=1e-6)
+    assert ring["time_s"] == pytest.approx(ring_by_hand, rel=1e-4)
     assert hier["time_s"] == pytest.approx(hier_by_hand, rel=1e-4)
-    assert hier["time_s"] <= flat["time_s"]
     assert [p["name"] for p in hier["phases"]] == [
         "intra-node reduce-scatter", "inter-node all-reduce", "intra-node all-gather"]
-    assert flat["bottleneck"] == "ib-ndr"
-    assert any("slowest hop" in w for w in flat["warnings"])
+    assert ring["bottleneck"] == "ib-ndr"
+    assert any("node's network: 400 GB/s through its 8 ib-ndr port(s)" in w
+               for w in ring["warnings"])
     auto = tool(**{**common, "algorithm": "auto"})
-    assert auto["algorithm"] == "hierarchical"
+    assert auto["algorithm"] == "ring"
     assert {c["algorithm"] for c in auto["candidates"]} == {"ring", "tree", "hierarchical"}
 
 
@@ -219,3 +220,40 @@ def test_bad_input_is_one_line(payload, says):
     line = fails_in_one_line(payload)
     for words in says:
         assert words in line, line
+
+
+# Bus bandwidth nccl-tests measured on real clusters (collective-algorithms#measured-a100-hdr,
+# #measured-at-scale), against the tool's default: usable rates, latency, the fastest algorithm.
+A100_4_HDR = dict(op="all_reduce", gpus_per_node=8, intra_link="nvlink-3", inter_link="ib-hdr",
+                  nics_per_node=4)
+
+
+def test_three_a100_nodes_with_four_hdr_ports_reach_what_nccl_tests_measured():
+    # nccl-tests#119: 24 ranks, all_reduce_perf up to 128 MB: 84.8 GB/s on average over the
+    # sizes, about 96 at the peak. The four 200 Gb/s ports carry 4 x 25 = 100 GB/s, so a ring
+    # (one per port) is bounded by 100; the tool's 128 MB figure lands within 10% of the peak.
+    result = tool(**A100_4_HDR, ranks=24, size="128 MB")
+    assert result["busbw_gbps"] == pytest.approx(96, rel=0.10)
+    assert 84.8 < result["busbw_gbps"] <= 100
+
+
+def test_two_a100_nodes_read_fast_by_under_a_fifth_as_said():
+    # nccl-tests#100: 16 ranks, 1-8 GB: 91 GB/s. NCCL runs its tree on two nodes (nccl-tests
+    # #196), which the tool prices as the hierarchical layout: 1.875 x 4 GB / 0.0692 s = 108 GB/s,
+    # 19% above what was measured (the note says so); the ring NCCL_ALGO=RING would run is
+    # within 10%.
+    auto = tool(**A100_4_HDR, ranks=16, size="4 GB")
+    ring = tool(**A100_4_HDR, ranks=16, size="4 GB", algorithm="ring")
+    assert auto["algorithm"] == "hierarchical"
+    assert 91 < auto["busbw_gbps"] <= 91 * 1.2
+    assert ring["busbw_gbps"] == pytest.approx(91, rel=0.10)
+
+
+@pytest.mark.xfail(strict=True, reason="1,984 ranks: NCCL's NVLS trees skip the ring's 2(n-1) "
+                   "latency steps; the alpha-beta layouts read 162 GB/s against about 350 "
+                   "(collective-algorithms#measured-at-scale)")
+def test_248_h200_nodes_reach_what_nccl_tests_measured():
+    # nccl-tests#283: 248 nodes of 8 H200 with 8 ports (NDR), 512 MB: about 350 GB/s.
+    result = tool(op="all_reduce", ranks=1984, gpus_per_node=8, intra_link="nvlink-4",
+                  inter_link="ib-ndr", nics_per_node=8, size="512 MB")
+    assert result["busbw_gbps"] == pytest.approx(350, rel=0.25)

@@ -196,11 +196,16 @@ def test_13_the_same_all_reduce_across_2_nodes_over_infiniband_ndr(session):
     a = ask(session, 13, "interconnect")
     r = a.data["interconnect"]
     assert (r["ranks"], r["nodes"]) == (16, 2)  # 140 GB and the H100s kept from question 12
-    # Hierarchical: 2(g-1)/g x S / B_intra + 2(N-1)/N x (S/g) / B_inter
-    #   = 2 x 7/8 x 140 / 370.8 + 2 x 1/2 x (140/8) / 50 = 0.661 + 0.350 = 1.011 s
-    hand = 2 * 7 / 8 * 140 / 370.8 + 2 * 1 / 2 * (140 / 8) / 50
+    # NCCL's rings, one per port, share the node's 8 NDR ports: 8 x 50 = 400 GB/s, above a
+    # GPU's usable NVLink 370.8, so the ring runs at 370.8 (collective-algorithms#rings-per-port):
+    #   2(n-1)/n x S / B = 2 x 15/16 x 140 / 370.8 = 0.708 s
+    # (hierarchical: 2 x 7/8 x 140 / 370.8 + 2 x 1/2 x (140/8) / 50 = 0.661 + 0.350 = 1.011 s)
+    hand = 2 * 15 / 16 * 140 / 370.8
     assert r["time_s"] == pytest.approx(hand, rel=0.01)
-    assert r["algorithm"] == "hierarchical" and r["bottleneck"] == "ib-ndr"
+    assert r["algorithm"] == "ring" and r["bottleneck"] == "nvlink-4"
+    hierarchical = next(c for c in r["candidates"] if c["algorithm"] == "hierarchical")
+    assert hierarchical["time_s"] == pytest.approx(2 * 7 / 8 * 140 / 370.8 + 140 / 8 / 50,
+                                                   rel=0.01)
 
 
 def test_14_convert_400_gbit_to_gbyte(session):

@@ -67,9 +67,19 @@ def explain(ct: CollectiveTime) -> list[Step]:
     """Every step from link rates to algbw and busbw, in order."""
     f = ct.fabric
     steps = fabric_steps(f)
-    if f.nodes > 1 and ("ring" in ct.candidates or "tree" in ct.candidates):
+    if f.nodes > 1 and "ring" in ct.candidates:
+        link, bw, _ = f.ring_hop(ct.op)
+        shared = bw != f.slowest_hop()[1]
+        steps.append(Step(
+            label="rings across nodes, one per port, share the node's ports" if shared
+            else "a ring that spans nodes runs at the speed of its slowest hop",
+            formula="B = min(intra per GPU, NICs per node × port rate)" if shared
+            else "B = min(intra per GPU, inter-node per GPU)",
+            inputs={"slowest link": q(link)}, result=q(bw, "GB/s"),
+            notes=[f"{ALGO_NOTE}#rings-per-port" if shared else f"{ALGO_NOTE}#slowest-hop"]))
+    if f.nodes > 1 and "tree" in ct.candidates:
         link, bw, _ = f.slowest_hop()
-        steps.append(Step(label="a ring that spans nodes runs at the speed of its slowest hop",
+        steps.append(Step(label="a tree that spans nodes runs at the speed of its slowest hop",
                           formula="B = min(intra per GPU, inter-node per GPU)",
                           inputs={"slowest link": q(link)}, result=q(bw, "GB/s"),
                           notes=[f"{ALGO_NOTE}#slowest-hop"]))

@@ -29,6 +29,8 @@ ALGORITHMS: dict[str, tuple[str, ...]] = {
     "broadcast": ("ring", "tree"),
     "send_recv": ("direct",),
 }
+# Collectives NCCL runs as rings whose channels each cross a node boundary once.
+RING_SHARES_PORTS = frozenset({"all_reduce", "all_gather", "reduce_scatter", "broadcast"})
 GB = 1e9
 US = 1e-6
 
@@ -87,6 +89,21 @@ class Fabric:
         return self.intra.id, self.intra_gb_s, alpha
 
 
+    def ring_hop(self, op: str) -> tuple[str, float, float]:
+        """A ring's bandwidth: its slowest hop, except that across nodes NCCL runs one ring per
+        network port, each leaving every node once through its own port, so a ring all-reduce,
+        all-gather, reduce-scatter or broadcast moves through the node's ports together and runs
+        at min(a GPU's own link, ports x port rate) (collective-algorithms#rings-per-port). An
+        all-to-all is no ring: every GPU sends its pieces for other nodes at once."""
+        link, bw, alpha = self.slowest_hop()
+        if self.nodes == 1 or self.inter is None or op not in RING_SHARES_PORTS:
+            return link, bw, alpha
+        network = self.nics_per_node * self.nic_gb_s
+        if network < self.intra_gb_s:
+            return self.inter.id, network, alpha
+        return self.intra.id, self.intra_gb_s, alpha
+
+
 @dataclass(frozen=True)
 class Phase:
     """One stage of a collective: the bytes each GPU sends over one link, and its latency."""
@@ -105,7 +122,7 @@ class Phase:
 
 def _ring(op: str, size: float, f: Fabric) -> list[Phase]:
     n = f.ranks
-    link, bw, alpha = f.slowest_hop()
+    link, bw, alpha = f.ring_hop(op)
     steps = 2 * (n - 1) if op == "all_reduce" else n - 1
     return [Phase(f"ring {op} over {n} ranks", link, bus_factor(op, n) * size, bw, steps,
                   steps * alpha)]

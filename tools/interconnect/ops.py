@@ -128,11 +128,17 @@ def _collective_warnings(ct, inp: InterconnectInput) -> list[str]:
     if missing:
         warnings.append(f"no usable-rate figure for {', '.join(missing)}: using the datasheet "
                         "line rate, which real transfers do not reach")
-    if f.nodes > 1 and ct.algorithm in ("ring", "tree"):
+    if f.nodes > 1 and ct.algorithm == "tree":
         link, bw, _ = f.slowest_hop()
-        warnings.append(f"a {ct.algorithm} that spans nodes runs at the speed of its slowest "
-                        f"hop: {bw:.4g} GB/s per GPU over {link}; hierarchical keeps most "
-                        "bytes on the intra-node link")
+        warnings.append(f"a tree that spans nodes runs at the speed of its slowest hop: "
+                        f"{bw:.4g} GB/s per GPU over {link}; hierarchical keeps most bytes on "
+                        "the intra-node link")
+    elif f.nodes > 1 and ct.algorithm == "ring" and f.inter is not None:
+        link, bw, _ = f.ring_hop(ct.op)
+        if link == f.inter.id:
+            warnings.append(f"a ring that spans nodes runs at the node's network: {bw:.4g} GB/s "
+                            f"through its {f.nics_per_node} {link} port(s), below the "
+                            f"{f.intra_gb_s:.4g} GB/s of a GPU's own link")
     if f.nodes == 1 and inp.inter_link:
         warnings.append("all ranks sit on one node: inter_link is not used")
     return warnings

@@ -386,8 +386,8 @@ def _ring_latency_s(comm: Collective, op: str, size: float, ranks: int, per_node
     latency (a network hop for each of its ranks - 1 steps) adds over the layout priced.
 
     NCCL runs all-gather and reduce-scatter as rings over every rank of the group, one ring per
-    network port, which moves the bytes as fast as the hierarchical layout
-    (collective-algorithms#model-limits) but pays a step for each rank, not for each node
+    network port, which moves the bytes through the node's ports together
+    (collective-algorithms#rings-per-port) but pays a step for each rank, not for each node
     (collective-algorithms#ring). A per-layer gather over thousands of ranks pays
     thousands of hops, which is how ZeRO-3 stops hiding on very large groups.
     """
