@@ -25,7 +25,8 @@ ZH_DIGITS = {"一": 1, "单": 1, "两": 2, "二": 2, "双": 2, "三": 3, "四": 
              "七": 7, "八": 8, "九": 9, "十": 10, "千": 1000, "万": 10000}
 ZN = r"(\d+|[一单两二双三四五六七八九十])"
 PAIRS = {"pair": 2, "couple": 2, "dual": 2, "quad": 4}
-MEM = r"\d+\s*g(?:i?b)?\b"  # a memory size beside a GPU name: "40G", "80GB"
+# A memory size beside a GPU name: "40G", "80GB"; not a rate ("8x400Gb/s" is eight ports).
+MEM = r"\d+\s*g(?:i?b)?\b(?!\s*/\s*s)"
 B = r"(?<![0-9A-Za-z_.])"  # a word start that Chinese text around a number does not hide
 
 # Layouts: (nodes, GPUs per node).
@@ -75,6 +76,10 @@ COUNTS = (
 )
 N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
            lazy(rf"{ZN}\s*(?:台|个节点)"))
+# Network ports a node has: "8x400Gb/s", "8 x 400G NDR", "8 NICs", "4 HCAs", "8 rails".
+NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?(?:\s*/\s*s\b|ps\b|"
+            r"\s*(?=ndr|hdr|ib\b|infiniband|roce|ethernet|nics?\b))|"
+            r"\b(\d{1,2})\s+(?:nics?|hcas?|ports|rails|network\s+cards)\b", _I)
 # A range of counts: "4-8 A10G", "2 to 4 H100s", "4~8张A100": each end is answered.
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
@@ -196,3 +201,5 @@ def layout_slots(text: str, slots: dict[str, Any]) -> None:
         slots["nodes"] = layout.nodes
     if layout.per_node is not None:
         slots["gpus_per_node"] = layout.per_node
+    if ports := NICS.search(text):
+        slots["nics_per_node"] = int(ports[1] or ports[2])

@@ -175,6 +175,8 @@ def _released_precision(slots: Slots, catalog: Catalog) -> str:
 DEFAULT_GPU = "h100-sxm"
 GPU_DEFAULT_KINDS = ("cluster_size", "plan", "fit", "layout", "serving", "training", "pricing")
 NODE_DEFAULT_KINDS = ("layout", "serving", "training")
+# multi-node-clusters: an HGX or DGX server holds eight GPUs.
+GPUS_PER_HGX_NODE = 8
 BUDGET_KINDS = ("fit", "memory", "cluster_size")
 TOKENS_PER_PARAM = 20
 
@@ -195,6 +197,9 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
         per_node = catalog.gpus.rows[gpu_id].gpus_per_node
         if "nodes" in slots or kind in ("layout", "training", "interconnect"):
             assumed["gpus_per_node"] = per_node
+    if kind == "interconnect" and "nodes" in slots and not gpu_id \
+            and "gpus_per_node" not in slots:
+        assumed["gpus_per_node"] = GPUS_PER_HGX_NODE  # the common 8-GPU server
     if "nodes" in slots and "gpus" not in slots:
         per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
         if per_node:

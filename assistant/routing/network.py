@@ -36,6 +36,7 @@ def collective(intent: Intent, calls: Calls) -> Reply:
     payload = {"op": op, "size": slot(intent, "size"), "size_gb": slot(intent, "size_gb"),
                "ranks": slot(intent, "gpus") or slot(intent, "ranks"),
                "gpus_per_node": slot(intent, "gpus_per_node"), "gpu": slot(intent, "gpu"),
+               "nics_per_node": slot(intent, "nics_per_node"),
                "intra_link": links.get("intra_node") or slot(intent, "intra_link"),
                "inter_link": links.get("inter_node") or slot(intent, "inter_link")}
     result = calls.run("interconnect", payload, f"time of the {OP_WORDS[op]}")
