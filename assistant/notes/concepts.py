@@ -6,6 +6,7 @@ a quoted claim that the calculators dispute carries its dispute.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,13 @@ GLOSSARY: dict[tuple[str, ...], str] = {
     ("checkpoint", "storage"): "cluster-storage",
     ("parallel", "file", "system"): "cluster-storage",
     ("multi", "node"): "multi-node-clusters",
+    ("kv", "cache"): "kv-cache",
+    ("zero",): "zero-paper",
+    ("mfu",): "mfu-calibration",
 }
+# "What is X?", "explain X", "define X", "X是什么": a question asking for the definition.
+DEFINITIONAL = re.compile(r"^\s*(?:what(?:'s|\s+is|\s+are)|explain|define|meaning\s+of)\b|"
+                          r"是什么|什么是", re.IGNORECASE)
 
 # A note is quoted when it scores at least this share of the best note's score.
 _RELATIVE_SCORE = 0.6
@@ -86,8 +93,36 @@ def _lead(question: str, best: Hit) -> str:
     note's own order (a definition comes before its consequences)."""
     order = {c.id: i for i, c in enumerate(shipped_notes().notes[best.id].claims)}
     closest = search_claims(question, [best.id], limit=3)
-    found = sorted(closest, key=lambda c: order.get(c.claim, len(order)))[:2]
+    closest += [c for c in search_claims(question, [best.id], limit=8)
+                if _defines(question, c) and c.claim not in {h.claim for h in closest}]
+    found = sorted(closest, key=lambda c: (not _defines(question, c),
+                                           order.get(c.claim, len(order))))[:2]
+    first = shipped_notes().notes[best.id].claims[0]
+    if DEFINITIONAL.search(question) and best.id in concept_notes(question) \
+            and not any(_defines(question, c) or _opens_with(question, c) for c in found) \
+            and first.id not in {c.claim for c in found}:
+        # The concept's own note opens with what the concept is: lead with that.
+        found = [ClaimHit(note=best.id, claim=first.id, text=first.text, snippet=first.text,
+                          score=0.0), *found[:1]]
     return " ".join(f"{c.text.rstrip('.')}. [`{best.id}#{c.claim}`]" for c in found)
+
+
+def _defines(question: str, claim: ClaimHit) -> bool:
+    """Whether a claim defines a term the question names: "MFU is ...", "Tensor parallelism
+    (TP) splits ...", or a claim the note calls a definition. "What is MFU?" wants that
+    first, not the claim that mentions MFU most briefly."""
+    if claim.claim.endswith("definition"):
+        return True
+    words = {w for w in "".join(ch.lower() if ch.isalnum() else " " for ch in question).split()
+             if len(w) > 2}
+    head = claim.text.lower().lstrip('"').split(" is ", 1)[0]
+    return " is " in claim.text.lower()[:60] and bool(words) and head in words
+
+
+def _opens_with(question: str, claim: ClaimHit) -> bool:
+    """Whether the claim opens with a word of the question ("Pipeline parallelism hands...")."""
+    words = set("".join(ch.lower() if ch.isalnum() else " " for ch in question).split())
+    return claim.text.split(" ", 1)[0].lower().strip('"') in words
 
 
 def _best_notes(question: str) -> list[Hit]:
