@@ -457,3 +457,11 @@ def test_activation_recompute_is_read_on_off_or_selective(read, text, recompute)
 
 def test_a_saved_checkpoint_is_not_activation_recompute(read):
     assert "recompute" not in read("I save a checkpoint every 1000 steps of llama 70b").slots
+
+
+def test_ports_times_a_rate_are_network_ports_not_gpus(read):
+    intent = read("bandwidth between nodes with 8x400Gb/s infiniband per node, all-reduce of "
+                  "140 GB over 16 nodes")
+    assert intent.slots["nics_per_node"] == 8
+    assert intent.slots["nodes"] == 16
+    assert "gpus" not in intent.slots  # not eight GPUs of 400 GB

@@ -389,3 +389,26 @@ def test_a_training_fit_missed_only_for_lack_of_recompute_says_recompute_fits():
 ])
 def test_a_recompute_the_question_set_or_already_assumed_is_not_offered_again(question):
     assert "memory_2" not in respond(question).data
+
+
+def test_an_all_reduce_over_nodes_counts_eight_gpus_a_node_and_the_ports_named():
+    # 16 nodes x 8 GPUs (assumed, said) = 128 ranks; 8 NDR ports of 50 GB/s share 400 GB/s,
+    # above NVLink 4's usable 370.8, so the rings run at 370.8: 2 x 127/128 x 140 / 370.8 =
+    # 0.7491 s, plus 254 steps x 2.7 us = 0.69 ms: 0.7499 s.
+    answer = respond("bandwidth between nodes with 8x400Gb/s infiniband per node, all-reduce of "
+                     "140 GB over 16 nodes")
+    result = answer.data["interconnect"]
+    assert (result["ranks"], result["nodes"]) == (128, 16)
+    assert result["time_s"] == pytest.approx(2 * 127 / 128 * 140 / 370.8 + 254 * 2.7e-6,
+                                             rel=1e-3)
+    assert "assumed GPUs per node: 8" in " ".join(answer.assumptions)
+
+
+@pytest.mark.parametrize(("question", "lead"), [
+    ("what is MFU?", "mfu-calibration#mfu-definition"),
+    ("what is a KV cache", "kv-cache#per-token"),
+    ("what is pipeline parallelism?", "parallelism-strategies#pipeline-parallel"),
+])
+def test_what_is_x_leads_with_the_claim_that_defines_x(question, lead):
+    first = respond(question).markdown.split("\n\n")[0]
+    assert first.split("[`", 1)[1].startswith(lead), first
