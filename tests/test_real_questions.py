@@ -970,3 +970,36 @@ def test_zero_3_using_less_memory_than_zero_2_is_explained_not_blamed_on_serving
                      "with me?")
     assert "stage 3 needs less memory, not more" in answer.markdown
     assert "serving engines reserve memory" not in answer.markdown
+
+
+def test_oom_on_sixteen_80gb_gpus_says_llama_70b_fits_them_so_the_settings_are_to_blame():
+    # https://github.com/NVIDIA/Megatron-LM/issues/1308 (asked, not in the corpus). Llama 3 70B
+    # (70.55e9 parameters) with AdamW in mixed precision keeps 16 B a parameter; ZeRO-3 over
+    # 16 GPUs leaves 70.55e9 x 16 / 16 = 70.55 GB of model states on each, under the
+    # 80 x 2^30 = 85.9 GB an "80GB" GPU holds, so activations and settings decide.
+    answer = respond("Has anyone been able to get llama 3 70B working using 2x8 80GB GPUs? I have "
+                     "tried all possible settings but keep getting OOM error. If anyone has, then "
+                     "I would like to klnow the arguments and details. It should take around "
+                     "540GBs to train according to my calculations and I think I have more than "
+                     "enough.")
+    slots = answer.intent.slots
+    assert (slots["gpus"], slots["nodes"]) == (16, 2)
+    assert slots["gpu_memory_gb"] == pytest.approx(80 * 2**30 / 1e9, abs=0.01)
+    memory = answer.data["memory"]
+    assert memory["fits"] and 70.55 < memory["per_gpu_gb"] < 85.9
+    assert "an out-of-memory error points at the settings" in answer.markdown
+
+
+def test_lora_70b_on_eight_48gb_gpus_fits_as_the_asker_hoped():
+    # https://github.com/meta-llama/llama-cookbook/issues/332: Llama 2 70B (68.98e9 parameters)
+    # with LoRA on 8 x 48GB: the frozen BF16 weights split eight ways are 68.98e9 x 2 / 8 =
+    # 17.2 GB a GPU, far under 48 GiB (51.5 GB).
+    answer = respond("I'm trying to fine tune llama-2-70b using 8 x 48GB GPUs. Both FSDP & PEFT "
+                     "options are enabled. The training works fine until all epochs are done. "
+                     "And then I get a CUDA OOM error, +before this error a message about saving "
+                     "the model appears. Is there any one who managed to fine tune llama-70B "
+                     "using 8 x 48 GB GPUs?")
+    memory = answer.data["memory"]
+    assert memory["gpu_memory_gb"] == pytest.approx(48 * 2**30 / 1e9, abs=0.01)
+    assert memory["breakdown_gb"]["weights"] == pytest.approx(68.98 * 2 / 8, rel=0.01)
+    assert memory["fits"] and answer.markdown.startswith("Yes, it fits")

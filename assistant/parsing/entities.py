@@ -297,6 +297,10 @@ def _words(found: Entities) -> None:
     if fmt := _format(text):
         slots["precision"] = fmt
     read_offload(text, slots)
+    if label := slots.pop("gpu_memory_label", None):
+        found.readings.append(f"read '{label} GPUs' as GPUs labelled {label}: {label[:-2]} GiB, "
+                              f"{slots['gpu_memory_gb']:g} GB each, as the driver counts it "
+                              "(gpu-driver-memory#label-derived)")
     if slots.get("workload") == "qlora" and slots.get("precision") == "int4":
         slots["precision"] = "nf4"  # QLoRA's 4-bit base is NF4 (the QLoRA paper's data type)
     if slots.get("optimizer") == "adamw_8bit" and slots.get("precision") == "int8":

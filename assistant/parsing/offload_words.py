@@ -11,7 +11,11 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 _I = re.IGNORECASE
 # a size starts where its digits start (tried inside a long run of digits it is quadratic)
 _SIZE = r"(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b\s*(?:of\s+)?"
-VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram)\b", _I)
+# gpu-driver-memory#label-derived: a GPU's memory label ("80GB") counts GiB, as its driver does.
+LABEL_GIB = 2**30 / 1e9
+VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram)\b"
+            # "8 x 48GB GPUs": GPUs known by their memory alone (not "<gpu> 80GB GPUs")
+            r"|(?<!>)(?<!>\s)(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g)\s+(?:gpus|cards)\b", _I)
 RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\s+host|dram)\b"
            r"|" + _SIZE + r"(?:system|host|cpu)\s+memory\b"
            # a terabyte of "memory" is the host's: no GPU holds one
@@ -32,7 +36,11 @@ def _gb(value: str, unit: str) -> float:
 def read_offload(text: str, slots: dict[str, Any]) -> None:
     """Fill gpu_memory_gb, host_ram_gb and (for training) offload from the question."""
     if m := VRAM.search(text):
-        slots["gpu_memory_gb"] = _gb(m[1], m[2])
+        if m[1]:
+            slots["gpu_memory_gb"] = _gb(m[1], m[2])
+        else:  # "48GB GPUs": a GPU known by its memory label, which counts GiB
+            slots["gpu_memory_gb"] = round(_gb(m[3], m[4]) * LABEL_GIB, 2)
+            slots["gpu_memory_label"] = f"{m[3]}{m[4].upper()}"
     if m := RAM.search(text):
         value, unit = next((m[i], m[i + 1]) for i in range(1, m.re.groups, 2) if m[i])
         slots["host_ram_gb"] = _gb(value, unit)

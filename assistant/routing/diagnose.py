@@ -50,6 +50,8 @@ QUANT_WORDS = lazy(r"int4|int8|8\s*-?bits?|4\s*-?bits?|gptq|awq|量化|bitsandby
 TP_PAIR = lazy(r"\btp\s*=?\s*(\d+)\b.{0,40}?\b(?:slower|faster|than|vs\.?|versus)\b.{0,20}?"
                r"\btp\s*=?\s*(\d+)\b", 2)
 MEMORY_WORDS = lazy(r"memory|vram|显存|内存|\d\s*(?:gb|g|gib)\b", 2)
+# Out of memory said outright: "OOM", "CUDA out of memory", "爆显存", "显存不足".
+OUT_OF_MEMORY = lazy(r"\boom\b|out\s+of\s+memory|爆显存|显存不足|显存溢出", 2)
 # GPU memory idle: the complaint is the opposite of a reservation.
 IDLE_WORDS = lazy(r"没在用|没有用|not\s+(?:being\s+)?used|not\s+using|\b0\s*%", 2)
 SLOWER = lazy(r"slower|slow|慢", 2)
@@ -896,14 +898,46 @@ def _unmeasured(ctx: Context) -> Reply:
     offload = _offload_need(ctx)
     if offload:
         lead = offload + " " + lead
+    held = _training_fit(ctx)
+    if held is not None:
+        fits = held.headline.startswith("Yes")
+        lead = held.headline + (
+            " So it can fit: an out-of-memory error points at the settings. Likely causes, "
+            "ranked:" if fits else " No setting makes it fit these GPUs: more GPUs, a smaller "
+            "precision or offload are the ways out.")
+        causes = ([("activation recompute off, or sharding below ZeRO-3: the figure above "
+                    "assumes both, and without them the same GPUs need more",
+                    "activation-memory#full-recompute"),
+                   ("a larger micro-batch or longer sequences than assumed: activations grow "
+                    "with both", "activation-memory#full-recompute")] if fits else []) + [
+            c for c in causes if "slow link" not in c[0] and "gathers the parameters" not in c[0]]
     if not causes:
         lead = lead.replace("Likely causes for what it describes, ranked:",
                             "Nothing in it names a setting the calculators can relate to, so no "
                             "cause is ranked.")
     tables = [table(["rank", "likely cause", "note"],
                     [[i + 1, c, k] for i, (c, k) in enumerate(causes)])] if causes else []
-    return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions,
+    if held is not None:
+        tables = held.tables[:1] + tables
+    return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions
+                 + (held.assumptions if held else []),
                  citations=[note_ref(k) for _, k in causes])
+
+
+def _training_fit(ctx: Context) -> Reply | None:
+    """Out of memory training a model on GPUs the question names: whether it fits them at all,
+    with the least-memory settings (ZeRO-3, full recompute), is the first thing to know."""
+    slots = ctx.intent.slots
+    if not (ctx.has_model() and OUT_OF_MEMORY.search(ctx.text)
+            and slot(ctx.intent, "workload") not in (None, "inference")
+            and slots.keys() & {"gpus", "gpu", "gpu_memory_gb"}):
+        return None
+    from clusterplan.assistant.routing.memory import fit  # the fit route, not a copy of it
+
+    try:
+        return fit(ctx.intent, ctx.calls, least=True)
+    except Exception:  # a refused input leaves the causes alone
+        return None
 
 
 def _offload_need(ctx: Context) -> str:
