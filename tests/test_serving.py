@@ -112,3 +112,22 @@ def test_serving_bad_input_is_one_line():
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "concurrency" in lines[0]
+
+
+@pytest.mark.parametrize(("sequences", "touched"), [(1, 2.0), (8, 8 * (1 - 0.75**8))])
+def test_a_moe_decode_step_reads_the_experts_its_tokens_were_routed_to(sequences, touched):
+    # Mixtral 8x7B (model-mixtral): 46.7e9 parameters, 12.9e9 active, 2 of 8 experts a token.
+    # Routed experts hold (46.7 - 12.9) x 8/6 = 45.07e9, the rest 1.63e9. A step of c sequences
+    # touches 8(1 - (6/8)^c) experts a layer (model-mixtral#decode-experts-read): 2 at c = 1,
+    # 7.20 at c = 8. On 2 H100 (TP 2) each GPU reads 46.7 GB x (1.63/46.7 + 45.07/46.7 x t/8)
+    # plus its half of the KV cache (131,072 B a token x 4,096 x c / 2) at 3.35 TB/s; the TP
+    # all-reduces over NVLink add about 2%.
+    experts = (46.7 - 12.9) * 8 / 6
+    share = (46.7 - experts) / 46.7 + experts / 46.7 * touched / 8
+    kv_gb = 131072 * 4096 * sequences / 2 / 1e9
+    hand_ms = (46.7 * share + kv_gb) / 3.35
+    result = _serve(model="mixtral-8x7b", gpu="h100", gpus=2, concurrency=sequences,
+                    context_len=4096)
+    plan = result["plans"][0]
+    assert (plan["tp"], plan["pp"]) == (2, 1)
+    assert plan["time_per_output_token_ms"] == pytest.approx(hand_ms, rel=0.04)

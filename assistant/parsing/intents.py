@@ -117,6 +117,7 @@ HOW_MANY = lazy(r"\bhow\s+many\s+(?:blocks?\s+of\s+)?(?:\d+\s*g(?:i?b)?\s+)?"
 # A count asked in other words than "how many": a minimum requirement, the number of GPUs
 # needed, "is one or two enough?" (最低要求/最低配置: minimum requirement/configuration).
 COUNT_ASKED = lazy(r"\bminimum\s+(?:hardware\s+|gpu\s+|system\s+)?requirements?\b|"
+                   r"\bminim(?:al|um)\s+(?:hardware|setup|gpu\s+setup)\b|"
                    r"\b(?:optimal|minimum|minimal|required|right)\s+number\s+of\s+(?:\S+\s+){0,2}"
                    r"(?:<g\d>|gpus?|nodes?|cards?)|\bnumber\s+of\s+(?:\S+\s+){0,2}(?:<g\d>\s*)?"
                    r"(?:gpus?|nodes?|cards?)\s+(?:is\s+|are\s+)?(?:required|needed)\b|"
@@ -280,6 +281,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and (_has_model(s) or not (s.keys() & {"size", "bandwidth"}) or bool(SAVED.search(t))
           or not (TRANSFER.search(t) or "bandwidth" in s or s.get("links")))),
     ("interconnect", lambda t, s: "op" in s),
+    # "what's the minimal hardware to fine-tune llama 2 70b?" after a "copy of the model" in
+    # passing: the count is asked, not a transfer.
+    ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t)) and _has_model(s)),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),
     # The network a job needs: with no job named, an interconnect question (asked back); with
@@ -303,7 +307,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and not COST.search(t) and not COMPARE.search(t)),
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
-    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2
+    ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2 and not s.get("oom")
      and not (not CHOICE.search(t) and bool(MEMORY.search(t) or FIT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),

@@ -521,7 +521,8 @@ def _decode(ctx: Context) -> list[Finding]:
                           "PCIe", "megatron-lm-2021#tp-allreduces"))
     causes.append(("long prompts: the KV cache read grows with the context",
                    "inference-roofline#kv-cache-grows"))
-    return [Finding(f"decode tokens/s, one request, {best['tp']} x {ctx.gpu()} (bound: "
+    split = f"TP {best['tp']} × PP {best['pp']}" if best.get("pp", 1) > 1 else f"TP {best['tp']}"
+    return [Finding(f"decode tokens/s, one request, {gpus} x {ctx.gpu()} ({split}; bound: "
                     f"{best.get('decode_bound', 'memory bandwidth')})", expected, m.value,
                     "tokens/s", causes, "inference-roofline#decode-memory-bound")
             for m in tokens[:1]]

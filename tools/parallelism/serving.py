@@ -10,6 +10,7 @@ from clusterplan.tools.contract import Step, q
 from clusterplan.tools.memory.kv_cache import bytes_per_token
 from clusterplan.tools.memory.precision import BYTES
 from clusterplan.tools.parallelism.cluster import Cluster, JobContext, memory_of
+from clusterplan.tools.parallelism.expert_reads import weights_read_share
 from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.layout_search import Rejections
 from clusterplan.tools.parallelism.result import ServingPlan, SmallestCluster
@@ -29,7 +30,8 @@ def serving_space(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         hbm_tb_s=cluster.gpu.memory_bandwidth_tb_s, peak_flops=cluster.peak_flops,
         efficiency=cluster.efficiency, act_bytes=4.0 if job.precision == "fp32" else 2.0,
         min_headroom_gb=inp.min_headroom_gb, uneven_stages=inp.uneven_stages,
-        target_latency_ms=inp.target_latency_ms, max_gpus=max_gpus)
+        target_latency_ms=inp.target_latency_ms, max_gpus=max_gpus,
+        weights_read_share=weights_read_share(s, job.batch))
 
 
 def memory_for(ctx: JobContext) -> Callable[[int, int], ServingMemory]:

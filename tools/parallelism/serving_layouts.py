@@ -48,6 +48,7 @@ class ServingSpace:
     uneven_stages: bool = False
     target_latency_ms: float | None = None
     max_gpus: int | None = None  # search beyond the cluster (smallest cluster that would fit)
+    weights_read_share: float = 1.0  # of the weights, what a decode step reads (MoE: < 1)
 
 
 @dataclass(frozen=True)
@@ -129,9 +130,10 @@ def decode_bounds(space: ServingSpace, tp: int, pp: int, mem: ServingMemory) -> 
     """Seconds per decode step: HBM bound (weights + KV read) and compute bound.
 
     A token visits the pp stages one after another, so each stage's time adds up: the replica
-    reads its weights and KV once per step at tp GPUs' bandwidth.
+    reads its weights (a MoE's the experts its tokens were routed to) and KV once per step at tp
+    GPUs' bandwidth.
     """
-    bytes_per_gpu = (mem.weights_gb + mem.kv_cache_gb) * 1e9
+    bytes_per_gpu = (mem.weights_gb * space.weights_read_share + mem.kv_cache_gb) * 1e9
     memory_s = pp * bytes_per_gpu / (space.hbm_tb_s * 1e12)
     flops = space.concurrency * (2 * space.active_params
                                  + 4 * space.layers * space.context_len * space.attn_dim)

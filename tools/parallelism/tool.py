@@ -216,8 +216,8 @@ def _serve(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.assumptions.append("concurrency counts the sequences one replica serves at once; "
                               "decode reads the full context's KV cache every step")
     result.assumptions.append("decode reads every weight of its GPU each step (for a mixture of "
-                              "experts all experts, as a batch touches most of them); "
-                              "pipeline stages do not overlap one sequence's tokens")
+                              "experts, the experts its sequences were routed to, routing spread "
+                              "evenly); pipeline stages do not overlap one sequence's tokens")
     if not plans:
         smallest = smallest_serving_cluster(inp, whole_nodes(cluster), ctx)
         result.smallest_cluster = smallest

@@ -21,6 +21,7 @@ from clusterplan.tools.parallelism.cluster import (
     resolve_cluster,
     resolve_job,
 )
+from clusterplan.tools.parallelism.expert_reads import weights_read_share
 from clusterplan.tools.parallelism.input import ParallelismInput
 
 WEIGHTS_READ_EFFICIENCY = 0.8  # serving-latency#weights-read-efficiency
@@ -126,8 +127,9 @@ class ServingModel:
         layers = self.ctx.shape.layers
         flops = batch * (2 * self.active_params + 4 * layers * context * self.attn_dim)
         c = self.cluster
+        read = r.weights_gb * weights_read_share(self.ctx.shape, batch)
         return Phase(
-            weights_s=r.weights_gb * 1e9 / (r.tp * self.hbm_bytes_s * WEIGHTS_READ_EFFICIENCY),
+            weights_s=read * 1e9 / (r.tp * self.hbm_bytes_s * WEIGHTS_READ_EFFICIENCY),
             kv_s=batch * context * self.kv_bytes_per_token
             / (r.tp * self.hbm_bytes_s * KV_READ_EFFICIENCY),
             compute_s=flops / (r.tp * c.peak_flops * c.efficiency),
@@ -138,8 +140,9 @@ class ServingModel:
         layers = self.ctx.shape.layers
         flops = prompt * (2 * self.active_params + 2 * layers * prompt * self.attn_dim)
         c = self.cluster
+        read = r.weights_gb * weights_read_share(self.ctx.shape, prompt)
         return Phase(
-            weights_s=r.weights_gb * 1e9 / (r.tp * self.hbm_bytes_s * WEIGHTS_READ_EFFICIENCY),
+            weights_s=read * 1e9 / (r.tp * self.hbm_bytes_s * WEIGHTS_READ_EFFICIENCY),
             kv_s=prompt * self.kv_bytes_per_token / (r.tp * self.hbm_bytes_s
                                                      * KV_READ_EFFICIENCY),
             compute_s=flops / (r.tp * c.peak_flops * c.efficiency),
