@@ -465,3 +465,16 @@ def test_ports_times_a_rate_are_network_ports_not_gpus(read):
     assert intent.slots["nics_per_node"] == 8
     assert intent.slots["nodes"] == 16
     assert "gpus" not in intent.slots  # not eight GPUs of 400 GB
+
+
+@pytest.mark.parametrize(("text", "samples", "each", "epochs"), [
+    ("I have a chat dataset with about 1 million samples ... My sample size is probably 5-6 "
+     "hundred tokens", 1e6, 550, None),
+    ("fine-tune mistral 7b on 230k examples of 512 tokens each for 3 epochs", 230e3, 512, 3),
+    ("50,000 conversations, 800 tokens per conversation, two epochs", 5e4, 800, 2),
+])
+def test_a_dataset_is_read_by_samples_length_and_epochs(read, text, samples, each, epochs):
+    slots = read(text).slots
+    assert slots["samples"] == samples
+    assert slots.get("tokens_per_sample") == each
+    assert slots.get("epochs") == epochs

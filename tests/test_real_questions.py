@@ -1020,3 +1020,22 @@ def test_mixtral_on_eight_t4_is_checked_on_eight_and_reads_only_its_routed_exper
     plan = answer.data["parallelism"]["plans"][0]
     assert 40 < plan["decode_tokens_per_s_per_replica"] <= 1000 / 20.1
     assert "well below expected" in answer.markdown
+
+
+def test_a_fine_tune_sized_by_samples_is_timed_where_it_fits_and_as_lora_where_asked():
+    # https://github.com/meta-llama/llama/issues/973: 1M samples of 500-600 tokens, one epoch,
+    # Llama 2 13B on an H100: 1e6 x 550 = 5.5e8 tokens. Full fine-tuning needs 16 B a parameter
+    # (208 GB of model states), more than one H100, so the answer times it on the smallest
+    # cluster that holds it and as LoRA on the one H100 asked. By hand, at 8 x 989.4 TFLOP/s:
+    # (6 x 13.0e9 + 12 x 40 x 4,096 x 5,120) x 5.5e8 = 4.85e19 FLOPs, 0.071 days at 100% MFU,
+    # so at 30-60% MFU 0.12-0.24 days.
+    answer = respond("Hello! I have a chat dataset with about 1 million samples. On an H100, how "
+                     "long will fine-tuning llama 2 13b for one epoch take? My sample size is "
+                     "probably 5-6 hundred tokens")
+    assert answer.intent.assumed["tokens"] == 1e6 * 550
+    full = answer.data["parallelism_2"]
+    assert full["gpus"] == 8 and 0.071 / 0.6 < full["training_days"] < 0.071 / 0.3
+    lora = answer.data["parallelism_3"]
+    assert lora["gpus"] == 1 and lora["workload"] == "lora"
+    assert "550M tokens take about" in answer.markdown and "As LoRA fine-tuning it fits" in \
+        answer.markdown

@@ -18,7 +18,7 @@ SLOT_WORDS = {
     "context_len": "context length (tokens per sequence)", "batch": "concurrent sequences",
     "seq_len": "sequence length (tokens)", "micro_batch": "micro-batch (sequences)",
     "optimizer": "optimizer", "gpu": "GPU", "gpus": "GPUs", "gpus_per_node": "GPUs per node",
-    "kind": "pricing kind",
+    "kind": "pricing kind", "tokens_counted_as": "tokens counted as",
 }
 
 
@@ -34,6 +34,8 @@ def parse_step(intent: Intent) -> Step:
 def _plain(value: Any) -> float | int | str | bool | None:
     if isinstance(value, list | tuple | dict):
         return ", ".join(map(str, value))
+    if isinstance(value, float) and value >= 1e4:
+        return f"{value:,.0f}"  # 260,400,000,000 tokens, not 260399999999.99997
     return value
 
 

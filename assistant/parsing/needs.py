@@ -212,6 +212,17 @@ def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
                               catalog: Catalog) -> None:
     if kind != "training" or "tokens" in slots:
         return
+    if "samples" in slots:
+        # A dataset named by its samples: each as long as said, else a full sequence (the
+        # most it can hold, so the time is an upper bound), once over unless epochs are named.
+        each = slots.get("tokens_per_sample") or slots.get("seq_len") or assumed.get("seq_len")
+        epochs = slots.get("epochs") or 1
+        assumed["tokens"] = slots["samples"] * each * epochs
+        assumed["tokens_counted_as"] = (
+            f"{slots['samples']:,.0f} samples x {each:,.0f} tokens"
+            + ("" if "tokens_per_sample" in slots else " (a full sequence each: an upper bound)")
+            + f" x {epochs} epoch{'s' if epochs != 1 else ''}")
+        return
     params_b = slots.get("params_b")
     if params_b is None and slots.get("model") in catalog.models.rows:
         params_b = catalog.models.rows[slots["model"]].params_b

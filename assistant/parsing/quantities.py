@@ -383,4 +383,32 @@ def _serving_goals(text: str, slots: dict[str, Any]) -> None:
         slots["tpot_ms"] = number(tpot[1] or tpot[2])
 
 
-_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals)
+# A fine-tuning dataset by its size: "1 million samples", "230k examples", "50,000
+# conversations"; and the length of one: "5-6 hundred tokens" a sample, "about 512 tokens each".
+SAMPLES = lazy(NUM + r"\s*(k|m|thousand|million)?\s*(?:training\s+|chat\s+|data\s+|"
+               r"instruction\s+)?(?:samples|examples|conversations|dialogues|rows|instances|"
+               r"records|pairs|documents)\b", _I)
+PER_SAMPLE = lazy(r"(?:sample|example|conversation|dialogue|row|instance|record|document)s?\s+"
+                  r"(?:size|length|len)?\s*(?:is|are|of)?\s*(?:probably|about|around|roughly|"
+                  r"approximately|~|on\s+average)?\s*(?:" + NUM + r"\s*(?:-|–|to|~)\s*)?" + NUM
+                  + r"\s*(hundred|k)?\s*tokens\b|" + NUM + r"\s*(hundred|k)?\s*tokens\s+"
+                  r"(?:per|each|a|an)\s+(?:sample|example|conversation|row|instance|record)",
+                  _I)
+EPOCHS = lazy(r"\b(one|two|three|four|five|\d+)\s+epochs?\b", _I)
+EPOCH_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+def _dataset(text: str, slots: dict[str, Any]) -> None:
+    """A fine-tuning dataset's samples, the tokens of one, and the epochs over it."""
+    if m := SAMPLES.search(text):
+        slots["samples"] = number(m[1], "the sample count") * SCALE.get((m[2] or "").lower(), 1)
+    if m := PER_SAMPLE.search(text):
+        low, high, scale = (m[1], m[2], m[3]) if m[2] else (None, m[4], m[5])
+        unit = {"hundred": 100, "k": 1000}.get((scale or "").lower(), 1)
+        ends = [number(v) * unit for v in (low, high) if v]
+        slots["tokens_per_sample"] = sum(ends) / len(ends)
+    if m := EPOCHS.search(text):
+        slots["epochs"] = EPOCH_WORDS.get(m[1].lower()) or count(m[1], "the epochs")
+
+
+_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals, _dataset)

@@ -133,9 +133,10 @@ def training(intent: Intent, calls: Calls) -> Reply:
     """Days and GPU-hours for a token budget, then what the GPU-hours cost."""
     result = calls.run("parallelism", parallel_payload(intent), "layouts and training time")
     if not result["plans"] or not result.get("gpu_hours"):
-        return Reply(headline=layout_sentence(result), tables=plan_tables(result))
+        return Reply(headline=" ".join([layout_sentence(result), *_instead(intent, calls, result)]),
+                     tables=plan_tables(result))
     tokens = result["tokens"]
-    said = f"{num(tokens / 1e12)}T" if tokens >= 1e12 else f"{num(tokens / 1e9)}B"
+    said = _tokens_said(tokens)
     lead = (f"Training on {said} tokens on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
@@ -148,6 +149,38 @@ def training(intent: Intent, calls: Calls) -> Reply:
         lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "
                  f"per GPU-hour it costs about **{usd(price['run_usd'])}**.")
     return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result))
+
+
+def _tokens_said(tokens: float) -> str:
+    """15T, 20.0B, 550M: the unit a person would write."""
+    if tokens >= 1e12:
+        return f"{num(tokens / 1e12)}T"
+    return f"{num(tokens / 1e9)}B" if tokens >= 1e9 else f"{num(tokens / 1e6)}M"
+
+
+def _instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
+    """When the job fits no layout of the GPUs asked: its time on the smallest cluster that
+    holds it, and for a full fine-tune the same run as LoRA on the GPUs asked (which keeps
+    only small adapters' gradients and optimizer states)."""
+    said: list[str] = []
+    small, tokens = result.get("smallest_cluster"), result.get("tokens")
+    if small and tokens:
+        there = calls.run("parallelism", parallel_payload(intent, gpus=small["gpus"]),
+                          f"training time on the smallest cluster that holds it "
+                          f"({small['gpus']} GPUs)")
+        if there["plans"] and there.get("training_days"):
+            said.append(f"On {small['gpus']} GPUs, {_tokens_said(tokens)} tokens take about "
+                        f"**{num(there['training_days'])} days** "
+                        f"({num(there['gpu_hours'])} GPU-hours).")
+    if result["workload"] == "full_finetune" and tokens:
+        lora = calls.run("parallelism", parallel_payload(intent) | {"workload": "lora"},
+                         "the same run as LoRA on the GPUs asked")
+        if lora["plans"] and lora.get("training_days"):
+            said.append(f"As LoRA fine-tuning it fits the {result['gpus']} GPU"
+                        f"{'s' if result['gpus'] != 1 else ''} asked: about "
+                        f"**{num(lora['training_days'])} days** "
+                        f"({num(lora['gpu_hours'])} GPU-hours).")
+    return said
 
 
 def serving(intent: Intent, calls: Calls) -> Reply:
