@@ -591,3 +591,17 @@ async def test_tab_reaches_the_choices_and_enter_answers_with_one(assistant, mes
         await settle(app, pilot)
         asked = [m.text for m in seen(messages, Chat.QuestionAsked)]
         assert asked[-1] == str(choices.get_option_at_index(1).prompt)
+
+
+@pytest.mark.parametrize("typed", ["export the report", "Save this session report"])
+async def test_asking_for_the_report_in_words_opens_the_export_as_ctrl_e_does(assistant, messages,
+                                                                              typed):
+    app = ClusterplanApp(assistant)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await ask(app, pilot, CONCEPT)
+        box = app.query_one("#question", Input)
+        box.value = typed
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ExportScreen)
+        assert len(answers(messages)) == 1  # not sent to the assistant as a question

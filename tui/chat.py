@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,16 @@ WELCOME = (
     "behind it (Sources). **F1** help · **ctrl+p** commands."
 )
 WORKING = "_Working it out…_"
+# Requests for the app itself typed in the question box, not questions for the assistant:
+# each runs the action its key runs ("export the report" is ctrl+e).
+APP_REQUESTS = (
+    (re.compile(r"\s*(?:please\s+)?(?:export|save|write)\s+(?:the\s+|this\s+|my\s+)?"
+                r"(?:session\s+|planning\s+)?report\b(?!.*\?)", re.IGNORECASE), "export"),
+    (re.compile(r"\s*(?:start\s+)?(?:a\s+)?new\s+session\s*[.!]?\s*$", re.IGNORECASE),
+     "new_session"),
+    (re.compile(r"\s*open\s+(?:a\s+|an\s+old\s+)?session\s*[.!]?\s*$", re.IGNORECASE),
+     "open_session"),
+)
 SHOWN_QUESTION_CHARS = 2000  # a pasted essay is answered whole but echoed shortened
 OPEN_REPLIES = 3  # answers shown whole; older ones become a line of the earlier answers
 
@@ -259,7 +270,11 @@ class Chat(Vertical):
     @on(Input.Submitted, "#question")
     async def _submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()  # the box emptied itself when it sent this
-        if text:
+        action = next((a for pattern, a in APP_REQUESTS if pattern.match(text)), None)
+        if action:  # "export the report": the app's own key, typed in words
+            self.question_input.remember(text)
+            await self.app.run_action(action)
+        elif text:
             await self.ask(text)
 
     @on(OptionList.OptionSelected, "Choices")
