@@ -478,3 +478,14 @@ def test_a_dataset_is_read_by_samples_length_and_epochs(read, text, samples, eac
     assert slots["samples"] == samples
     assert slots.get("tokens_per_sample") == each
     assert slots.get("epochs") == epochs
+
+
+def test_a_count_glued_to_a_gpu_and_a_gpu_the_asker_lacks(read):
+    # https://github.com/huggingface/huggingface-llama-recipes/issues/21
+    intent = read("I am trying to run Llama 3.1 405B with fp8 quantization on 8-A100. since I do "
+                  "not have H100, I tried a 8-A100 setup and received \"ValueError: FP8 "
+                  "quantized models is only supported on GPUs with compute capability >= 9.0 "
+                  "(e.g H100).\" Is there a way to run Llama 3.1 405B fp8 on 8-A100?")
+    assert (intent.slots["gpu"], intent.slots["gpus"]) == ("a100-sxm-80gb", 8)
+    assert "gpu_list" not in intent.slots  # H100 is the GPU they lack, not a second option
+    assert intent.kind == "fit"

@@ -56,6 +56,8 @@ LAYOUTS = (
 COUNTS = (
     # "8x H100", "8*A100", "8 x 40GB A100"
     lazy(rf"{B}(\d[\d,]*){X}(?:{MEM}\s*)?{G}", _I),
+    # "8-A100" (names.py reads the GPU after the hyphen)
+    lazy(rf"{B}(\d{{1,4}})-\s*{G}", _I),
     # "A100 80G *4", "A100 80GB * 2", "H800 PCIE * 8", "h100 sxm x 4", "H200(8*141G)"
     lazy(rf"{G}\s*(?:\(?\s*{MEM}\s*\)?\s*)?(?:pcie|sxm\d?|nvl)?{X}(\d+)(?![\d.]|\s*[gmt]i?b?\b)",
          _I),

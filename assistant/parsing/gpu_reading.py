@@ -117,8 +117,25 @@ def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
     # a bare mention takes its family's one sized variant, when the family is named again
     one_variant = {family: next(iter(gpus)) for family, gpus in sized.items()
                    if len(gpus) == 1 and sum(f == family for f, _, _ in read) > 1}
-    return [g for g in dict.fromkeys(one_variant.get(family, gpu) if gb is None else gpu
-                                     for family, gb, gpu in read) if g]
+    named = [one_variant.get(family, gpu) if gb is None else gpu for family, gb, gpu in read]
+    # "since I do not have H100, I tried 8-A100": a GPU only ever named as one the asker lacks
+    # (or as an error message's example) is not a second GPU of the question.
+    ruled_out = {gpu for i, gpu in enumerate(named) if _negated(found.masked, i)}
+    ruled_out -= {gpu for i, gpu in enumerate(named) if not _negated(found.masked, i)}
+    kept = [g for g in named if g not in ruled_out] or named
+    return [g for g in dict.fromkeys(kept) if g]
+
+
+# Words that put a GPU mention out of the question: the asker lacks it, or an error names it.
+NOT_MINE = lazy(r"(?:(?:do|does|did)\s+not|don'?t|doesn'?t|didn'?t)\s+have\s+(?:an?\s+|any\s+)?"
+                r"$|\bwithout\s+(?:an?\s+|any\s+)?$|\be\.?\s?g\.?,?\s*$|\binstead\s+of\s+$|"
+                r"没有\s*$", _I)
+
+
+def _negated(masked: str, index: int) -> bool:
+    """Whether GPU mention `index` follows words that rule it out of the question."""
+    at = masked.find(f"<g{index}>")
+    return at >= 0 and NOT_MINE.search(masked[max(0, at - 30):at]) is not None
 
 
 def _memory_said(found: Entities, index: int) -> int | None:

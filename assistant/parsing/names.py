@@ -156,10 +156,24 @@ def _longest_at(words: list[re.Match[str]], folded: list[str], i: int, index: Na
             best = Mention(found[0], found[1], run[0].start(), run[-1].end(), _text(run)), n
         if key not in index.prefixes and key[:-1] not in index.prefixes:
             break
-    return best or _leading_name(words[i], index)
+    return best or _leading_name(words[i], index) or _counted_gpu(words[i], index)
 
 
 PIECE = lazy(r"[.\-_+]")
+# A count glued to a GPU name with a hyphen: "8-A100", "4-H100s".
+COUNTED = lazy(r"^\d{1,4}-(?=[a-z])", re.IGNORECASE)
+
+
+def _counted_gpu(word: re.Match[str], index: NameIndex) -> tuple[Mention, int] | None:
+    """'8-A100': the GPU after the count (the count is read beside the GPU's marker)."""
+    count = COUNTED.match(word[0])
+    if count is None:
+        return None
+    rest = word[0][count.end():]
+    found = index.get(normalise(rest))
+    if found is None or found[0] != "gpus":
+        return None
+    return Mention(found[0], found[1], word.start() + count.end(), word.end(), rest), 1
 
 
 def _leading_name(word: re.Match[str], index: NameIndex) -> tuple[Mention, int] | None:
