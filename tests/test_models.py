@@ -42,6 +42,7 @@ ROW_OF = {
     "Qwen--Qwen3-8B": "qwen3-8b",
     "Qwen--Qwen3-32B": "qwen3-32b",
     "Qwen--Qwen3-30B-A3B": "qwen3-30b-a3b",
+    "Qwen--Qwen3-Coder-30B-A3B-Instruct": "qwen3-coder-30b-a3b",
     "Qwen--Qwen3-235B-A22B": "qwen3-235b-a22b",
     "Qwen--Qwen3-Coder-480B-A35B-Instruct": "qwen3-coder-480b-a35b",
     "deepseek-ai--DeepSeek-V2-Lite": "deepseek-v2-lite",

@@ -1039,3 +1039,21 @@ def test_a_fine_tune_sized_by_samples_is_timed_where_it_fits_and_as_lora_where_a
     assert lora["gpus"] == 1 and lora["workload"] == "lora"
     assert "550M tokens take about" in answer.markdown and "As LoRA fine-tuning it fits" in \
         answer.markdown
+
+
+def test_vllm_v1_kv_refusal_is_checked_against_the_models_kv_bytes_with_no_gpu_needed():
+    # https://github.com/vllm-project/vllm/issues/34076: Qwen3-Coder-30B-A3B (48 layers, 4 KV
+    # heads of 128) at 262,144 tokens: 2 x 48 x 4 x 128 x 2 B = 98,304 B a token, x 262,144 =
+    # 25.77e9 B = 24.0 GiB, as vLLM said; its 3.18 GiB hold 3.18 x 2^30 / 98,304 = 34,734 tokens.
+    # Neither GPU (RTX 5070 Ti, 5090D) is in the catalog, and neither is needed for this.
+    answer = respond("I need a sufficiently long context length. I set "
+                     "VLLM_PP_LAYER_PARTITION=16,32 to assign the model layers across the two "
+                     "GPUs (an RTX 5070 Ti with 16GB and an RTX 5090D with 32GB)\n\nvllm serve "
+                     "Qwen3-Coder-30B-A3B-Instruct-FP8 --pipeline-parallel-size 2\n\nValueError: "
+                     "To serve at least one request with the models's max seq len (262144), "
+                     "(24.0 GiB KV cache is needed, which is larger than the available KV cache "
+                     "memory (3.18 GiB).")
+    assert answer.clarification is None and answer.intent.kind == "diagnose"
+    assert answer.data["memory"]["kv_cache_bytes_per_token"] == 2 * 48 * 4 * 128 * 2
+    assert "**24.0 GiB** against about **24.0 GiB** expected" in answer.markdown
+    assert "--max-model-len 34,734 or less" in answer.markdown

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import KV_REFUSAL, any_in, find
+from clusterplan.assistant.parsing.measurements import KV_NEEDED, KV_REFUSAL, any_in, find
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
@@ -219,7 +219,7 @@ def _measured_twice(t: str) -> bool:
     """Two measured rates or times of one kind: a run set against another ("60 vs 13 tokens/s")."""
 
     kinds = [m.kind for m in find(t) if m.kind in ("tokens_per_s", "step_time", "samples_per_s",
-                                                   "tflops")]
+                                                   "tflops", "mfu")]
     return len(kinds) > len(set(kinds))
 
 
@@ -232,6 +232,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
     # Which form factor of a GPU ("on SXM A100, or the PCIe version?"): the GPU's own figures.
     ("gpu_specs", lambda t, s: "gpu" in s and bool(VARIANT_ASKED.search(t))),
+    # vLLM refusing a context for want of KV room wins over the layout the command line set
+    # ("--pipeline-parallel-size 2 ... ValueError: ... KV cache is needed"): the room is asked.
+    ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t) or KV_NEEDED.search(t))
+     and _has_model(s) and not HOW_MANY.search(t)),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),
@@ -295,7 +299,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # "What MFU does Llama 3 405B reach on 16,384 H100?": the utilisation a training layout
     # reaches is the layout search's answer, with no token budget to time.
     ("layout", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)
-     and bool(CLUSTER_OR_JOB & set(s))),
+     and bool(CLUSTER_OR_JOB & set(s)) and not _measured_twice(t)),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
     # vLLM refusing a context for want of KV room, pasted with a named model: the room it
     # measured against what the GPUs should leave (unless the question asks how many).

@@ -25,6 +25,11 @@ BANDWIDTH = lazy(NUM + r"\s*(GB/s|GB/sec|GBps|Gb/s|Gbps|Gbit/s)", 0)
 KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\s+larger\s+than"
                   r"\s+the\s+maximum\s+number\s+of\s+tokens\s+that\s+can\s+be\s+stored\s+in\s+"
                   r"kv\s+cache\s*\((\d+)\)", re.IGNORECASE)
+# vLLM V1's refusal: "To serve at least one request with the models's max seq len (262144),
+# (24.0 GiB KV cache is needed, which is larger than the available KV cache memory (3.18 GiB)."
+KV_NEEDED = lazy(r"max\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\W{0,6}(\d+(?:\.\d+)?)\s*GiB\s+"
+                 r"KV\s+cache\s+is\s+needed.{0,80}?available\s+KV\s+cache\s+memory\s*\("
+                 r"(\d+(?:\.\d+)?)\s*GiB", re.IGNORECASE | re.DOTALL)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
 PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)

@@ -19,7 +19,7 @@ from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.gpu_reading import gpu_family
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import KV_REFUSAL, Measurement, find
+from clusterplan.assistant.parsing.measurements import KV_NEEDED, KV_REFUSAL, Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
@@ -137,7 +137,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
-                  _kv_room, _zero3_gather, _scaling, _tp_compare):
+                  _kv_room, _kv_needed, _zero3_gather, _scaling, _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         findings = _duration(ctx) or _network(ctx)
@@ -535,10 +535,9 @@ def _memory(ctx: Context) -> list[Finding]:
     if not used or not ctx.has_model():
         return []
     workload = slot(ctx.intent, "workload") or "inference"
-    payload = {**model_fields(ctx.intent), "workload": workload}
-    precision = slot(ctx.intent, "precision")
-    if precision:
-        payload["precision"] = precision
+    # per GPU of the cluster named, as it is split there (a per-GPU reading is compared with a
+    # per-GPU figure, never with the whole model's)
+    payload = memory_payload(ctx.intent) | {"workload": workload}
     try:
         result = ctx.calls.run("memory", payload, "memory the model needs per GPU")
     except Exception:
@@ -693,6 +692,37 @@ def _kv_room(ctx: Context) -> list[Finding]:
     what = f"KV-cache room on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
     return [Finding(what, expected, got, "tokens", causes,
                     "serving-memory-preallocation#vllm-default")]
+
+
+def _kv_needed(ctx: Context) -> list[Finding]:
+    """vLLM V1's "max seq len (N) ... X GiB KV cache is needed ... available (Y GiB)": the KV
+    cache one N-token request needs by the model's shape, against the X vLLM computed, and
+    the longest context the Y it had would hold. No GPU needed: the bytes are the model's."""
+    refusal = KV_NEEDED.search(ctx.text)
+    if not refusal or not ctx.has_model():
+        return []
+    wanted, need_gib, have_gib = int(refusal[1]), float(refusal[2]), float(refusal[3])
+    payload = {**model_fields(ctx.intent), "workload": "inference", "context_len": wanted}
+    result = ctx.calls.run("memory", payload, "KV cache bytes per token of the model")
+    per_token = float(result["kv_cache_bytes_per_token"])
+    expected = wanted * per_token / GIB
+    fits = int(have_gib * GIB / per_token)
+    ctx.steps.append(Step(label="KV cache of one request at the full context",
+                          formula="max seq len × KV bytes per token ÷ 2^30",
+                          inputs={"max seq len": q(wanted, "tokens"),
+                                  "kv_per_token": q(per_token, "B/token")},
+                          result=q(round(expected, 3), "GiB"), notes=["kv-cache#per-token"]))
+    causes = [
+        (f"the context asked for is longer than the room: {num(have_gib)} GiB hold "
+         f"{num(fits)} tokens, so --max-model-len {num(fits)} or less starts",
+         "kv-cache#per-token"),
+        (f"an FP8 KV cache (--kv-cache-dtype fp8) halves the {num(expected)} GiB",
+         "kv-cache#cache-dtype-default"),
+        ("more room: raise gpu_memory_utilization, or add GPUs (the cache splits over them)",
+         "serving-memory-preallocation#vllm-default"),
+    ]
+    what = f"KV cache for one {num(wanted)}-token request of {model_name(result)}"
+    return [Finding(what, expected, need_gib, "GiB", causes, "kv-cache#per-token")]
 
 
 def _reservation(ctx: Context) -> list[Finding]:
