@@ -21,6 +21,7 @@ from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_n
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import KV_NEEDED, KV_REFUSAL, Measurement, find
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
@@ -961,10 +962,9 @@ def _training_fit(ctx: Context) -> Reply | None:
     slots = ctx.intent.slots
     if not (ctx.has_model() and OUT_OF_MEMORY.search(ctx.text)
             and slot(ctx.intent, "workload") not in (None, "inference")
-            and slots.keys() & {"gpus", "gpu", "gpu_memory_gb"}):
+            and slots.keys() & {"gpus", "gpu", "gpu_memory_gb"}
+            and not slots.keys() & {"offload", "host_ram_gb"}):  # host RAM: _offload_need's
         return None
-    from clusterplan.assistant.routing.memory import fit  # the fit route, not a copy of it
-
     try:
         return fit(ctx.intent, ctx.calls, least=True)
     except Exception:  # a refused input leaves the causes alone
