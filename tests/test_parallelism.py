@@ -143,9 +143,9 @@ def test_step_time_reproduces_every_row_of_narayanan_table_1_within_10_percent(r
     # full recompute, micro-batch 1, no sequence parallelism (it came a year later), the
     # paper's (tp, pp). The planner's step time for that layout, turned into the paper's own
     # figure (96·B·s·l·h²·(1 + s/6h + V/16lh) FLOPs per iteration), lands within 10%: the
-    # efficiency curve was fitted on these rows with residuals of 7.2% at most
+    # efficiency curve was fitted on these rows with residuals of 7.5% at most
     # (mfu-calibration#efficiency-curve), and held back half at a time it predicts the other
-    # half within 7.2% (mfu-calibration#efficiency-held-back).
+    # half within 7.6% (mfu-calibration#efficiency-held-back).
     params, heads, h, layers, tp, pp, gpus, batch, achieved = row
     result = _paper_conditions(params, heads, h, layers, gpus, batch)
     plan = next(p for p in result["plans"] if p["tp"] == tp and p["pp"] == pp)
