@@ -265,3 +265,18 @@ def test_measurements_read_units_explicitly():
     assert (net.kind, net.value, net.unit) == ("bandwidth", 12.5, "GB/s")
     first = find(corpus_question("deepspeed-4527"))[0]
     assert first.kind == "memory" and first.value == pytest.approx(15.391, abs=1e-3)
+
+
+def test_a_kv_size_claimed_without_gqa_is_shown_eight_times_too_big():
+    # From https://github.com/vllm-project/vllm/issues/8089, with the model named: "KV cache
+    # size for 3000 token long sequence is just under 8GB (8192 dim * 80 layers * 2 kv * 2 fp16
+    # * 3000 len)". Llama 3 70B keeps K and V for 8 of its 64 heads: 2 x 80 x 8 x 128 x 2 B =
+    # 327,680 B a token, x 3,000 = 0.983 GB; the 8 GB counted all 64 heads (8x).
+    answer = ask("IIRC, KV cache size for Llama 3 70B with a 3000 token long sequence is just "
+                 "under 8GB (8192 dim * 80 layers * 2 kv *2 fp16 * 3000 len). That means that "
+                 "4xH100 can fit only ~30 at once (accounting 70GB for the model + some overhead).")
+    assert answer["intent"]["kind"] == "diagnose"
+    [d] = diagnoses(answer)
+    assert value(d, "expected") == pytest.approx(327680 * 3000 / 1e9, rel=1e-3)
+    assert value(d, "measured") == 8
+    assert "grouped-query attention keeps K and V for 8: 8x too much" in answer["markdown"]

@@ -30,6 +30,10 @@ KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\
 KV_NEEDED = lazy(r"max\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\W{0,6}(\d+(?:\.\d+)?)\s*GiB\s+"
                  r"KV\s+cache\s+is\s+needed.{0,80}?available\s+KV\s+cache\s+memory\s*\("
                  r"(\d+(?:\.\d+)?)\s*GiB", re.IGNORECASE | re.DOTALL)
+# "KV cache size for 3000 token long sequence is just under 8GB": a KV size stated for a length.
+KV_CLAIM = lazy(r"\bkv[\s-]*cache\b[^.\n]{0,60}?(?:is|=|of|takes?|needs?|uses?|about|around|"
+                r"under|~)\s*(?:just\s+)?(?:under|over|about|around|~)?\s*(\d+(?:\.\d+)?)\s*"
+                r"(GiB|GB|MiB|MB)\b", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
 PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)

@@ -19,12 +19,19 @@ from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.gpu_reading import gpu_family
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import KV_NEEDED, KV_REFUSAL, Measurement, find
+from clusterplan.assistant.parsing.measurements import (
+    KV_CLAIM,
+    KV_NEEDED,
+    KV_REFUSAL,
+    Measurement,
+    find,
+)
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
+from clusterplan.tools.memory.model_shape import find_model, shape_from_params
 from clusterplan.tools.memory.offload import DEEPSPEED_BUFFER
 
 DEFAULT_GPU = "h100-sxm"
@@ -138,7 +145,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
-                  _kv_room, _kv_needed, _zero3_gather, _scaling, _tp_compare):
+                  _kv_room, _kv_needed, _kv_claimed, _zero3_gather, _scaling, _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         findings = _duration(ctx) or _network(ctx)
@@ -724,6 +731,43 @@ def _kv_needed(ctx: Context) -> list[Finding]:
     ]
     what = f"KV cache for one {num(wanted)}-token request of {model_name(result)}"
     return [Finding(what, expected, need_gib, "GiB", causes, "kv-cache#per-token")]
+
+
+UNIT_BYTES = {"gib": 2**30, "gb": 1e9, "mib": 2**20, "mb": 1e6}
+
+
+def _kv_claimed(ctx: Context) -> list[Finding]:
+    """A KV-cache size stated for a context length, checked against the model's own bytes per
+    token. A figure near heads/kv_heads times too big counted every query head, not the
+    grouped KV heads (kv-cache#gqa)."""
+    claim = KV_CLAIM.search(ctx.text)
+    context = slot(ctx.intent, "context_len")
+    if not claim or not context or not ctx.has_model() or KV_NEEDED.search(ctx.text):
+        return []
+    payload = {**model_fields(ctx.intent), "workload": "inference", "context_len": context}
+    result = ctx.calls.run("memory", payload, "KV cache bytes per token of the model")
+    per_token = float(result["kv_cache_bytes_per_token"])
+    stated = float(claim[1]) * UNIT_BYTES[claim[2].lower()] / 1e9
+    expected = per_token * context / 1e9
+    ctx.steps.append(Step(label="KV cache of one sequence at the length stated",
+                          formula="KV bytes per token × tokens", inputs={
+                              "kv_per_token": q(per_token, "B/token"),
+                              "tokens": q(context, "tokens")},
+                          result=q(round(expected, 4), "GB"), notes=["kv-cache#per-token"]))
+    causes: list[tuple[str, str]] = []
+    fields = model_fields(ctx.intent)
+    shape = find_model(str(fields["model"])) if fields.get("model") else \
+        shape_from_params(float(fields.get("params_b") or 0), fields)
+    heads, kv_heads = shape.heads, shape.kv_heads
+    if kv_heads and heads > kv_heads and abs(stated / expected - heads / kv_heads) \
+            <= 0.15 * heads / kv_heads:
+        causes.append((f"every query head counted ({heads}), where grouped-query attention keeps "
+                       f"K and V for {kv_heads}: {heads // kv_heads}x too much",
+                       "kv-cache#gqa"))
+    causes.append(("KV bytes per token are 2 x layers x KV heads x head size x bytes per "
+                   "element, for K and V", "kv-cache#per-token"))
+    return [Finding(f"KV cache for one {num(context)}-token sequence of {model_name(result)}",
+                    expected, stated, "GB", causes, "kv-cache#per-token", lower_is_better=True)]
 
 
 def _reservation(ctx: Context) -> list[Finding]:
