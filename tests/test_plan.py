@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 from clusterplan.tools.plan.search import host_offer, kind_offers, node_ladder
@@ -225,3 +226,16 @@ def test_the_plan_answer_says_its_recommendation_in_words():
     for raw in ("zero_stage", "micro_batch", "tp=", "on_demand", "node(s)", "replica(s)",
                 "/GPU-h"):
         assert raw not in head, raw
+
+
+def test_a_fine_tune_deadline_without_a_data_size_is_kept_and_the_cheapest_meets_both():
+    # "in under 2 days for less than $3000" with no data size: the tool's stated default data
+    # (52,000 examples x 512 tokens x 3 epochs = 79,872,000 tokens) is timed against the
+    # deadline, and with both a deadline and a budget the cheapest option meeting both wins.
+    out = run_cli("ask", "--json", "what should I rent to fine-tune Mixtral 8x7B in under 2 days "
+                  "for less than $3000?")
+    plan = json.loads(out.output)["data"]["plan"]
+    assert "within 2 days" in plan["goal"] and "$3,000" in plan["goal"]
+    rec = plan["recommendation"]
+    assert rec["training_days"] <= 2 and rec["cost_usd"] <= 3000
+    assert rec["cost_usd"] == min(o["cost_usd"] for o in plan["pareto"])

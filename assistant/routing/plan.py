@@ -41,9 +41,10 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
             payload["ttft_ms"] = s["ttft_ms"]
         if "tpot_ms" in s:
             payload["tpot_ms"] = s["tpot_ms"]
-    elif "tokens" in s:
-        payload["tokens"] = s["tokens"]
-        if "hours" in s:
+    else:
+        if "tokens" in s:
+            payload["tokens"] = s["tokens"]
+        if "hours" in s:  # a fine-tune with no data size is timed on the tool's stated default
             payload["deadline_days"], goal = s["hours"] / HOURS_PER_DAY, True
     if "usd" in s:
         payload["budget_usd"], goal = s["usd"], True
