@@ -620,6 +620,16 @@ def test_a_training_time_on_two_gpu_kinds_is_given_for_each():
     expected = (989 * mfu["h100"]) / (312 * mfu["a100"])
     assert days["a100"] / days["h100"] == pytest.approx(expected, rel=0.02)  # 3-figure rounding
     assert "NVIDIA H100 SXM 80GB" in answer.markdown.split("\n")[0]  # said in the lead too
+    # Each run also costs its GPU-hours at the cheapest offer of its kind: cost / GPU-hours is
+    # that offer's price per GPU-hour, one of the offers on record for the kind.
+    for name, row in (("a100-sxm-80gb", a100), ("h100-sxm", h100)):
+        hours = float(row[3].replace(",", ""))
+        cost = float(row[5].strip(" |").lstrip("\\$").replace(",", ""))
+        priced = next(d for d in answer.data.values() if isinstance(d, dict) and d.get("run_usd")
+                      and (d.get("cheapest") or {}).get("gpu") == name)
+        assert cost == pytest.approx(priced["run_usd"], rel=0.005)
+        assert cost / hours == pytest.approx(priced["cheapest"]["effective_usd_per_gpu_hour"],
+                                             rel=0.01)
 
 
 def test_memory_for_different_model_sizes_shows_the_common_sizes_side_by_side():

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, table
+from clusterplan.assistant.composing.markdown import num, pct, table, usd
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
 from clusterplan.assistant.routing.cluster import parallel_payload
-from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.memory import in_nodes
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
@@ -132,14 +132,32 @@ def _gpu_kinds(intent: Intent, calls: Calls, reply: Reply) -> Reply:
             continue
         days = result.get("training_days")
         best = (result.get("plans") or [{}])[0]
+        cost = _run_cost(calls, intent, result) if days else None
         rows.append([gpu_name(gpu), result["gpus"], days if days else "no layout",
-                     result.get("gpu_hours") or "-", pct(best["mfu"]) if "mfu" in best else "-"])
-        said.append(f"{gpu_name(gpu)} {num(days)} days" if days else
-                    f"{gpu_name(gpu)}: no layout fits")
+                     result.get("gpu_hours") or "-", pct(best["mfu"]) if "mfu" in best else "-",
+                     usd(cost[0]) if cost else "-", cost[1] if cost else "-"])
+        said.append(f"{gpu_name(gpu)} {num(days)} days" + (f", {usd(cost[0])}" if cost else "")
+                    if days else f"{gpu_name(gpu)}: no layout fits")
     if len(rows) >= 2:
-        reply.tables.insert(0, table(["GPU", "GPUs", "days", "GPU-hours", "MFU"], rows))
+        reply.tables.insert(0, table(["GPU", "GPUs", "days", "GPU-hours", "MFU",
+                                      "cost of the run", "cheapest offer"], rows))
         reply.headline += " Each GPU kind named, same run: " + "; ".join(said) + "."
     return reply
+
+
+def _run_cost(calls: Calls, intent: Intent, result: dict[str, Any]) -> tuple[float, str] | None:
+    """The run's GPU-hours at the cheapest offer of the kind (on-demand unless asked)."""
+    try:
+        price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
+                                      "gpus": result["gpus"],
+                                      "kind": slot(intent, "kind", "on_demand")},
+                          f"the run's GPU-hours on {gpu_name(result['gpu'])} at the cheapest offer")
+    except (ToolError, ValueError, LookupError):
+        return None
+    cheapest = price.get("cheapest")
+    if not cheapest or not price.get("run_usd"):
+        return None
+    return float(price["run_usd"]), str(cheapest["provider"])
 
 
 def _setups(intent: Intent, calls: Calls, reply: Reply) -> Reply:
