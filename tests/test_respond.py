@@ -412,3 +412,18 @@ def test_an_all_reduce_over_nodes_counts_eight_gpus_a_node_and_the_ports_named()
 def test_what_is_x_leads_with_the_claim_that_defines_x(question, lead):
     first = respond(question).markdown.split("\n\n")[0]
     assert first.split("[`", 1)[1].startswith(lead), first
+
+
+def test_what_a_timed_run_would_cost_at_a_provider_is_the_runs_gpu_hours_there():
+    # After "how long to train it on 20B tokens?" (8 A100, about 1,560 GPU-hours), "how much
+    # would that cost on lambda?" prices those GPU-hours at Lambda's A100 rate, not a month of
+    # the cluster: cost = GPU-hours x Lambda's $/GPU-hour, both read from the answer's data.
+    first = respond("what about full fine-tuning llama 3 8b on 8 A100 80GB with zero-3?")
+    timed = respond("how long to train it on 20B tokens?", previous=first.intent)
+    priced = respond("how much would that cost on lambda?", previous=timed.intent)
+    hours = priced.data["parallelism"]["gpu_hours"]
+    offer = priced.data["pricing"]["cheapest"]
+    assert offer["provider"] == "lambda"
+    assert priced.data["pricing"]["run_usd"] == pytest.approx(
+        hours * offer["effective_usd_per_gpu_hour"], rel=0.01)
+    assert "a month" not in priced.markdown.split("\n\n")[0]

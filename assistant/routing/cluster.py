@@ -140,10 +140,12 @@ def training(intent: Intent, calls: Calls) -> Reply:
     lead = (f"Training on {said} tokens on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
+    provider = slot(intent, "provider")
     price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
-                                  "gpus": result["gpus"],
+                                  "gpus": result["gpus"], "provider": provider,
                                   "kind": slot(intent, "kind", "on_demand")},
-                      "cost of the GPU-hours at the cheapest offer")
+                      f"cost of the GPU-hours at {provider}'s cheapest offer" if provider
+                      else "cost of the GPU-hours at the cheapest offer")
     cheapest = price.get("cheapest")
     if cheapest and price.get("run_usd"):
         lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "

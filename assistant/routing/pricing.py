@@ -6,7 +6,9 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
+from clusterplan.assistant.routing.cluster import training
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.layout_rule import has_model
 from clusterplan.figures import days
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.units import convert, parse
@@ -24,7 +26,16 @@ def pricing(intent: Intent, calls: Calls) -> Reply:
         return commitments(intent, calls)
     if slot(intent, "break_even"):
         return break_even(intent, calls)
+    if _a_run(intent):  # "how much would that cost?" after a training time: the run's cost
+        return training(intent, calls)
     return offers(intent, calls)
+
+
+def _a_run(intent: Intent) -> bool:
+    """A training run is on the table (a model and a token budget, carried or said) and no
+    rental period was asked: its cost is the run's GPU-hours, not a month of the cluster."""
+    return (has_model(intent) and "tokens" in intent.slots and not slot(intent, "hours")
+            and slot(intent, "workload") not in (None, "inference"))
 
 
 def commitments(intent: Intent, calls: Calls) -> Reply:
