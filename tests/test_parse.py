@@ -489,3 +489,21 @@ def test_a_count_glued_to_a_gpu_and_a_gpu_the_asker_lacks(read):
     assert (intent.slots["gpu"], intent.slots["gpus"]) == ("a100-sxm-80gb", 8)
     assert "gpu_list" not in intent.slots  # H100 is the GPU they lack, not a second option
     assert intent.kind == "fit"
+
+
+@pytest.mark.parametrize(("text", "model"), [
+    # https://github.com/kvcache-ai/ktransformers/issues/740
+    ("请教为什么配置512G内存，1张L40s 48G显卡，2个Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz会因内存不足"
+     "而运行不了DeepSeek-R1-Q4_K_M，非常感谢！", "deepseek-r1"),
+    ("Llama-3.1-8B-Instruct-AWQ on a T4", "llama-3.1-8b"),
+])
+def test_a_model_name_with_a_format_tag_is_the_model(read, text, model):
+    assert read(text).slots["model"] == model
+
+
+def test_memory_reserved_for_the_kv_cache_is_no_price(read):
+    # https://github.com/vllm-project/vllm/issues/13061
+    intent = read("I'm new to vllm, I want to run inference of a "
+                  "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B on two 4090s. ... Why the rest of the "
+                  "memory reserved for KV Cache is only 8.69GiB?")
+    assert intent.kind != "pricing" and "cost" not in intent.slots

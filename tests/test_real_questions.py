@@ -1067,3 +1067,22 @@ def test_vllm_v1_kv_refusal_is_checked_against_the_models_kv_bytes_with_no_gpu_n
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 2 * 48 * 4 * 128 * 2
     assert "**24.0 GiB** against about **24.0 GiB** expected" in answer.markdown
     assert "--max-model-len 34,734 or less" in answer.markdown
+
+
+def test_a_full_fine_tune_that_misses_says_which_lighter_method_fits():
+    # https://github.com/unslothai/unsloth/issues/3162: Qwen3-30B-A3B (30.5e9 parameters) on one
+    # RTX 3090 (24 GiB = 25.8 GB). Full fine-tuning needs 16 B a parameter (488 GB of states);
+    # QLoRA keeps a 4-bit base: 30.5e9 x 0.5 B = 15.25 GB, plus NF4's block constants and the
+    # 16-bit embedding and output layer (2 x 151,936 x 2,048 x 2 B = 1.24 GB): under 17.5 GB.
+    # Adapters on all seven linear layers of 128 experts x 48 layers add ~0.8e9 trainable
+    # parameters (~12 GB of gradients and AdamW states): that misses; on attention only it fits.
+    answer = respond("I would like to request detailed instructions or an example workflow for "
+                     "fine-tuning the Qwen3-30B-A3B model using a single NVIDIA RTX 3090 GPU. "
+                     "Since this model is very large, it cannot fit into 24GB VRAM directly, so I "
+                     "am looking for guidance on efficient fine-tuning approaches that work under "
+                     "this hardware limitation.")
+    assert not answer.data["memory"]["fits"]
+    narrow = answer.data["memory_4"]  # LoRA, QLoRA, then QLoRA on attention only
+    assert narrow["fits"] and 15.25 < narrow["breakdown_gb"]["weights"] < 17.5
+    assert "QLoRA with adapters on attention only needs" in answer.markdown
+    assert answer.markdown.split("\n\n")[0].endswith("and fits.")

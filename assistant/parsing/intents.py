@@ -75,7 +75,7 @@ COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\
                   r"\brent(?:al|ing)?\b|"
                   r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|"
                   r"\bon[\s-]*demand\b|"
-                  r"\breserved\b|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
+                  r"\breserved\b(?!\s+(?:for|by|to)\b)|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少|美元|人民币|成本", _I)
 LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"

@@ -160,6 +160,9 @@ def _longest_at(words: list[re.Match[str]], folded: list[str], i: int, index: Na
 
 
 PIECE = lazy(r"[.\-_+]")
+# What a file or repository name appends to a model's name for its storage format.
+QUANT_TAIL = lazy(r"(?:q\d(?:_[a-z0-9]+)*|iq\d\w*|gguf|awq|gptq\w*|fp8|int[48]|bnb\w*|"
+                  r"\d+bit|mlx\w*|exl2\w*)$", re.IGNORECASE)
 # A count glued to a GPU name with a hyphen: "8-A100", "4-H100s".
 COUNTED = lazy(r"^\d{1,4}-(?=[a-z])", re.IGNORECASE)
 
@@ -184,7 +187,8 @@ def _leading_name(word: re.Match[str], index: NameIndex) -> tuple[Mention, int] 
     for cut in reversed(cuts):
         head = text[:cut]
         last = PIECE.split(head)[-1].lower()
-        if not SIZE_WORD.search(last):
+        # a size ends a name; so does a quantisation tag after it ('DeepSeek-R1-Q4_K_M')
+        if not SIZE_WORD.search(last) and not QUANT_TAIL.match(text[cut + 1:]):
             continue
         found = index.get(normalise(head))
         if found and found[0] == "models":

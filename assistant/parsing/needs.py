@@ -127,7 +127,12 @@ def _present(name: str, slots: Slots) -> bool:
 
 
 def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
-    if "workload" in slots or kind in ("plan",):
+    if "workload" in slots:
+        return
+    if kind == "plan":
+        # a serving goal (requests or tokens a second, users at a speed) says inference
+        if slots.keys() & {"requests_per_s", "users", "user_tokens_per_s"}:
+            assumed["workload"] = "inference"
         return
     if "offload" in slots or "zero_stage" in slots:  # ZeRO and its offload are training
         assumed["workload"] = "full_finetune"

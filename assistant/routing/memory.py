@@ -14,7 +14,7 @@ from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
 from clusterplan.assistant.routing.size_rule import budget_without_model, memory_without_model
 from clusterplan.db.active import catalog
-from clusterplan.tools.contract import Step, q
+from clusterplan.tools.contract import Step, ToolError, q
 
 TERMS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 SHOWN_GPUS = ("h100-sxm", "h200-sxm", "b200-sxm", "a100-sxm-80gb", "mi300x", "rtx-4090")
@@ -165,6 +165,8 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
         if rescue:
             lead += " " + rescue[0]
             steps.append(rescue[1])
+        elif result["workload"] == "full_finetune":
+            lead += _lighter_methods(intent, calls, result)
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
                                         *totals(result)],
                  steps=steps, assumptions=_least(result) if least else [])
@@ -200,6 +202,31 @@ def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any]
                 notes=["activation-memory#full-recompute", "zero-paper#stage-3",
                        "megatron-lm-2021#flops-formula", "qlora-paper#lora-compute"])
     return text, step
+
+
+def _lighter_methods(intent: Intent, calls: Calls, result: dict[str, Any]) -> str:
+    """A full fine-tune that misses the GPUs named: the same model trained as LoRA and QLoRA
+    on them, with the least-memory settings, so the answer says which method fits."""
+    said = []
+    attention = ["q", "k", "v", "o"]
+    for method, words, targets in (("lora", "LoRA", None), ("qlora", "QLoRA (4-bit base)", None),
+                                   ("qlora", "QLoRA with adapters on attention only",
+                                    attention)):
+        if targets and said and said[-1].endswith("fits"):
+            break  # all seven linear layers already fit: no need to narrow the adapters
+        payload = memory_payload(intent, least=True) | {"workload": method}
+        if targets:
+            payload["lora_targets"] = targets
+        payload.pop("precision", None)  # each method's own storage: 16-bit, or NF4 for QLoRA
+        try:
+            alt = calls.run("memory", payload, f"the same model as {words} on these GPUs",
+                            aside=True)
+        except (ToolError, ValueError, LookupError):
+            continue
+        said.append(f"{words} needs **{num(alt['per_gpu_gb'])} GB per GPU**"
+                    + (" and fits" if alt["fits"] and not alt.get("offload") else ""))
+    return (" Trained another way on the same GPUs (recompute on): " + "; ".join(said) + "."
+            if said else "")
 
 
 def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
