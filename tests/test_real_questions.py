@@ -1086,3 +1086,18 @@ def test_a_full_fine_tune_that_misses_says_which_lighter_method_fits():
     assert narrow["fits"] and 15.25 < narrow["breakdown_gb"]["weights"] < 17.5
     assert "QLoRA with adapters on attention only needs" in answer.markdown
     assert answer.markdown.split("\n\n")[0].endswith("and fits.")
+
+
+def test_deepseek_r1_on_two_l40s_and_256gb_of_ram_needs_a_smaller_gguf():
+    # https://github.com/kvcache-ai/ktransformers/issues/194: 2 L40S (48 GB each, 96 GB) and
+    # "my memory is only 256GB". DeepSeek-R1 in FP8 is 671e9 x 1 B = 671 GB; 96 GB of GPUs
+    # hold 8 of its 61 layers (11 GB a layer), leaving 53/61 x 671 = 583 GB for the host, more
+    # than 256: the answer names the widest GGUF mix that fits both.
+    answer = respond("I have 2 NVIDIA L40s which provide 96GB VRAM, but my memory is only 256GB. "
+                     "Is it possible to run the Deepseek R1 with ktransformers?")
+    assert answer.intent.slots["host_ram_gb"] == 256
+    off = answer.data["memory"]["offload"]
+    assert off["gpu_layers"] == 8 and off["host_ram_needed_gb"] == pytest.approx(
+        53 / 61 * 671, rel=0.01)
+    assert off["host_fits"] is False
+    assert "The widest GGUF mix that fits both" in answer.markdown

@@ -43,8 +43,11 @@ def _gpu_verdict(result: dict[str, Any]) -> str:
 
 def _layers(result: dict[str, Any], off: dict[str, Any], subject: str) -> str:
     gpu_gb, have = result["per_gpu_gb"], off.get("host_ram_gb")
-    text = (f"{subject} keeps **{off['gpu_layers']} of {off['layers']} layers** on the GPU "
-            f"({num(gpu_gb)} GB{_gpu_verdict(result)}) and the other "
+    shards = int(off.get("gpus_sharing_the_model") or 1)
+    where = f"on the {shards} GPUs, split over them (" if shards > 1 else "on the GPU ("
+    each = " on each" if shards > 1 else ""
+    text = (f"{subject} keeps **{off['gpu_layers']} of {off['layers']} layers** {where}"
+            f"{num(gpu_gb)} GB{each}{_gpu_verdict(result)}) and the other "
             f"{off['layers'] - off['gpu_layers']} in system RAM "
             f"(**{num(off['host_ram_needed_gb'])} GB**")
     if have is not None:
