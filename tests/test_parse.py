@@ -493,8 +493,8 @@ def test_a_count_glued_to_a_gpu_and_a_gpu_the_asker_lacks(read):
 
 @pytest.mark.parametrize(("text", "model"), [
     # https://github.com/kvcache-ai/ktransformers/issues/740
-    ("请教为什么配置512G内存，1张L40s 48G显卡，2个Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz会因内存不足"
-     "而运行不了DeepSeek-R1-Q4_K_M，非常感谢！", "deepseek-r1"),
+    ("请教为什么配置512G内存，1张L40s 48G显卡，2个Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz"
+     "会因内存不足而运行不了DeepSeek-R1-Q4_K_M，非常感谢！", "deepseek-r1"),
     ("Llama-3.1-8B-Instruct-AWQ on a T4", "llama-3.1-8b"),
 ])
 def test_a_model_name_with_a_format_tag_is_the_model(read, text, model):
