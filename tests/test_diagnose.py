@@ -280,3 +280,20 @@ def test_a_kv_size_claimed_without_gqa_is_shown_eight_times_too_big():
     assert value(d, "expected") == pytest.approx(327680 * 3000 / 1e9, rel=1e-3)
     assert value(d, "measured") == 8
     assert "grouped-query attention keeps K and V for 8: 8x too much" in answer["markdown"]
+
+
+def test_vllm_kv_room_on_two_gpus_is_per_gpu():
+    # https://github.com/vllm-project/vllm/issues/13061: R1-Distill-Qwen-14B (14.77e9 params) on
+    # two RTX 4090 (24 GiB = 25.77 GB each). Per GPU: 0.9 x 25.77 = 23.19 GB for vLLM, less the
+    # 14.77e9 x 2 B / 2 = 14.77 GB of BF16 weights at TP 2, less overhead (CUDA context and
+    # allocator slack, 1.3 GB): about 7.1 GB, near the 8.69 GiB (9.33 GB) vLLM reported per GPU;
+    # the asker's 31.77 GB added two GPUs' memory but took one GPU's weights.
+    answer = ask("I'm new to vllm, I want to run inference of a "
+                 "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B on two 4090s. ... Why the rest of the "
+                 "memory reserved for KV Cache is only 8.69GiB? I think it should be "
+                 "23.08*2-13.9476-0.25-0.19 = 31.7724 GB ???")
+    assert answer["intent"]["kind"] == "diagnose"
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(8.69 * 2**30 / 1e9, rel=1e-3)
+    assert 0.9 * 25.77 - 14.77 - 1.5 < value(d, "expected") < 0.9 * 25.77 - 14.77
+    assert "the figure is per GPU" in answer["markdown"]

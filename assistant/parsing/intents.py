@@ -236,9 +236,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # ("--pipeline-parallel-size 2 ... ValueError: ... KV cache is needed"): the room is asked.
     ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t) or KV_NEEDED.search(t))
      and _has_model(s) and not HOW_MANY.search(t)),
-    # A KV-cache size claimed for a length ("for 3000 tokens is just under 8GB"): checked.
-    ("diagnose", lambda t, s: bool(KV_CLAIM.search(t)) and _has_model(s) and "context_len" in s
-     and not HOW_MANY.search(t)),
+    # A KV-cache size claimed for a length ("for 3000 tokens is just under 8GB"), or the room a
+    # server reported on GPUs named ("KV Cache is only 8.69GiB"): checked.
+    ("diagnose", lambda t, s: bool(KV_CLAIM.search(t)) and _has_model(s)
+     and ("context_len" in s or "gpu" in s) and not HOW_MANY.search(t)),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),

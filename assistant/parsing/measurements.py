@@ -32,7 +32,7 @@ KV_NEEDED = lazy(r"max\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\W{0,6}(\d+(?:\.
                  r"(\d+(?:\.\d+)?)\s*GiB", re.IGNORECASE | re.DOTALL)
 # "KV cache size for 3000 token long sequence is just under 8GB": a KV size stated for a length.
 KV_CLAIM = lazy(r"\bkv[\s-]*cache\b[^.\n]{0,60}?(?:is|=|of|takes?|needs?|uses?|about|around|"
-                r"under|~)\s*(?:just\s+)?(?:under|over|about|around|~)?\s*(\d+(?:\.\d+)?)\s*"
+                r"under|~)\s*(?:just\s+|only\s+)?(?:under|over|about|around|~)?\s*(\d+(?:\.\d+)?)\s*"
                 r"(GiB|GB|MiB|MB)\b", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)

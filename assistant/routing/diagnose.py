@@ -145,7 +145,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
-                  _kv_room, _kv_needed, _kv_claimed, _zero3_gather, _scaling, _tp_compare):
+                  _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather, _scaling,
+                  _tp_compare):
         findings.extend(check(ctx))
     if not findings:
         findings = _duration(ctx) or _network(ctx)
@@ -741,7 +742,7 @@ def _kv_claimed(ctx: Context) -> list[Finding]:
     token. A figure near heads/kv_heads times too big counted every query head, not the
     grouped KV heads (kv-cache#gqa)."""
     claim = KV_CLAIM.search(ctx.text)
-    context = slot(ctx.intent, "context_len")
+    context = ctx.intent.slots.get("context_len")  # stated, never the assumed default
     if not claim or not context or not ctx.has_model() or KV_NEEDED.search(ctx.text):
         return []
     payload = {**model_fields(ctx.intent), "workload": "inference", "context_len": context}
@@ -768,6 +769,38 @@ def _kv_claimed(ctx: Context) -> list[Finding]:
                    "element, for K and V", "kv-cache#per-token"))
     return [Finding(f"KV cache for one {num(context)}-token sequence of {model_name(result)}",
                     expected, stated, "GB", causes, "kv-cache#per-token", lower_is_better=True)]
+
+
+def _kv_available(ctx: Context) -> list[Finding]:
+    """vLLM's "KV cache is only X GiB" on GPUs named, no length given: the room one GPU keeps
+    for the cache, its share of the GPU (0.9) less its slice of the weights and the overhead.
+    vLLM reports it per GPU; a sum over the GPUs that takes one GPU's weights reads it high."""
+    claim = KV_CLAIM.search(ctx.text)
+    if not claim or "context_len" in ctx.intent.slots or not ctx.has_model() \
+            or not slot(ctx.intent, "gpu") or KV_NEEDED.search(ctx.text):
+        return []
+    payload = memory_payload(ctx.intent) | {"workload": "inference", "gpu": ctx.gpu(),
+                                            "gpus": slot(ctx.intent, "gpus") or 1}
+    result = ctx.calls.run("memory", payload, "weights and overhead per GPU under vLLM")
+    parts, gpus = result["breakdown_gb"], int(result["layout"]["gpus"])
+    room_gb = VLLM_SHARE * result["gpu_memory_gb"] - parts["weights"] - parts["overhead"]
+    stated_gb = float(claim[1]) * UNIT_BYTES[claim[2].lower()] / 1e9
+    ctx.steps.append(Step(label="KV-cache room vLLM's share leaves on one GPU",
+                          formula="GPU memory × 0.9 − weights − overhead, per GPU",
+                          inputs={"gpu_memory": q(result["gpu_memory_gb"], "GB"),
+                                  "weights": q(parts["weights"], "GB"),
+                                  "overhead": q(parts["overhead"], "GB"), "gpus": q(gpus)},
+                          result=q(round(room_gb, 3), "GB"),
+                          notes=["serving-memory-preallocation#vllm-default"]))
+    causes = [(f"the figure is per GPU: each of the {gpus} GPUs keeps its own slice of the "
+               "weights and its own cache; adding both GPUs' memory but one GPU's weights "
+               "reads it high", "serving-memory-preallocation#vllm-default")] if gpus > 1 else []
+    causes.append(("gpu_memory_utilization (0.9 by default), the profiling run's activations "
+                   "and CUDA graphs come out before the cache",
+                   "serving-memory-preallocation#vllm-default"))
+    what = f"KV-cache room per GPU on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
+    return [Finding(what, room_gb, stated_gb, "GB", causes,
+                    "serving-memory-preallocation#vllm-default")]
 
 
 def _reservation(ctx: Context) -> list[Finding]:
