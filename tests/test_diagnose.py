@@ -297,3 +297,16 @@ def test_vllm_kv_room_on_two_gpus_is_per_gpu():
     assert value(d, "measured") == pytest.approx(8.69 * 2**30 / 1e9, rel=1e-3)
     assert 0.9 * 25.77 - 14.77 - 1.5 < value(d, "expected") < 0.9 * 25.77 - 14.77
     assert "the figure is per GPU" in answer["markdown"]
+
+
+def test_a_file_size_is_not_memory_in_use_and_a_decimal_point_ends_no_clause():
+    # https://github.com/InternLM/lmdeploy/issues/2217: the model file went from 38.7G to 11.5G
+    # after 4-bit quantization, GPU memory in use from 78.3G to 68.3G. The file sizes are on
+    # disk; the memory in use is 78.3 GB, far above internlm2-20b's 40 GB of 16-bit weights:
+    # the engine reserved the rest for its KV cache.
+    answer = ask("internlm2-chat-20b量化为4bit后，模型文件从原来的38.7G减小到11.5G，但是部署后的"
+                 "显存占用从原来的78.3G降低到68.3G，只降低了10G，正常吗？部署模型时，如何进一步降低"
+                 "显存占用呢？")
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(78.3)
+    assert "reserves most of the free memory for its KV cache" in answer["markdown"]

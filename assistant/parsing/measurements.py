@@ -168,6 +168,12 @@ def find(text: str) -> list[Measurement]:
     return unique
 
 
+CLAUSE_BREAK = lazy(r"[,，。;；\n]|\.(?!\d)")
+# A clause about a file on disk: its sizes are not GPU memory in use.
+FILE_SIZE = lazy(r"模型文件|文件大小|\bfiles?\b|\bon\s+disk\b|\bsafetensors\b|\.bin\b|\bgguf\s+file",
+                 re.IGNORECASE)
+
+
 def _memory(text: str) -> list[tuple[int, Measurement]]:
     """GPU memory in use: a size in a clause that speaks of using memory, not a card's size."""
     out = []
@@ -180,11 +186,14 @@ def _memory(text: str) -> list[tuple[int, Measurement]]:
     for m in MEMORY.finditer(text):
         if m.end() in shown:
             continue
-        clause_start = max(text.rfind(sep, 0, m.start()) for sep in ",，。.;；\n") + 1
+        # the clause begins after the last separator (a decimal point is none: "38.7G")
+        clause_start = max((b.end() for b in CLAUSE_BREAK.finditer(text, 0, m.start())),
+                           default=0)
         clause = text[clause_start: m.end() + 12]
         before = text[max(0, m.start() - 8): m.start()]
-        if not MEMORY_USE.search(clause) or NOT_USED.match(text[m.end():]):
-            continue
+        if not MEMORY_USE.search(clause) or NOT_USED.match(text[m.end():]) \
+                or FILE_SIZE.search(clause):
+            continue  # not in use, or a file's size on disk ("模型文件从38.7G减小到11.5G")
         if re.search(r"[x×*]\s*$|<g\d>\s*$", before):
             continue  # "8x40GB", "A100 80G": a card's size
         out.append((m.start(), Measurement("memory", _gb(_f(m[1]), m[2]), "GB", m[0])))
