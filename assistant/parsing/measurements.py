@@ -170,8 +170,8 @@ def find(text: str) -> list[Measurement]:
 
 CLAUSE_BREAK = lazy(r"[,，。;；\n]|\.(?!\d)")
 # A clause about a file on disk: its sizes are not GPU memory in use.
-FILE_SIZE = lazy(r"模型文件|文件大小|\bfiles?\b|\bon\s+disk\b|\bsafetensors\b|\.bin\b|\bgguf\s+file",
-                 re.IGNORECASE)
+FILE_SIZE = lazy(r"模型文件|文件大小|\bfiles?\b|\bon\s+disk\b|\bsafetensors\b|\.bin\b|"
+                 r"\bgguf\s+file", re.IGNORECASE)
 
 
 def _memory(text: str) -> list[tuple[int, Measurement]]:
