@@ -90,6 +90,12 @@ def value(field: str, raw: Any) -> Any:
     return raw
 
 
+# Each memory section says which job it sizes: an answer may size the same model two ways.
+WORKLOAD_TITLES = {"pretrain": "pre-training", "full_finetune": "full fine-tuning",
+                   "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning",
+                   "inference": "serving"}
+
+
 def memory_is_a_glance(data: dict[str, Any]) -> bool:
     """Beside a plan, layouts, prices or links, the memory call is the model at a glance (a
     table in the answer's text), not the memory of the cluster answered: it gets no per-GPU
@@ -132,7 +138,9 @@ def memory_blocks(result: dict[str, Any], gpu_name: Any = str) -> list[str]:
     rows: list[list[Any]] = [[term.replace("_", " "), gb]
                              for term, gb in (result.get("breakdown_gb") or {}).items()]
     rows.append(["total per GPU", result.get("per_gpu_gb")])
-    blocks = [f"### Memory per GPU on {escape(where)}" + (f" ({shape})" if shape else ""),
+    workload = WORKLOAD_TITLES.get(str(result.get("workload")), "")
+    blocks = [f"### Memory per GPU on {escape(where)}" + (f" ({shape})" if shape else "")
+              + (f", {workload}" if workload else ""),
               table(["part", "GB per GPU"], rows)]
     if result.get("fits") is False:
         fewest = (result.get("min_gpus") or {}).get(result.get("gpu"))

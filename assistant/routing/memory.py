@@ -207,7 +207,7 @@ def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any]
 def _lighter_methods(intent: Intent, calls: Calls, result: dict[str, Any]) -> str:
     """A full fine-tune that misses the GPUs named: the same model trained as LoRA and QLoRA
     on them, with the least-memory settings, so the answer says which method fits."""
-    said = []
+    said: list[str] = []
     attention = ["q", "k", "v", "o"]
     for method, words, targets in (("lora", "LoRA", None), ("qlora", "QLoRA (4-bit base)", None),
                                    ("qlora", "QLoRA with adapters on attention only",
