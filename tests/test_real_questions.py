@@ -1101,3 +1101,15 @@ def test_deepseek_r1_on_two_l40s_and_256gb_of_ram_needs_a_smaller_gguf():
         53 / 61 * 671, rel=0.01)
     assert off["host_fits"] is False
     assert "The widest GGUF mix that fits both" in answer.markdown
+
+
+def test_decode_speed_on_one_card_named_in_the_singular_is_on_that_card():
+    # https://github.com/vllm-project/vllm/issues/1374: "Has anyone used GPU p40? ... how many
+    # tokens it generates per second. Preferably on 7B models." One P40, not a node of them:
+    # a 7B model's 14 GB of 16-bit weights read at the P40's 346 GB/s (tesla-p40 catalog row) is
+    # at most 346 / 14 = 24.7 tokens/s for one sequence.
+    answer = respond("Hello! Has anyone used GPU p40? I'm interested to know how many tokens it "
+                     "generates per second. Preferably on 7B models.")
+    result = answer.data["parallelism"]
+    assert result["gpus"] == 1
+    assert result["plans"][0]["decode_tokens_per_s_per_replica"] < 346 / 14

@@ -210,7 +210,11 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
         if per_node:
             assumed["gpus"] = slots["nodes"] * per_node
     if kind in NODE_DEFAULT_KINDS and not counted and gpu_id in catalog.gpus.rows:
-        assumed["gpus"] = catalog.gpus.rows[gpu_id].gpus_per_node
+        # Serving on "a 24GB GPU" or "GPU p40", one card named in the singular: that card.
+        # Otherwise (training, layouts, "H100s") a whole node of the kind.
+        one = kind == "serving" and bool(slots.keys() & {"gpu", "gpu_memory_gb"}) \
+            and not slots.get("gpu_plural")
+        assumed["gpus"] = 1 if one else catalog.gpus.rows[gpu_id].gpus_per_node
 
 
 def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
