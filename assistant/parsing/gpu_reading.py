@@ -34,6 +34,7 @@ def read_gpus(found: Entities, catalog: Catalog) -> None:
     slots = found.slots
     _unknown_gpus(found, catalog)
     gpus = _suffixed(found, catalog, _by_instance(found, _distinct_gpus(found, catalog)))
+    gpus = _form_factor(found, catalog, gpus)
     if gpus:
         slots["gpu"] = gpus[0]
         named = by_kind(found.mentions, "gpus")  # none when an instance name gave the GPU
@@ -82,6 +83,38 @@ def _suffixed(found: Entities, catalog: Catalog, gpus: list[str]) -> list[str]:
         found.readings.append(f"'{said}' is not a GPU in the catalog (nearest: "
                               f"{plain or 'none'}); it was not read as one")
         gpus = [g for g in gpus if g != plain]
+    return gpus
+
+
+# A form factor written after a GPU the catalog matched: "H800 PCIE", "A100 SXM4".
+FORM_AFTER = lazy(r"<g(\d)>\s*-?\s*(pcie|sxm\d?)\b", _I)
+BOTH_FORMS = lazy(r"\bsxm.*\bpcie|\bpcie.*\bsxm", _I | re.DOTALL)
+
+
+def _form_factor(found: Entities, catalog: Catalog, gpus: list[str]) -> list[str]:
+    """'H800 PCIe' when the catalog holds the H800 only as SXM: another product (its own
+    bandwidth and power), named as unknown with the nearest, never read as the SXM card."""
+    named = by_kind(found.mentions, "gpus")
+    if BOTH_FORMS.search(found.masked):
+        return gpus  # "SXM or PCIe?": the forms are the question, each shown by the specs
+    for m in FORM_AFTER.finditer(found.masked):
+        index = int(m[1])
+        if index >= len(named):
+            continue
+        gpu, form = named[index].id, m[2].lower().rstrip("0123456789")
+        row = catalog.gpus.rows.get(gpu)
+        if row is None or row.form_factor == form:
+            continue
+        kin = [r for i, r in catalog.gpus.rows.items()
+               if gpu_family(i) == gpu_family(gpu) and r.form_factor == form]
+        if kin:  # the family's card of that form stands for the name
+            gpus = [kin[0].id if g == gpu else g for g in gpus]
+            continue
+        said = f"{named[index].text} {m[2]}"
+        found.slots.setdefault("unknown_gpu", said)
+        found.readings.append(f"'{said}' is not a GPU in the catalog (nearest: {gpu}, the "
+                              f"{row.form_factor.upper()} card); it was not read as one")
+        gpus = [g for g in gpus if g != gpu]
     return gpus
 
 
