@@ -218,8 +218,8 @@ def test_a_form_factor_the_catalog_lacks_is_named_unknown_not_swapped():
     # https://github.com/deepseek-ai/DeepSeek-V2/issues/35: "H800 PCIE * 8". The catalog holds
     # the H800 as SXM only; a PCIe H800 has its own bandwidth and power, so it is named as
     # unknown with the SXM card as the nearest, never read as the SXM card.
-    answer = respond("硬件：H800 PCIE * 8 \n我使用vllm推理最多只能达到1500tokens/s，batch_size为1024，"
-                     "请问怎样才能达到论文里说的50000多tokens？")
+    answer = respond("硬件：H800 PCIE * 8 \n我使用vllm推理最多只能达到1500tokens/s，"
+                     "batch_size为1024，请问怎样才能达到论文里说的50000多tokens？")
     assert answer.intent.slots.get("gpu") != "h800-sxm"
     assert answer.intent.slots["unknown_gpu"] == "H800 PCIE"
     assert any("nearest: h800-sxm" in r for r in answer.intent.readings)
