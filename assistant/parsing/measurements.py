@@ -169,6 +169,9 @@ def find(text: str) -> list[Measurement]:
 
 
 CLAUSE_BREAK = lazy(r"[,，。;；\n]|\.(?!\d)")
+# A clause that works out the KV cache ("the kv-cache usage for one user will use 4.59 GB"):
+# a size reasoned about, checked by the KV checks, not memory seen in use.
+KV_SIZE = lazy(r"\bkv[\s-]*cache\b", re.IGNORECASE)
 # A clause about a file on disk: its sizes are not GPU memory in use.
 FILE_SIZE = lazy(r"模型文件|文件大小|\bfiles?\b|\bon\s+disk\b|\bsafetensors\b|\.bin\b|"
                  r"\bgguf\s+file", re.IGNORECASE)
@@ -192,8 +195,8 @@ def _memory(text: str) -> list[tuple[int, Measurement]]:
         clause = text[clause_start: m.end() + 12]
         before = text[max(0, m.start() - 8): m.start()]
         if not MEMORY_USE.search(clause) or NOT_USED.match(text[m.end():]) \
-                or FILE_SIZE.search(clause):
-            continue  # not in use, or a file's size on disk ("模型文件从38.7G减小到11.5G")
+                or FILE_SIZE.search(clause) or KV_SIZE.search(clause):
+            continue  # not in use, a file's size on disk, or a KV-cache size worked out
         if re.search(r"[x×*]\s*$|<g\d>\s*$", before):
             continue  # "8x40GB", "A100 80G": a card's size
         out.append((m.start(), Measurement("memory", _gb(_f(m[1]), m[2]), "GB", m[0])))
