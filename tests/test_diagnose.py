@@ -310,3 +310,11 @@ def test_a_file_size_is_not_memory_in_use_and_a_decimal_point_ends_no_clause():
     [d] = diagnoses(answer)
     assert value(d, "measured") == pytest.approx(78.3)
     assert "reserves most of the free memory for its KV cache" in answer["markdown"]
+
+
+def test_an_mfu_measured_at_a_stated_layout_is_checked_at_that_layout():
+    # Megatron-LM#1059-like: "70B ... TP=8 PP=2": the planner's MFU at TP 8, PP 2 is the
+    # expected figure, not its best layout's.
+    answer = ask("why is my 70B run at 20% MFU on 256 A800 with TP=8 PP=2 while 32B gets 47%?")
+    layout = step(answer, "planner's layout as stated for 70.0B")
+    assert layout["formula"].startswith("tp 8 x pp 2 x dp 16")

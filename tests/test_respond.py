@@ -427,3 +427,31 @@ def test_what_a_timed_run_would_cost_at_a_provider_is_the_runs_gpu_hours_there()
     assert priced.data["pricing"]["run_usd"] == pytest.approx(
         hours * offer["effective_usd_per_gpu_hour"], rel=0.01)
     assert "a month" not in priced.markdown.split("\n\n")[0]
+
+
+def test_a_dataset_follow_up_is_timed_and_then_priced_at_the_provider_asked():
+    # Qwen3-30B-A3B full fine-tuning does not fit one A100 80GB (30.5e9 x 16 B = 488 GB); the
+    # follow-ups time 1M samples x 800 tokens x 2 epochs = 1.6e9 tokens on the smallest cluster
+    # and as LoRA on the one GPU, then price those GPU-hours at RunPod: cost / GPU-hours is
+    # RunPod's A100 rate for each.
+    first = respond("can I fine-tune qwen3-30b-a3b on one A100 80GB?")
+    timed = respond("how long on 1 million samples of 800 tokens each, 2 epochs?",
+                    previous=first.intent)
+    assert timed.intent.kind == "training" and timed.intent.assumed["tokens"] == 1.6e9
+    priced = respond("what would that cost on runpod?", previous=timed.intent)
+    runs = [v for k, v in priced.data.items() if k.startswith("parallelism") and v.get("gpu_hours")]
+    prices = [v for k, v in priced.data.items() if k.startswith("pricing") and v.get("run_usd")]
+    assert len(runs) == len(prices) == 2
+    for run, price in zip(runs, prices, strict=True):
+        assert price["cheapest"]["provider"] == "runpod"
+        assert price["run_usd"] == pytest.approx(
+            run["gpu_hours"] * price["cheapest"]["effective_usd_per_gpu_hour"], rel=0.01)
+
+
+def test_ports_named_with_their_fabric_set_the_rings_network():
+    # 4 nodes of 8 A100, 4 HDR ports each: the rings share 4 x 25 = 100 GB/s a node, below
+    # NVLink 3's usable 240, so 2 x 31/32 x 20 GB / 100 GB/s = 0.3875 s (+ 62 x 2.7 us).
+    answer = respond("all-reduce of 20 GB across 4 nodes of 8 A100 with 4 HDR ports each")
+    result = answer.data["interconnect"]
+    assert answer.intent.slots["nics_per_node"] == 4
+    assert result["time_s"] == pytest.approx(2 * 31 / 32 * 20 / 100 + 62 * 2.7e-6, rel=1e-3)

@@ -83,7 +83,8 @@ N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
 # Network ports a node has: "8x400Gb/s", "8 x 400G NDR", "8 NICs", "4 HCAs", "8 rails".
 NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?(?:\s*/\s*s\b|ps\b|"
             r"\s*(?=ndr|hdr|ib\b|infiniband|roce|ethernet|nics?\b))|"
-            r"\b(\d{1,2})\s+(?:nics?|hcas?|ports|rails|network\s+cards)\b", _I)
+            r"\b(\d{1,2})\s+(?:<l\d>\s*|(?:hdr|ndr|xdr|edr|ib|infiniband|roce|ethernet)\s+)?"
+            r"(?:nics?|hcas?|ports|rails|network\s+cards)\b", _I)
 # A range of counts: "4-8 A10G", "2 to 4 H100s", "4~8张A100": each end is answered.
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",

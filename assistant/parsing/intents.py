@@ -199,6 +199,8 @@ WHY_ASKED = lazy(r"\bwhy\b|为什么|为啥|原因|的意义|"
 Slots = dict[str, Any]
 # A strategy question about a job or a cluster (not "tensor vs data parallelism" in general).
 CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes", "tp", "pp"}
+# "how long on 1 million samples...": a duration asked of a dataset.
+HOW_LONG = lazy(r"\bhow\s+long\b|\bhow\s+many\s+(?:hours|days)\b|多久|多长时间", _I)
 UTILISATION_ASKED = lazy(r"\bmfu\b|\bmodel\s+flops\s+utili[sz]ation\b|\bhfu\b|"
                          r"\btflop/?s\s+(?:per|a|each)\s+gpu\b", _I)
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
@@ -299,7 +301,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("interconnect", lambda t, s: bool(NETWORK_NEEDED.search(t)) and not _has_model(s)),
     ("layout", lambda t, s: bool(NETWORK_NEEDED.search(t)) and "gpu" in s),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
-    ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))),
+    ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))
+     or ("samples" in s and bool(HOW_LONG.search(t)))),
     # "What MFU does Llama 3 405B reach on 16,384 H100?": the utilisation a training layout
     # reaches is the layout search's answer, with no token budget to time.
     ("layout", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)

@@ -161,7 +161,7 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         if "context_len" in slots and "seq_len" not in slots:
             # a trained model's context ("7b model, 64k context") is the length it trains at
             slots["seq_len"] = slots.pop("context_len")
-        defaults = (("seq_len", 4096), ("micro_batch", 1), ("optimizer", "adamw"))
+        defaults = (("seq_len", DEFAULT_SEQ_LEN), ("micro_batch", 1), ("optimizer", "adamw"))
         assumed.update({k: v for k, v in defaults if k not in slots})
 
 
@@ -184,6 +184,7 @@ NODE_DEFAULT_KINDS = ("layout", "serving", "training")
 GPUS_PER_HGX_NODE = 8
 BUDGET_KINDS = ("fit", "memory", "cluster_size")
 TOKENS_PER_PARAM = 20
+DEFAULT_SEQ_LEN = 4096  # a training sequence when none is named (tokens a sample at most)
 
 
 def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
@@ -219,18 +220,21 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
 
 def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
                               catalog: Catalog) -> None:
-    if kind != "training" or "tokens" in slots:
+    if kind not in ("training", "pricing") or "tokens" in slots:
         return
-    if "samples" in slots:
+    if "samples" in slots:  # a dataset named: its tokens, for a time or a run's price
         # A dataset named by its samples: each as long as said, else a full sequence (the
         # most it can hold, so the time is an upper bound), once over unless epochs are named.
-        each = slots.get("tokens_per_sample") or slots.get("seq_len") or assumed.get("seq_len")
+        each = slots.get("tokens_per_sample") or slots.get("seq_len") or assumed.get("seq_len") \
+            or DEFAULT_SEQ_LEN
         epochs = slots.get("epochs") or 1
         assumed["tokens"] = slots["samples"] * each * epochs
         assumed["tokens_counted_as"] = (
             f"{slots['samples']:,.0f} samples x {each:,.0f} tokens"
             + ("" if "tokens_per_sample" in slots else " (a full sequence each: an upper bound)")
             + f" x {epochs} epoch{'s' if epochs != 1 else ''}")
+        return
+    if kind != "training":
         return
     params_b = slots.get("params_b")
     if params_b is None and slots.get("model") in catalog.models.rows:

@@ -173,7 +173,7 @@ def _instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
         if there["plans"] and there.get("training_days"):
             said.append(f"On {small['gpus']} GPUs, {_tokens_said(tokens)} tokens take about "
                         f"**{num(there['training_days'])} days** "
-                        f"({num(there['gpu_hours'])} GPU-hours).")
+                        f"({num(there['gpu_hours'])} GPU-hours{_cost_of(intent, calls, there)}).")
     if result["workload"] == "full_finetune" and tokens:
         lora = calls.run("parallelism", parallel_payload(intent) | {"workload": "lora"},
                          "the same run as LoRA on the GPUs asked")
@@ -181,8 +181,22 @@ def _instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
             said.append(f"As LoRA fine-tuning it fits the {result['gpus']} GPU"
                         f"{'s' if result['gpus'] != 1 else ''} asked: about "
                         f"**{num(lora['training_days'])} days** "
-                        f"({num(lora['gpu_hours'])} GPU-hours).")
+                        f"({num(lora['gpu_hours'])} GPU-hours{_cost_of(intent, calls, lora)}).")
     return said
+
+
+def _cost_of(intent: Intent, calls: Calls, run: dict[str, Any]) -> str:
+    """', about $X at runpod': the run's GPU-hours at the cheapest offer (of the provider
+    asked, if one was)."""
+    provider = slot(intent, "provider")
+    price = calls.run("pricing", {"gpu": run["gpu"], "gpu_hours": run["gpu_hours"],
+                                  "gpus": run["gpus"], "provider": provider,
+                                  "kind": slot(intent, "kind", "on_demand")},
+                      f"cost of {num(run['gpu_hours'])} GPU-hours")
+    cheapest = price.get("cheapest")
+    if not cheapest or not price.get("run_usd"):
+        return ""
+    return f", about **{usd(price['run_usd'])}** at {cheapest['provider']}"
 
 
 def serving(intent: Intent, calls: Calls) -> Reply:

@@ -361,13 +361,17 @@ def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str
             ctx.assumptions.append(note)
     model = {"params_b": size_b} if size_b else model_fields(ctx.intent)
     if (size_b or ctx.has_model()) and gpus and gpus >= 1 and TRAINING_WORDS.search(ctx.text):
+        stated = _stated_layout(ctx, size_b)
         try:
             plan = ctx.calls.run("parallelism", {**model, "gpu": ctx.gpu(), "gpus": gpus,
-                                                 "workload": "pretrain"},
+                                                 "workload": "pretrain",
+                                                 "top_k": 1000 if stated else 5},
                                  "the planner's MFU for this model and cluster")
         except Exception:  # the planner refusing the input leaves the published figure
             plan = {}
         plans = plan.get("plans") or []
+        if stated:  # the run's own layout, when the question gives it and the planner has it
+            plans = [p for p in plans if (p["tp"], p["pp"]) == stated] or plans
         if plans and plans[0].get("mfu"):
             best = plans[0]
             name = model.get("model") or f"{num(model.get('params_b'))}B"
@@ -375,7 +379,9 @@ def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str
                                 f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}",
                                 pct(best["bubble_fraction"]),
                                 pct(best["comm_s"] / best["step_time_s"]), pct(best["mfu"])])
-            ctx.steps.append(Step(label=f"planner's best layout for {name}",
+            as_stated = stated is not None and (best["tp"], best["pp"]) == stated
+            which = "layout as stated" if as_stated else "best layout"
+            ctx.steps.append(Step(label=f"planner's {which} for {name}",
                                   formula=f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}; "
                                           f"bubble {pct(best['bubble_fraction'])}, communication "
                                           f"{pct(best['comm_s'] / best['step_time_s'])} of the "
@@ -386,6 +392,18 @@ def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str
     ctx.assumptions.append(f"expected MFU: {pct(PUBLISHED_MFU)}, the low end of Llama 3 405B's "
                            "published 38-43% on H100")
     return PUBLISHED_MFU, "mfu-calibration#llama3-mfu"
+
+
+def _stated_layout(ctx: Context, size_b: float | None) -> tuple[int, int] | None:
+    """The (tp, pp) the question says its run used, for the model it names first (a second
+    model's MFU, set beside it, keeps the planner's best layout)."""
+    slots = ctx.intent.slots
+    if "tp" not in slots and "pp" not in slots:
+        return None
+    primary = slots.get("params_b")
+    if size_b is not None and primary is not None and abs(float(size_b) - float(primary)) > 0.5:
+        return None
+    return int(slots.get("tp") or 1), int(slots.get("pp") or 1)
 
 
 def _weights_gb(ctx: Context) -> float | None:

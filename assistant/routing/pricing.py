@@ -34,7 +34,8 @@ def pricing(intent: Intent, calls: Calls) -> Reply:
 def _a_run(intent: Intent) -> bool:
     """A training run is on the table (a model and a token budget, carried or said) and no
     rental period was asked: its cost is the run's GPU-hours, not a month of the cluster."""
-    return (has_model(intent) and "tokens" in intent.slots and not slot(intent, "hours")
+    return (has_model(intent) and bool(intent.slots.keys() & {"tokens", "samples"})
+            and not slot(intent, "hours")
             and slot(intent, "workload") not in (None, "inference"))
 
 
