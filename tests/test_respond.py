@@ -455,3 +455,16 @@ def test_ports_named_with_their_fabric_set_the_rings_network():
     result = answer.data["interconnect"]
     assert answer.intent.slots["nics_per_node"] == 4
     assert result["time_s"] == pytest.approx(2 * 31 / 32 * 20 / 100 + 62 * 2.7e-6, rel=1e-3)
+
+
+def test_a_serving_figure_asked_after_sizing_a_served_model_is_that_jobs_figure():
+    # Mixtral 8x7B on 2 H100 for 8 users at 4k: each decode step reads the dense 1.63e9
+    # parameters and 8(1-(6/8)^8) = 7.2 of 8 experts (of 45.07e9): 2 B x (1.63 + 45.07 x 0.9)e9
+    # = 84.4 GB over 2 GPUs, plus 8 x 4,096 x 131,072 B = 4.29 GB of KV cache, at 3.35 TB/s a
+    # GPU: (42.2 + 2.15) / 3,350 = 13.2 ms a token (the TP all-reduces add a little).
+    sized = respond("serve mixtral 8x7b on 2 H100 for 8 users at 4k context")
+    asked = respond("what is the time per output token?", previous=sized.intent)
+    assert asked.intent.kind == "serving"
+    best = asked.data["parallelism"]["plans"][0]
+    assert best["time_per_output_token_ms"] == pytest.approx(13.2, rel=0.04)
+    assert respond("what is a KV cache?", previous=sized.intent).intent.kind == "concept"

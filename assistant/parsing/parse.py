@@ -113,6 +113,8 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
         kind = "cluster_size"  # "serve it on H100s": how many of them is the question
+    if kind == "concept" and previous is not None and _serving_figure(text, slots, previous):
+        kind = "serving"  # "what is the time per output token?" of the job just sized
     if previous is not None and _continues(text, kind, strong, slots, previous):
         _bare_answer(text, slots, previous)
         if (not strong or kind == "unknown") and previous.kind != "unknown":
@@ -203,6 +205,20 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["variants"] = True
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
+
+
+# A serving figure asked of a job already on the table: its speed, not the idea.
+SERVING_FIGURE = lazy(r"\btime\s+per\s+output\s+token\b|\btpot\b|\bttft\b|"
+                      r"\btime\s+to\s+first\s+token\b|\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|"
+                      r"\bthroughput\b|\blatency\b|\bhow\s+fast\b", re.IGNORECASE)
+
+
+def _serving_figure(text: str, slots: dict[str, Any], previous: Intent) -> bool:
+    """'What is the time per output token?' after sizing a served model: that job's figure."""
+    had_model = "model" in previous.slots or "params_b" in previous.slots
+    serving = (previous.slots.get("workload") or previous.assumed.get("workload")) == "inference"
+    new_model = "model" in slots or "params_b" in slots
+    return had_model and serving and not new_model and bool(SERVING_FIGURE.search(text))
 
 
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
