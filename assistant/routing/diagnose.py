@@ -183,10 +183,16 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
 
 
 def _ranked(findings: list[Finding]) -> list[tuple[str, str]]:
+    """Each cause once, in the order the checks found them. Two checks wording the same cause
+    a little differently (the same note, the same opening words) count as one."""
     seen: dict[str, str] = {}
+    said: set[tuple[str, str]] = set()
     for f in findings:
         for cause, key in f.causes:
-            seen.setdefault(cause, key)
+            gist = (key, " ".join(cause.split()[:6]))
+            if cause not in seen and gist not in said:
+                seen[cause] = key
+                said.add(gist)
     return list(seen.items())
 
 
@@ -375,10 +381,12 @@ def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str
         if plans and plans[0].get("mfu"):
             best = plans[0]
             name = model.get("model") or f"{num(model.get('params_b'))}B"
-            ctx.layouts.append([name, f"{gpus} x {ctx.gpu()}",
-                                f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}",
-                                pct(best["bubble_fraction"]),
-                                pct(best["comm_s"] / best["step_time_s"]), pct(best["mfu"])])
+            row = [name, f"{gpus} x {ctx.gpu()}",
+                   f"tp {best['tp']} x pp {best['pp']} x dp {best['dp']}",
+                   pct(best["bubble_fraction"]), pct(best["comm_s"] / best["step_time_s"]),
+                   pct(best["mfu"])]
+            if row not in ctx.layouts:  # two figures of one run consult the same layout
+                ctx.layouts.append(row)
             as_stated = stated is not None and (best["tp"], best["pp"]) == stated
             which = "layout as stated" if as_stated else "best layout"
             ctx.steps.append(Step(label=f"planner's {which} for {name}",
