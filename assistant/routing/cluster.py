@@ -140,12 +140,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
     lead = (f"Training on {said} tokens on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
-    provider = slot(intent, "provider")
-    price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
-                                  "gpus": result["gpus"], "provider": provider,
-                                  "kind": slot(intent, "kind", "on_demand")},
-                      f"cost of the GPU-hours at {provider}'s cheapest offer" if provider
-                      else "cost of the GPU-hours at the cheapest offer")
+    price = price_run(intent, calls, result)
     cheapest = price.get("cheapest")
     if cheapest and price.get("run_usd"):
         lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "
@@ -185,14 +180,20 @@ def _instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
     return said
 
 
-def _cost_of(intent: Intent, calls: Calls, run: dict[str, Any]) -> str:
-    """', about $X at runpod': the run's GPU-hours at the cheapest offer (of the provider
-    asked, if one was)."""
+def price_run(intent: Intent, calls: Calls, run: dict[str, Any]) -> dict[str, Any]:
+    """A timed run's GPU-hours at the cheapest offer of its GPU (the provider asked, if one
+    was; on-demand unless another kind was): the pricing tool's result."""
     provider = slot(intent, "provider")
-    price = calls.run("pricing", {"gpu": run["gpu"], "gpu_hours": run["gpu_hours"],
-                                  "gpus": run["gpus"], "provider": provider,
-                                  "kind": slot(intent, "kind", "on_demand")},
-                      f"cost of {num(run['gpu_hours'])} GPU-hours")
+    return calls.run("pricing", {"gpu": run["gpu"], "gpu_hours": run["gpu_hours"],
+                                 "gpus": run["gpus"], "provider": provider,
+                                 "kind": slot(intent, "kind", "on_demand")},
+                     f"cost of the GPU-hours at {provider}'s cheapest offer" if provider
+                     else "cost of the GPU-hours at the cheapest offer")
+
+
+def _cost_of(intent: Intent, calls: Calls, run: dict[str, Any]) -> str:
+    """', about $X at runpod': the run's price, said after its GPU-hours."""
+    price = price_run(intent, calls, run)
     cheapest = price.get("cheapest")
     if not cheapest or not price.get("run_usd"):
         return ""

@@ -997,10 +997,11 @@ def _network(ctx: Context) -> list[Finding]:
 
 def _unmeasured(ctx: Context) -> Reply:
     causes: list[tuple[str, str]] = []
+    checked = _training_fit(ctx)  # out of memory on GPUs named: the fit comes first
     if QUANT_WORDS.search(ctx.text):
         causes.append(("quantized weights are expanded to 16 bits inside each matmul; memory "
                        "shrinks, speed need not improve", "memory-sizing"))
-    if MORE_GPUS_WORDS.search(ctx.text) or "gpus" in ctx.intent.slots:
+    if checked is None and (MORE_GPUS_WORDS.search(ctx.text) or "gpus" in ctx.intent.slots):
         causes += [("gradients or parameters cross a slow link every step (PCIe, Ethernet)",
                     "pcie-bandwidth#gen4-rate"),
                    ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
@@ -1033,9 +1034,8 @@ def _unmeasured(ctx: Context) -> Reply:
     offload = _offload_need(ctx)
     if offload:
         lead = offload + " " + lead
-    held = _training_fit(ctx)
+    held, fits = checked if checked is not None else (None, False)
     if held is not None:
-        fits = held.headline.startswith("Yes")
         lead = held.headline + (
             " So it can fit: an out-of-memory error points at the settings. Likely causes, "
             "ranked:" if fits else " No setting makes it fit these GPUs: more GPUs, a smaller "
@@ -1044,8 +1044,7 @@ def _unmeasured(ctx: Context) -> Reply:
                     "assumes both, and without them the same GPUs need more",
                     "activation-memory#full-recompute"),
                    ("a larger micro-batch or longer sequences than assumed: activations grow "
-                    "with both", "activation-memory#full-recompute")] if fits else []) + [
-            c for c in causes if "slow link" not in c[0] and "gathers the parameters" not in c[0]]
+                    "with both", "activation-memory#full-recompute")] if fits else []) + causes
     if not causes:
         lead = lead.replace("Likely causes for what it describes, ranked:",
                             "Nothing in it names a setting the calculators can relate to, so no "
@@ -1059,19 +1058,23 @@ def _unmeasured(ctx: Context) -> Reply:
                  citations=[note_ref(k) for _, k in causes])
 
 
-def _training_fit(ctx: Context) -> Reply | None:
+def _training_fit(ctx: Context) -> tuple[Reply, bool] | None:
     """Out of memory training a model on GPUs the question names: whether it fits them at all,
-    with the least-memory settings (ZeRO-3, full recompute), is the first thing to know."""
+    with the least-memory settings (ZeRO-3, full recompute), is the first thing to know. The
+    fit route's answer, and whether it fits (its own memory call says)."""
     slots = ctx.intent.slots
     if not (ctx.has_model() and OUT_OF_MEMORY.search(ctx.text)
             and slot(ctx.intent, "workload") not in (None, "inference")
             and slots.keys() & {"gpus", "gpu", "gpu_memory_gb"}
             and not slots.keys() & {"offload", "host_ram_gb"}):  # host RAM: _offload_need's
         return None
+    before = len(ctx.calls.made)
     try:
-        return fit(ctx.intent, ctx.calls, least=True)
+        reply = fit(ctx.intent, ctx.calls, least=True)
     except Exception:  # a refused input leaves the causes alone
         return None
+    own = next((c for c in ctx.calls.made[before:] if c.name == "memory"), None)
+    return (reply, bool(own.data["fits"])) if own is not None else None
 
 
 def _offload_need(ctx: Context) -> str:

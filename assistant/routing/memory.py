@@ -208,12 +208,13 @@ def _lighter_methods(intent: Intent, calls: Calls, result: dict[str, Any]) -> st
     """A full fine-tune that misses the GPUs named: the same model trained as LoRA and QLoRA
     on them, with the least-memory settings, so the answer says which method fits."""
     said: list[str] = []
+    fitted = False
     attention = ["q", "k", "v", "o"]
     for method, words, targets in (("lora", "LoRA", None), ("qlora", "QLoRA (4-bit base)", None),
                                    ("qlora", "QLoRA with adapters on attention only",
                                     attention)):
-        if targets and said and said[-1].endswith("fits"):
-            break  # all seven linear layers already fit: no need to narrow the adapters
+        if targets and fitted:
+            break  # adapters on all seven linear layers already fit: no need to narrow them
         payload = memory_payload(intent, least=True) | {"workload": method}
         if targets:
             payload["lora_targets"] = targets
@@ -223,8 +224,9 @@ def _lighter_methods(intent: Intent, calls: Calls, result: dict[str, Any]) -> st
                             aside=True)
         except (ToolError, ValueError, LookupError):
             continue
+        fitted = bool(alt["fits"]) and not alt.get("offload")
         said.append(f"{words} needs **{num(alt['per_gpu_gb'])} GB per GPU**"
-                    + (" and fits" if alt["fits"] and not alt.get("offload") else ""))
+                    + (" and fits" if fitted else ""))
     return (" Trained another way on the same GPUs (recompute on): " + "; ".join(said) + "."
             if said else "")
 

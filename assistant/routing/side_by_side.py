@@ -12,8 +12,8 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
-from clusterplan.assistant.routing.cluster import parallel_payload
-from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.cluster import parallel_payload, price_run
+from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.assistant.routing.memory import in_nodes
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
@@ -146,12 +146,9 @@ def _gpu_kinds(intent: Intent, calls: Calls, reply: Reply) -> Reply:
 
 
 def _run_cost(calls: Calls, intent: Intent, result: dict[str, Any]) -> tuple[float, str] | None:
-    """The run's GPU-hours at the cheapest offer of the kind (on-demand unless asked)."""
+    """The run's price and provider, or None when no offer prices it."""
     try:
-        price = calls.run("pricing", {"gpu": result["gpu"], "gpu_hours": result["gpu_hours"],
-                                      "gpus": result["gpus"],
-                                      "kind": slot(intent, "kind", "on_demand")},
-                          f"the run's GPU-hours on {gpu_name(result['gpu'])} at the cheapest offer")
+        price = price_run(intent, calls, result)
     except (ToolError, ValueError, LookupError):
         return None
     cheapest = price.get("cheapest")
