@@ -11,6 +11,7 @@ from typing import Any
 
 from clusterplan.assistant.parsing.measurements import find
 from clusterplan.db.catalog import Catalog
+from clusterplan.tools.interconnect import DEFAULT_GPUS_PER_NODE
 from clusterplan.tools.units import UnitError, parse
 
 Slots = dict[str, Any]
@@ -180,8 +181,6 @@ def _released_precision(slots: Slots, catalog: Catalog) -> str:
 DEFAULT_GPU = "h100-sxm"
 GPU_DEFAULT_KINDS = ("cluster_size", "plan", "fit", "layout", "serving", "training", "pricing")
 NODE_DEFAULT_KINDS = ("layout", "serving", "training")
-# multi-node-clusters: an HGX or DGX server holds eight GPUs.
-GPUS_PER_HGX_NODE = 8
 BUDGET_KINDS = ("fit", "memory", "cluster_size")
 TOKENS_PER_PARAM = 20
 DEFAULT_SEQ_LEN = 4096  # a training sequence when none is named (tokens a sample at most)
@@ -205,7 +204,7 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
             assumed["gpus_per_node"] = per_node
     if kind == "interconnect" and "nodes" in slots and not gpu_id \
             and "gpus_per_node" not in slots:
-        assumed["gpus_per_node"] = GPUS_PER_HGX_NODE  # the common 8-GPU server
+        assumed["gpus_per_node"] = DEFAULT_GPUS_PER_NODE  # the interconnect tool's own default
     if "nodes" in slots and "gpus" not in slots:
         per_node = slots.get("gpus_per_node") or assumed.get("gpus_per_node")
         if per_node:

@@ -25,7 +25,7 @@ RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\
            r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\s*(?:ddr\d?|d\d)?\s*内存"
            # "...96GB VRAM, but my memory is only 256GB": the asker's own memory, beside VRAM
            r"|\bmy\s+(?:system\s+)?memory\s+is\s+(?:only\s+|just\s+)?(\d+(?:\.\d+)?)\s*"
-           r"(gb|gib|g|tb|tib|t)\b(?=.*|)", _I)
+           r"(gb|gib|g|tb|tib|t)\b", _I)
 OFFLOAD = lazy(r"\boffload|\bzero[\s-]?offload|\bhost\s+ram\b|\bcpu\s+ram\b|\bsystem\s+ram\b",
                _I)
 PARAMS_OFFLOAD = lazy(r"\bzero[\s-]?infinity\b|\bnvme\b|\boffload\w*\s+(?:the\s+)?param", _I)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from clusterplan.db.rows import LinkRow
 from clusterplan.tools.contract import Step, ToolError, q
+from clusterplan.tools.interconnect import DEFAULT_GPUS_PER_NODE
 from clusterplan.tools.interconnect.collectives import GB, collective_time
 from clusterplan.tools.interconnect.input import size_bytes
 from clusterplan.tools.interconnect.links import (
@@ -30,7 +31,7 @@ from clusterplan.tools.units import UnitError, parse, read_unit
 if TYPE_CHECKING:
     from clusterplan.tools.interconnect.input import InterconnectInput
 
-DEFAULT_INTRA, DEFAULT_INTER, DEFAULT_GPUS_PER_NODE = "nvlink-4", "ib-ndr", 8
+DEFAULT_INTRA, DEFAULT_INTER = "nvlink-4", "ib-ndr"
 
 
 def _size(inp: InterconnectInput) -> float:
