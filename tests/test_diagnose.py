@@ -279,7 +279,23 @@ def test_a_kv_size_claimed_without_gqa_is_shown_eight_times_too_big():
     [d] = diagnoses(answer)
     assert value(d, "expected") == pytest.approx(327680 * 3000 / 1e9, rel=1e-3)
     assert value(d, "measured") == 8
-    assert "grouped-query attention keeps K and V for 8: 8x too much" in answer["markdown"]
+    assert ("your 8192 is the hidden size, where the cache keeps 8 KV heads x 128 = 1024 "
+            "(8x too many)") in answer["markdown"]
+
+
+def test_a_kv_size_claimed_for_a_bare_70b_uses_the_dimensions_the_asker_multiplied():
+    # The same thread as written (vllm#8089): no model named, "70B fp8", and the asker's own
+    # "8192 dim * 80 layers". Those two are the model's, so the shape is hidden 8192 over 80
+    # layers (64 heads of 128, 8 KV heads assumed): 2 x 80 x 8 x 128 x 2 B = 327,680 B a
+    # token, 0.983 GB for 3,000 tokens; the assumed Llama-like 70B (72 layers of 9216) would
+    # have said 294,912 B and 0.885 GB.
+    answer = ask("@youkaichao I am not sure -- I would expect the threshold to be higher for 70B "
+                 "fp8 model. IIRC, KV cache size for 3000 token long sequence is just under 8GB "
+                 "(8192 dim * 80 layers * 2 kv *2 fp16 * 3000 len).")
+    [d] = diagnoses(answer)
+    assert value(d, "expected") == pytest.approx(0.98304, rel=1e-4)
+    assert "327,680 bytes per token" in answer["markdown"]
+    assert "layers, hidden as given, the rest a Llama 3-like shape" in answer["markdown"]
 
 
 def test_vllm_kv_room_on_two_gpus_is_per_gpu():

@@ -1113,3 +1113,41 @@ def test_decode_speed_on_one_card_named_in_the_singular_is_on_that_card():
     result = answer.data["parallelism"]
     assert result["gpus"] == 1
     assert result["plans"][0]["decode_tokens_per_s_per_replica"] < 346 / 14
+
+
+# --- the asker's own arithmetic ---------------------------------------------------------
+
+def test_a_kv_formula_shown_is_checked_factor_by_factor():
+    # vllm#22291: "2 * 3584 * 28 * 8 = 1605632 B" for Qwen2.5-7B. Its config.json: 28 layers,
+    # hidden 3584, 28 heads of 128, 4 KV heads. Per token 2 x 28 x 4 x 128 x 2 B = 57,344 B:
+    # 3584 stands where 4 x 128 = 512 should (7x) and 8 where a bf16 element is 2 bytes (4x);
+    # 7 x 4 = 28 = 1,605,632 / 57,344. Their "1.53 * 3072" is 3,072 tokens: 57,344 x 3,072 =
+    # 176,160,768 B = 0.176 GB.
+    answer = respond(
+        "By the config.json of Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8, the kv-cache usage for one "
+        "token requires `2 * 3584 * 28 * 8 = 1605632 B = 1.53 MB`. The kv-cache usage for one "
+        "user will use `1.53 * 3072 = 4.59 GB`, which seems wrong by the observation given "
+        "below. which part is wrong? please correct me.")
+    text = answer.markdown
+    assert "Your formula gives **1,605,632 bytes per token**; this model keeps **57,344**" in text
+    assert "| 3584 | the hidden size | where the cache keeps 4 KV heads x 128 = 512 (7x too many) |" in text
+    assert "(4x too many)" in text
+    assert "**0.176 GB** for 3,072 tokens" in text
+
+
+def test_a_stated_architecture_replaces_the_assumed_one():
+    # "hidden size 5120, 40 layers, 40 heads and 40 KV heads" is Llama 2 13B's shape,
+    # multi-head: 2 x 40 x 40 x 128 x 2 B = 819,200 B a token. Without the KV heads stated the
+    # Llama 3-like 8 is assumed, and said: 2 x 40 x 8 x 128 x 2 = 163,840 B.
+    answer = respond("How big is the KV cache per token of a 13B model with hidden size 5120, "
+                     "40 layers, 40 heads and 40 KV heads, with 4096 tokens of context?")
+    assert "819,200 bytes per token" in answer.markdown
+    answer = respond("How big is the KV cache per token of a 13B model with hidden size 5120, "
+                     "40 layers and 40 heads, with 4096 tokens of context?")
+    assert "163,840 bytes per token" in answer.markdown
+    assert r"(assumed: kv\_heads, ffn\_hidden, vocab)" in answer.markdown
+
+
+def test_a_layer_count_alone_is_an_offload_split_not_the_shape():
+    answer = respond("I run a 70B model in GGUF and offload 40 layers to the GPU; how much VRAM?")
+    assert "shape" not in answer.intent.slots

@@ -17,7 +17,7 @@ import unicodedata
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.parsing import calibration
+from clusterplan.assistant.parsing import calibration, kv_arithmetic, shape_words
 from clusterplan.assistant.parsing.entities import extract
 from clusterplan.assistant.parsing.intents import (
     CLUSTER_OR_JOB,
@@ -66,11 +66,12 @@ SIZES = lazy(r"\b(?:different|various|each|all|common)\s+(?:model\s+)?sizes\b|"
 GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
-NOT_KEPT = (*calibration.MEASURED, "calibration")
+NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
-RESIZES = ("model", "params_b", "workload", "precision", "seq_len", "context_len", "batch")
+RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
+           "batch")
 # Slots that describe the cluster size together: a new one replaces the old set.
 COUNT_SLOTS = ("gpus", "nodes")
 MODEL_SLOTS = ("model", "params_b")
@@ -103,6 +104,11 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         for name in MODEL_SLOTS:  # the config is the model; sizes in it are not a guess
             slots.pop(name, None)
         found.readings.append("read the pasted config.json as the model's shape")
+    elif stated := shape_words.read(text):
+        slots["shape"] = stated
+        found.readings.append("read the architecture stated: " + ", ".join(
+            f"{k}={v}" for k, v in stated.items()))
+    _kv_arithmetic(text, slots, found.readings)
     _flags(text, slots, found.masked)
     _sizes_in_general(text, slots, found.readings, catalog)
     measured = calibration.read(text)
@@ -140,6 +146,19 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+def _kv_arithmetic(text: str, slots: dict[str, Any], readings: list[str]) -> None:
+    """The asker's own KV formula, kept to check factor by factor, and the token count of
+    their "<per-token size> * N" when no context length is stated otherwise."""
+    factors = kv_arithmetic.formula(text)
+    if factors:
+        slots["kv_formula"] = factors
+        readings.append("read the KV formula shown: " + " × ".join(f"{f:g}" for f in factors))
+    tokens = kv_arithmetic.tokens(text)
+    if tokens and "context_len" not in slots:
+        slots["context_len"] = tokens
+        readings.append(f"read {tokens} as the tokens the KV arithmetic multiplies by")
 
 
 def _asked(text: str, kind: str, previous: Intent | None) -> str:
@@ -275,6 +294,8 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         if any(k in new for k in group):
             for k in group:
                 merged.pop(k, None)
+    if any(k in new for k in MODEL_SLOTS) and "shape" not in new:
+        merged.pop("shape", None)  # dimensions stated for one model are not another's
     if "gpu" in new and "gpu_list" not in new:
         merged.pop("gpu_list", None)
     merged.update(new)

@@ -26,12 +26,12 @@ from clusterplan.assistant.parsing.measurements import (
     Measurement,
     find,
 )
-from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
+from clusterplan.assistant.routing import kv_formula
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, q
-from clusterplan.tools.memory.model_shape import find_model, shape_from_params
 from clusterplan.tools.memory.offload import DEEPSPEED_BUFFER
 
 DEFAULT_GPU = "h100-sxm"
@@ -781,12 +781,12 @@ def _kv_claimed(ctx: Context) -> list[Finding]:
                               "kv_per_token": q(per_token, "B/token"),
                               "tokens": q(context, "tokens")},
                           result=q(round(expected, 4), "GB"), notes=["kv-cache#per-token"]))
-    causes: list[tuple[str, str]] = []
-    fields = model_fields(ctx.intent)
-    shape = find_model(str(fields["model"])) if fields.get("model") else \
-        shape_from_params(float(fields.get("params_b") or 0), fields)
+    shape = model_shape(ctx.intent)
+    if shape is None:
+        return []
+    causes = kv_formula.differences(ctx.intent, shape, per_token)
     heads, kv_heads = shape.heads, shape.kv_heads
-    if kv_heads and heads > kv_heads and abs(stated / expected - heads / kv_heads) \
+    if not causes and kv_heads and heads > kv_heads and abs(stated / expected - heads / kv_heads) \
             <= 0.15 * heads / kv_heads:
         causes.append((f"every query head counted ({heads}), where grouped-query attention keeps "
                        f"K and V for {kv_heads}: {heads // kv_heads}x too much",

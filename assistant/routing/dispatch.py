@@ -20,6 +20,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.db.active import active_store, catalog
 from clusterplan.db.offers import offers_version
 from clusterplan.tools.contract import Step, ToolResult
+from clusterplan.tools.memory.model_shape import ModelShape, find_model, shape_from_params
 from clusterplan.tools.registry import invoke
 
 
@@ -168,9 +169,21 @@ def slot(intent: Intent, name: str, default: Any = None) -> Any:
 
 
 def model_fields(intent: Intent) -> dict[str, Any]:
-    """The model as a tool takes it: a catalog id, or a size in billions of parameters."""
+    """The model as a tool takes it: a catalog id, or a size in billions of parameters with
+    the architecture the question states ("8192 dim, 80 layers"); the tool assumes the rest."""
     if "model" in intent.slots:
         return {"model": intent.slots["model"]}
     if "config" in intent.slots:  # a config.json pasted into the question
         return {"config": intent.slots["config"]}
-    return {"params_b": intent.slots.get("params_b")}
+    return {"params_b": intent.slots.get("params_b"), **intent.slots.get("shape", {})}
+
+
+def model_shape(intent: Intent) -> ModelShape | None:
+    """The architecture the tools use for the question's model (catalog row, or the stated
+    size with the stated and assumed fields); None for a pasted config or no model."""
+    fields = model_fields(intent)
+    if fields.get("model"):
+        return find_model(str(fields["model"]))
+    if fields.get("params_b"):
+        return shape_from_params(float(fields["params_b"]), fields)
+    return None

@@ -8,8 +8,9 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, plural, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model
-from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_shape, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
 from clusterplan.assistant.routing.size_rule import budget_without_model, memory_without_model
@@ -93,10 +94,17 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     parts = result["breakdown_gb"]
     lead = (f"{cap(subject(intent, result))} needs about **{num(result['per_gpu_gb'])} GB** of "
             f"GPU memory (weights {num(parts['weights'])} GB")
+    tables = [breakdown_table(result), min_gpus_table(result), *totals(result)]
+    steps: list[Step] = []
     if result["workload"] == "inference":
         lead += f", KV cache {num(parts['kv_cache'])} GB"
         kv = _kv_sentence(intent, result)
         lead = kv + " " + lead if _asks_kv(intent) else lead
+        formula = _their_formula(intent, result)
+        if formula:
+            lead = f"{formula[0]} {lead}"
+            tables.insert(0, formula[1])
+            steps.append(formula[2])
     else:
         lead += f", gradients {num(parts['gradients'])} GB, optimizer states " \
                 f"{num(parts['optimizer'])} GB, activations {num(parts['activations'])} GB"
@@ -107,8 +115,14 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     fewest = (result.get("min_gpus") or {}).get("h100-sxm")
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
-    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
-                                        *totals(result)])
+    return Reply(headline=lead, tables=tables, steps=steps)
+
+
+def _their_formula(intent: Intent, result: dict[str, Any]) -> tuple[str, str, Step] | None:
+    shape = model_shape(intent) if "kv_formula" in intent.slots else None
+    if shape is None:
+        return None
+    return kv_formula.check(intent, shape, float(result["kv_cache_bytes_per_token"]))
 
 
 def _asks_kv(intent: Intent) -> bool:

@@ -96,7 +96,10 @@ def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[st
     said: list[str] = []
     shape = resolve_shape(inp, catalog)
     if shape.assumed:
-        said.append(f"architecture: not given, so a Llama 3-like shape for {shape.params_b:g}B "
+        given = [k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+                 if k not in shape.assumed]
+        which = f"{', '.join(given)} as given, the rest" if given else "not given, so"
+        said.append(f"architecture: {which} a Llama 3-like shape for {shape.params_b:g}B "
                     f"parameters: layers={shape.layers}, hidden={shape.hidden}, heads="
                     f"{shape.heads}, kv_heads={shape.kv_heads}, ffn_hidden={shape.ffn_hidden} "
                     f"(assumed: {', '.join(shape.assumed)})")
