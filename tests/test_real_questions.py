@@ -1151,3 +1151,26 @@ def test_a_stated_architecture_replaces_the_assumed_one():
 def test_a_layer_count_alone_is_an_offload_split_not_the_shape():
     answer = respond("I run a 70B model in GGUF and offload 40 layers to the GPU; how much VRAM?")
     assert "shape" not in answer.intent.slots
+
+
+def test_arithmetic_in_the_askers_working_is_set_aside_not_refused():
+    # huggingface/trl#1111: "3*10^9*0.5=1.5GB" lost its stars to Markdown ("310^90.5"). The
+    # sum is not evaluated, but the question around it, QLoRA memory of a 3B model, is answered.
+    answer = respond("QLoRA memory requirement with 3B model loads GPU with 10GB of memory with "
+                     "4bit quantization ... base_model.get_memory_footprint() returns ~2.5GB. "
+                     "Shouldn't it be ~1.5GB because of 4 bits quantization, which is half-byte "
+                     "per weight: 310^90.5=1.5GB.")
+    assert answer.error is None and answer.intent.slots.get("params_b") == 3
+
+
+def test_a_gpu_known_by_its_memory_only_is_sized_and_its_fp8_cache_counted():
+    # vllm#10102: Qwen2.5-72B in AWQ with "fp8 kv-cache" on "RTX 6000 48G" cards (the name
+    # alone is two products; the memory is read). Qwen2.5-72B keeps 8 KV heads of 128 over 80
+    # layers: 2 x 80 x 8 x 128 x 1 B (fp8) = 163,840 B a token, half the bf16 cache.
+    answer = respond("my actual target is to deploy Qwen2.5-72B with as long context as possible "
+                     "and acceptable latency. With single RTX 6000 48G, context can be set to 15K "
+                     "(AWQ-int4 and fp8 kv-cache). ... So, my question is: For a single node "
+                     "with 2-3 RTX6000 48G, is there more thing I can do to increase the context "
+                     "length if TP is not used?")
+    assert answer.error is None
+    assert "(163,840 bytes per token)" in answer.markdown

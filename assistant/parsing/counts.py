@@ -84,7 +84,10 @@ N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
 NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?(?:\s*/\s*s\b|ps\b|"
             r"\s*(?=ndr|hdr|ib\b|infiniband|roce|ethernet|nics?\b))|"
             r"\b(\d{1,2})\s+(?:<l\d>\s*|(?:hdr|ndr|xdr|edr|ib|infiniband|roce|ethernet)\s+)?"
-            r"(?:nics?|hcas?|ports|rails|network\s+cards)\b", _I)
+            r"(?:nics?|hcas?|ports|rails|network\s+cards)\b|"
+            # "IB 200Gb * 4": the port's rate, then how many
+            rf"\b(?:ib|infiniband|hdr|ndr|roce)\s*\d{{2,3}}\s*g(?:b|bit)?(?:\s*/\s*s|ps)?{X}"
+            r"(\d{1,2})(?![\d.])", _I)
 # A range of counts: "4-8 A10G", "2 to 4 H100s", "4~8张A100": each end is answered.
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
@@ -207,4 +210,4 @@ def layout_slots(text: str, slots: dict[str, Any]) -> None:
     if layout.per_node is not None:
         slots["gpus_per_node"] = layout.per_node
     if ports := NICS.search(text):
-        slots["nics_per_node"] = int(ports[1] or ports[2])
+        slots["nics_per_node"] = int(ports[1] or ports[2] or ports[3])

@@ -241,12 +241,26 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
             link = row.intra_link if row and row.intra_link in catalog.links.rows else "nvlink-4"
             named = row is not None and row.intra_link == link
             whose = f"the link of {gpu}" if named else "the H100 generation"
+        elif rate := _port_rate(found.masked, m):
+            link, whose = IB_BY_RATE[rate], f"the {rate} Gb/s port written beside it"
         else:
             link, whose = "ib-ndr", "400 Gb/s per port, the common HGX fabric"
         if link in catalog.links.rows:
             links.append((m.start(), link))
             found.readings.append(f"read '{word}' as {link} ({whose})")
     return links
+
+
+# "IB 200Gb", "200G InfiniBand": the port rate names the generation (note infiniband-rates).
+IB_BY_RATE = {200: "ib-hdr", 400: "ib-ndr", 800: "ib-xdr"}
+RATE_AFTER = lazy(r"^\s*(200|400|800)\s*g(?:b|bit)?(?![a-z])", _I)
+RATE_BEFORE = lazy(r"(?<!\d)(200|400|800)\s*g(?:b|bit)?(?:\s*/\s*s|ps)?\s*$", _I)
+
+
+def _port_rate(text: str, m: re.Match[str]) -> int | None:
+    near = RATE_AFTER.match(text[m.end():m.end() + 12]) or \
+        RATE_BEFORE.search(text[max(0, m.start() - 14):m.start()])
+    return int(near[1]) if near else None
 
 
 def _other_version(text: str, row: Any) -> bool:

@@ -34,6 +34,9 @@ KV_NEEDED = lazy(r"max\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\W{0,6}(\d+(?:\.
 KV_CLAIM = lazy(r"\bkv[\s-]*cache\b[^.\n]{0,60}?(?:is|=|of|takes?|needs?|uses?|about|around|"
                 r"under|~)\s*(?:just\s+|only\s+)?(?:under|over|about|around|~)?\s*(\d+(?:\.\d+)?)\s*"
                 r"(GiB|GB|MiB|MB)\b", re.IGNORECASE)
+# A rate named as a reference, not a measurement: "compared to the theoretical value (100 GB/s)".
+NOT_MEASURED = lazy(r"theoretical|theory|nominal|line[\s-]*rate|spec(?:ification)?s?\b|"
+                    r"\bpeak\b|理论|标称", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
 PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)
@@ -82,6 +85,7 @@ class Measurement:
     text: str
     what: str = ""  # bandwidth: algbw | busbw | ""; tokens_per_s: per_gpu | ""; mfu: "70B"
     divisor: float | None = None  # tflops: the peak the user divided by ("420/1979")
+    before: str = ""  # bandwidth: the words since the previous figure (where it was measured)
 
 
 def _f(text: str) -> float:
@@ -110,14 +114,19 @@ def _duration(value: float, unit: str) -> float:
 def find(text: str) -> list[Measurement]:
     """Every measured figure in `text`, in the order they appear."""
     found: list[tuple[int, Measurement]] = []
+    last = 0
     for m in BANDWIDTH.finditer(text):
+        before, last = text[max(last, m.start() - 80):m.start()], m.end()
+        if NOT_MEASURED.search(before[-30:]):
+            continue  # "the theoretical value (100 GB/s)": what they compare against
         value = _f(m[1]) / (8 if m[2] in ("Gb/s", "Gbps", "Gbit/s") else 1)  # bits to bytes
         near = text[max(0, m.start() - 40): m.end() + 25]
         what = BW_WHAT.search(near)
         label = ""
         if what:
             label = "busbw" if "bus" in what[1].lower() else "algbw"
-        found.append((m.start(), Measurement("bandwidth", value, "GB/s", m[0], label)))
+        found.append((m.start(), Measurement("bandwidth", value, "GB/s", m[0], label,
+                                             before=before)))
     for m in TFLOPS.finditer(text):
         if PER_TOKEN.match(text, m.end()):
             continue  # "0.05 TFLOP per token": a count of work, not a rate

@@ -142,7 +142,11 @@ def _fuzzy_model(words: list[re.Match[str]], folded: list[str], index: NameIndex
 
 def _longest_at(words: list[re.Match[str]], folded: list[str], i: int, index: NameIndex
                 ) -> tuple[Mention, int] | None:
-    """The longest run of words from i (up to five) whose folded spelling is a name."""
+    """The longest run of words from i (up to five) whose folded spelling is a name. The 's'
+    of 'GB/s' is a unit's tail, never the start of one ('86GB/s 3.' is not S3)."""
+    start = words[i].start()
+    if len(words[i][0]) == 1 and start and words[i].string[start - 1] == "/":
+        return None
     best: tuple[Mention, int] | None = None
     key = ""
     for n in range(1, min(5, len(words) - i) + 1):

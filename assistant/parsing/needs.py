@@ -98,9 +98,10 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
 
 
 def _collective_measured(slots: Slots) -> bool:
-    """An algbw or busbw figure ("nccl-tests shows algbw 250 GB/s"): checked against the link
+    """An algbw or busbw figure ("nccl-tests shows algbw 250 GB/s"), or a rate given for a
+    collective named ("all-reduce between two nodes only 86GB/s"): checked against the link
     alone, so no model is needed."""
-    return any(m.kind == "bandwidth" and m.what for m in find(str(slots.get("question", ""))))
+    return "op" in slots or any(m.kind == "bandwidth" and m.what for m in find(str(slots.get("question", ""))))
 
 
 def _gigabytes(slots: Slots) -> bool:

@@ -17,7 +17,7 @@ import unicodedata
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.parsing import calibration, kv_arithmetic, shape_words
+from clusterplan.assistant.parsing import calibration, kv_arithmetic, kv_dtype, shape_words
 from clusterplan.assistant.parsing.entities import extract
 from clusterplan.assistant.parsing.intents import (
     CLUSTER_OR_JOB,
@@ -149,12 +149,16 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
 
 
 def _kv_arithmetic(text: str, slots: dict[str, Any], readings: list[str]) -> None:
-    """The asker's own KV formula, kept to check factor by factor, and the token count of
-    their "<per-token size> * N" when no context length is stated otherwise."""
+    """The asker's own KV formula, kept to check factor by factor; the cache's precision when
+    set apart from the weights'; and the token count of their "<per-token size> * N" when no
+    context length is stated otherwise."""
     factors = kv_arithmetic.formula(text)
     if factors:
         slots["kv_formula"] = factors
         readings.append("read the KV formula shown: " + " × ".join(f"{f:g}" for f in factors))
+    cache = kv_dtype.read(text)
+    if cache:
+        slots["kv_precision"] = cache
     tokens = kv_arithmetic.tokens(text)
     if tokens and "context_len" not in slots:
         slots["context_len"] = tokens

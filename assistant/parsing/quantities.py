@@ -125,15 +125,24 @@ ARITHMETIC = lazy(r"\d\s*(?:\*\*|\^)\s*[-+]?\d[\d\s*^+-]*")
 SMALLEST = Decimal("1e-9")  # below this nothing planned here is meant (a rate, a share)
 
 
+# What makes arithmetic a value the question rests on: a unit or a thing counted after it.
+VALUE_AFTER = lazy(r"\s*(?:[kKMGTP]i?B\b|bytes?\b|tokens?\b|params?\b|parameters\b|gpus?\b)", _I)
+
+
 def plain_numbers(text: str) -> str:
     """`text` with each number in exponent form written out ('1.5e3' -> '1500'); one that
-    is out of range, or arithmetic such as '9**9**9', is OutOfRange naming the range."""
-    power = ARITHMETIC.search(text)
-    if power:
-        raise OutOfRange(f"{power[0].strip()[:40]} is arithmetic, which is not evaluated: "
+    is out of range, or arithmetic such as '9**9**9 GB' given as a value, is OutOfRange naming
+    the range. Arithmetic in the asker's working ("3*10^9*0.5=1.5GB" with its stars lost) is
+    set aside: the question around it is still answered."""
+    return EXPONENT.sub(_written_out, ARITHMETIC.sub(_set_aside, text))
+
+
+def _set_aside(m: re.Match[str]) -> str:
+    if VALUE_AFTER.match(m.string, m.end()):
+        raise OutOfRange(f"{m[0].strip()[:40]} is arithmetic, which is not evaluated: "
                          f"write the number itself, at most {MAX_DIGITS} digits "
                          f"(below 10^{MAX_DIGITS})")
-    return EXPONENT.sub(_written_out, text)
+    return " "
 
 
 # "6 * 7e10 * 1.64e7 = 6.89e18 FLOPS": in a question that counts FLOPs a huge number is a

@@ -10,6 +10,7 @@ from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, rule_of_thumb
+from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
 
 MAX_PLANS = 5
@@ -201,6 +202,8 @@ def _cost_of(intent: Intent, calls: Calls, run: dict[str, Any]) -> str:
 
 
 def serving(intent: Intent, calls: Calls) -> Reply:
+    if not slot(intent, "gpu"):  # a GPU the catalog lacks, known by its memory only: the
+        return fit(intent, calls)  # fit and KV room; its speed is not known to rank layouts
     result = calls.run("parallelism", parallel_payload(intent), "serving layouts and throughput")
     return Reply(headline=layout_sentence(result), tables=plan_tables(result))
 

@@ -204,6 +204,8 @@ def _collective(ctx: Context) -> list[Finding]:
         return []
     op = slot(ctx.intent, "op") or "all_reduce"
     ranks = slot(ctx.intent, "gpus")
+    if ranks and any(ACROSS_NODES.search(m.before) for m in rates) and slot(ctx.intent, "nodes"):
+        return [_collective_at(ctx, op, m) for m in rates]
     if ranks == 1:
         ctx.assumptions.append("a collective needs 2 or more GPUs; 1 was named, so its "
                                "bandwidth was not checked")
@@ -250,6 +252,46 @@ def _collective(ctx: Context) -> list[Finding]:
                            float(usable["busbw_gbps"]), busbw, "GB/s", causes,
                            "nccl-tests-performance#busbw"))
     return out
+
+
+# Where a figure was measured, from the words before it: "between two nodes only 86GB/s".
+ACROSS_NODES = lazy(r"between\s+(?:the\s+)?(?:two|2|\d+)\s+nodes|across\s+(?:the\s+)?nodes|"
+                    r"inter[\s-]*node|multi[\s-]*node|two\s+nodes|跨节点|多机|两台|双机", re.I)
+ONE_NODE = lazy(r"single[\s-]*node|one\s+node|intra[\s-]*node|单机|单节点", re.I)
+
+
+def _collective_at(ctx: Context, op: str, m: Measurement) -> Finding:
+    """One rate checked on the cluster its words name: inside one node, or over all of them
+    with the inter-node ports the question gives (a ring through them: note
+    collective-algorithms#rings-per-port)."""
+    slots = ctx.intent.slots
+    per_node = int(slot(ctx.intent, "gpus_per_node") or slots["gpus"])
+    nodes = 1 if ONE_NODE.search(m.before) and not ACROSS_NODES.search(m.before) \
+        else int(slots["nodes"])
+    payload: dict[str, Any] = {"op": op, "size": "8 GB", "ranks": per_node * nodes,
+                               "gpus_per_node": per_node, "gpu": ctx.gpu()}
+    fabric = [k for k in slots.get("links", []) if k.startswith(("ib-", "roce-"))]
+    if nodes > 1 and fabric:
+        payload["inter_link"] = fabric[0]
+    if nodes > 1 and slots.get("nics_per_node"):
+        payload["nics_per_node"] = slots["nics_per_node"]
+    usable = ctx.calls.run("interconnect", payload, f"bus bandwidth NCCL can reach on "
+                           f"{nodes} node{'s' if nodes > 1 else ''} at 8 GB")
+    busbw = m.value * float(usable["bus_factor"]) if m.what == "algbw" else m.value
+    if not m.what:
+        ctx.assumptions.append(f"{m.text} read as bus bandwidth (busbw)")
+    where = f"{nodes} nodes of {per_node}" if nodes > 1 else f"one node of {per_node}"
+    if busbw >= NORMAL_FROM * float(usable["busbw_gbps"]):
+        causes = [("nothing wrong: NCCL's usable rate over these links, not their line rate, "
+                   "is the ceiling", "nccl-tests-performance#busbw")]
+    else:
+        causes = [("message sizes too small: read the busbw of the largest sizes",
+                   "nccl-tests-performance#small-sizes"),
+                  ("fewer network ports in use than the node has (NCCL_IB_HCA, rails, PCIe "
+                   "switch placement)", "collective-algorithms#rings-per-port")]
+    return Finding(f"{op.replace('_', '-')} bus bandwidth on {where} x {ctx.gpu()}",
+                   float(usable["busbw_gbps"]), busbw, "GB/s", causes,
+                   "nccl-tests-performance#busbw")
 
 
 # --- TFLOP/s per GPU and MFU ----------------------------------------------------------------

@@ -1,0 +1,33 @@
+"""The KV cache's own precision, when a question sets it apart from the weights'.
+
+Serving engines keep the cache in the model's 16-bit type unless told otherwise
+(kv-cache#cache-dtype-default); people who turn it down say so beside the cache: "fp8 kv-cache",
+"--kv-cache-dtype fp8_e5m2", "KV cache in int8", llama.cpp's "-ctk q8_0". Q8_0 stores 8-bit
+values (plus a scale per 32), counted here as int8.
+"""
+
+from __future__ import annotations
+
+import re
+
+from clusterplan.assistant.parsing.lazy_re import lazy
+
+_I = re.IGNORECASE
+_TYPE = r"(fp8(?:_e[45]m[23])?|fp16|bf16|fp32|int8|q8_0)"
+_CACHE = r"kv[\s_-]*(?:cache)?"
+PATTERNS = (
+    lazy(r"(?<![\w])" + _TYPE + r"[\s_-]*(?:quantized\s+)?" + _CACHE + r"(?![a-z])", _I),
+    lazy(_CACHE + r"[\s_-]*(?:dtype|type|precision)?\s*(?:=|:|in|as|at)?\s*" + _TYPE + r"\b", _I),
+    lazy(r"(?:-ctk|--cache-type-k)\s*[= ]\s*" + _TYPE + r"\b", _I),
+)
+AS_TOOL = {"fp8": "fp8", "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "int8": "int8",
+           "q8_0": "int8"}
+
+
+def read(text: str) -> str | None:
+    """The KV cache precision stated, as the memory tool names it, or None."""
+    for pattern in PATTERNS:
+        m = pattern.search(text)
+        if m:
+            return AS_TOOL[m[1].lower().split("_e")[0]]
+    return None
