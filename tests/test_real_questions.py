@@ -1130,7 +1130,8 @@ def test_a_kv_formula_shown_is_checked_factor_by_factor():
         "below. which part is wrong? please correct me.")
     text = answer.markdown
     assert "Your formula gives **1,605,632 bytes per token**; this model keeps **57,344**" in text
-    assert "| 3584 | the hidden size | where the cache keeps 4 KV heads x 128 = 512 (7x too many) |" in text
+    assert ("| 3584 | the hidden size | where the cache keeps 4 KV heads x 128 = 512 (7x too "
+            "many) |") in text
     assert "(4x too many)" in text
     assert "**0.176 GB** for 3,072 tokens" in text
 

@@ -101,7 +101,8 @@ def _collective_measured(slots: Slots) -> bool:
     """An algbw or busbw figure ("nccl-tests shows algbw 250 GB/s"), or a rate given for a
     collective named ("all-reduce between two nodes only 86GB/s"): checked against the link
     alone, so no model is needed."""
-    return "op" in slots or any(m.kind == "bandwidth" and m.what for m in find(str(slots.get("question", ""))))
+    question = str(slots.get("question", ""))
+    return "op" in slots or any(m.kind == "bandwidth" and m.what for m in find(question))
 
 
 def _gigabytes(slots: Slots) -> bool:
