@@ -1175,3 +1175,37 @@ def test_a_gpu_known_by_its_memory_only_is_sized_and_its_fp8_cache_counted():
                      "length if TP is not used?")
     assert answer.error is None
     assert "(163,840 bytes per token)" in answer.markdown
+
+
+def test_a_link_named_once_is_never_a_comparison_the_tool_refuses():
+    # Hacker News (item 41485351) and r/MachineLearning (hwfjej) each name one link ("NVLink",
+    # "InfiniBand connectable"); both once ended in the interconnect tool's "at least 2 links"
+    # error. A generic word and the link it was read as are one link.
+    for question in (
+            "Is NVLink required if you want to run an LLM model which exceeds the memory of a "
+            "single GPU? What are the benchmark comparisons with and without it?",
+            "The used Microsoft Azure cloud offers, via InfiniBand connectable, 8xV100 machines "
+            "at $10.7957/hour (1 year reserved). My question is, is the calculation above "
+            "roughly accurate (Azure hourly costs, assumed compute utilization)?"):
+        answer = respond(question)
+        assert answer.error is None and answer.intent.kind != "link_compare"
+
+
+def test_a_cpu_model_number_and_a_count_of_gpus_are_not_context_lengths():
+    # ollama#3301 "Intel i9 14900k 96GB" and llama3#91 "24K GPUs": neither is 14,900 x 1,024
+    # nor 24 x 1,024 tokens of context.
+    assert "context_len" not in respond(
+        "Given the following hardware Nvidia RTX 4070 (16GB), Intel i9 14900k 96GB How would I "
+        "understand the utilization that I see?").intent.slots
+    assert "context_len" not in respond(
+        "The 8B model is quoted as requiring 1.3M GPU hours; your training clusters each have "
+        "24K GPUs, so only 53 hours of pre-training?").intent.slots
+
+
+def test_nvlink_against_plain_pcie_is_set_against_the_pcie_of_its_hosts():
+    # "PCIe" with no generation beside NVLink 4: the PCIe 5.0 x16 of H100 hosts, 32 GT/s x 16
+    # lanes x 128/130 / 8 = 63.0 GB/s one way; NVLink 4 is 18 links x 25 GB/s = 450 GB/s one
+    # way; 450 / 63.0 = 7.14.
+    answer = respond("How much faster is NVLink 4 than PCIe?")
+    assert answer.intent.kind == "link_compare"
+    assert "PCIe 5.0 x16 **63.0 GB/s**: **7.14×** faster" in answer.markdown

@@ -226,7 +226,16 @@ def _measured_twice(t: str) -> bool:
 
 
 def _links(s: Slots, t: str) -> int:
-    return len(s.get("links", [])) + len(LINK_WORDS.findall(re.sub(r"<l\d>", "", t)))
+    """Kinds of link named: each catalog link once, and each generic word ('NVLink', 'PCIe')
+    whose kind is not already among them ('InfiniBand' read as ib-ndr is one link, not two)."""
+    named = set(s.get("links", []))
+    kinds = {k.split("-")[0] for k in named}
+    words = {_LINK_KIND.get(w.lower(), w.lower())
+             for w in LINK_WORDS.findall(re.sub(r"<l\d>", "", t))}
+    return len(named) + len(words - kinds)
+
+
+_LINK_KIND = {"infiniband": "ib"}
 
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (

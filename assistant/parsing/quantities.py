@@ -41,10 +41,12 @@ CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt
 CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
 # "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
-BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(\d+)k\b(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))"
-              # a count of things is no context: "230k data samples", "50k steps"
+BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
+              r"(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))"
+              # a count of things is no context: "230k data samples", "50k steps", "24K GPUs";
+              # nor is a CPU's model number ("i9 14900k")
               r"(?!\s*(?:data\s+|training\s+)?(?:samples?|examples?|rows?|steps?|iterations?|"
-              r"images?|documents?|records?|条))", _I)
+              r"images?|documents?|records?|gpus?|cards?|nodes?|条))", _I)
 # An engine's own name for the context: "--max-model-len 29k", "num_ctx 32768", "n_ctx=4096".
 CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]tokens)\s*"
                     r"(?:=|:|to|of|is)?\s*" + NUM + r"\s*(k)?\b", _I)

@@ -87,9 +87,20 @@ def convert(intent: Intent, calls: Calls) -> Reply:
     return Reply(headline=lead)
 
 
+def counterpart(link: str, gpu: str | None) -> str:
+    """What stands in for `link` when only it is named: PCIe of the same generation for
+    NVLink, the GPU's own NVLink for a network link."""
+    if link.startswith("nvlink"):  # NVLink 4 and 5 ship on PCIe 5 hosts, earlier on PCIe 4
+        return "pcie-5" if link in ("nvlink-4", "nvlink-5") else "pcie-4"
+    row = catalog().gpus.rows.get(gpu or "")
+    return row.intra_link if row is not None and row.intra_link else "nvlink-4"
+
+
 def link_compare(intent: Intent, calls: Calls) -> Reply:
     """Two links per direction per GPU, with the marketed figures beside them."""
-    links = list(intent.slots.get("links", []))[:2]
+    links = list(dict.fromkeys(intent.slots.get("links", [])))[:2]
+    if len(links) == 1:  # "is NVLink required?": the link against what carries it otherwise
+        links.append(counterpart(links[0], slot(intent, "gpu")))
     result = calls.run("interconnect", {"op": "compare", "links": links},
                        "the two links per direction")
     figures: list[dict[str, Any]] = result.get("links", [])
