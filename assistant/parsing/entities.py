@@ -122,6 +122,9 @@ class Entities:
 
 
 GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
+# A size glued to the name after it: "72Bqwen" (qwen-708) is "72B qwen"; "8bit" stays.
+GLUED_SIZE = lazy(r"(?<![A-Za-z0-9_.])(\d{1,4}(?:\.\d)?b)(?=(?!its?\b|illion|ytes?|f16|f8)[a-z]{3,})",
+                  _I)
 
 
 DGX_GLUED = lazy(r"\b([DH]GX)[-_](?=[A-Z]\d)", _I)
@@ -134,6 +137,7 @@ def extract(text: str, catalog: Catalog) -> Entities:
     spaced = re.sub(r"(?<!-)(\d)\s*[x×*]\s*(?=[a-z0-9])", r"\1 x ", text, flags=_I)
     # "8A100", "progress=8H100": a count glued to a GPU's name.
     spaced = GLUED_COUNT.sub(r"\1 ", spaced)
+    spaced = GLUED_SIZE.sub(r"\1 ", spaced)
     spaced = DGX_GLUED.sub(r"\1 ", spaced)  # "DGX-A100": the system, then its GPU's name
     mentions = find_mentions(spaced, catalog)
     masked = mask(spaced, mentions)

@@ -259,8 +259,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("layout", lambda t, s: bool(OPTIONS.search(t)) and _has_model(s)
      and ("gpus" in s or "nodes" in s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
+    # (A collective's measured rate on those links is a run to check, not the link's rate.)
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
-     and "size" not in s and not _has_model(s)
+     and "size" not in s and "op" not in s and not _has_model(s)
      and not (_links(s, t) >= 2 and bool(COMPARE.search(t)))),
     # The size of saved files doubted ("optimizer state files of 105 GB, is this expected?",
     # "adapter_model.bin is just 1kB, is it normal?"): the bytes each save holds answer it.
