@@ -123,8 +123,8 @@ class Entities:
 
 GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
 # A size glued to the name after it: "72Bqwen" (qwen-708) is "72B qwen"; "8bit" stays.
-GLUED_SIZE = lazy(r"(?<![A-Za-z0-9_.])(\d{1,4}(?:\.\d)?b)(?=(?!its?\b|illion|ytes?|f16|f8)[a-z]{3,})",
-                  _I)
+GLUED_SIZE = lazy(r"(?<![A-Za-z0-9_.])(\d{1,4}(?:\.\d)?b)"
+                  r"(?=(?!its?\b|illion|ytes?|f16|f8)[a-z]{3,})", _I)
 
 
 DGX_GLUED = lazy(r"\b([DH]GX)[-_](?=[A-Z]\d)", _I)
