@@ -1209,3 +1209,37 @@ def test_nvlink_against_plain_pcie_is_set_against_the_pcie_of_its_hosts():
     answer = respond("How much faster is NVLink 4 than PCIe?")
     assert answer.intent.kind == "link_compare"
     assert "PCIe 5.0 x16 **63.0 GB/s**: **7.14×** faster" in answer.markdown
+
+
+def test_a_long_context_fine_tune_that_misses_is_shown_split_over_the_gpus():
+    # InternLM/xtuner#424: full fine-tuning InternLM2-20B with ZeRO-3 on 8 A100 reaches only 2k
+    # tokens; what does 200k take? At 204,800 tokens the activations of one whole sequence
+    # exceed any one GPU, so no count of A100 holds it that way; context parallelism gives
+    # each GPU s/cp tokens (context-parallelism#memory) and the search finds a layout that fits.
+    answer = respond("请问是否支持200k上文的微调，需要什么样的配置？ 目前我使用的是zero3对"
+                     "interlm2-chat-20b进行全量微调，8*A100只能微调2k上文，请问200k或者比较长"
+                     "几十k的上文微调需要怎么设置？")
+    assert answer.intent.slots["seq_len"] == 200 * 1024
+    text = answer.markdown
+    assert "No number of NVIDIA A100 SXM 80GB holds it with whole sequences on each GPU" in text
+    fits = re.search(r"and it fits: \*\*(.+?)\*\*.*?\*\*([\d.]+) GB per GPU\*\*", text)
+    assert fits and "CP " in fits[1] and float(fits[2]) <= 85.9
+
+
+def test_whether_an_engine_can_serve_a_model_is_inference_whatever_its_training():
+    # vllm#4909: "we will finetune a 70B model that support long content with 800k, can vllm
+    # support to inference this model?" is a serving question at 800k (819,200) tokens.
+    answer = respond("[Misc]: can vllm support long content inference like 800k we will finetune "
+                     "a 70B model that support  long content with 800k, can vllm support to "
+                     "inference this model?")
+    assert answer.intent.slots["workload"] == "inference"
+    assert "819,200 tokens" in answer.markdown
+
+
+def test_a_memory_cost_in_gigabytes_is_not_money():
+    # unslothai/unsloth#2281: "Training Memory Cost (GB) of Llama 3.1 8B with QLoRA 4-bit is
+    # 42Gb ... far too much": the memory of the job is asked, not a rental.
+    answer = respond("You've mentioned, that Training Memory Cost (GB) of Llama 3.1 8B with "
+                     "QLoRA 4-bit is **42Gb** This seems to be far too much.")
+    assert answer.intent.kind in ("memory", "fit", "diagnose")
+    assert "usd" not in answer.intent.slots and "cost" not in answer.intent.slots

@@ -85,6 +85,11 @@ WORKLOADS = (
 EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?"
                      r"(?:fine[\s_-]*tun|finetun|ft\b|sft\b)",
                      _I)
+# Whether a serving engine can run the model is an inference question, whatever training the
+# model had or will have ("we will finetune a 70B model ... can vllm support to inference it?").
+ENGINE_SERVES = lazy(r"\b(?:can|could|does|will|is)\s+(?:vllm|sglang|tgi|ollama|llama\.cpp|"
+                     r"lmdeploy|tensorrt-llm|trt-llm)\b[^.?]{0,40}?\b(?:inference|infer|serve|"
+                     r"serving|run|deploy)", _I)
 ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
@@ -312,6 +317,9 @@ def _words(found: Entities) -> None:
         slots["workload"] = "pretrain"
     if slots.get("workload") in ("lora", "qlora") and _full_first(text):
         slots["workload"] = "full_finetune"
+    if slots.get("workload") in ("full_finetune", "lora", "qlora", "pretrain") \
+            and ENGINE_SERVES.search(text):
+        slots["workload"] = "inference"  # "we will finetune it; can vLLM serve it?"
     if fmt := _format(text):
         slots["precision"] = fmt
     read_offload(text, slots)

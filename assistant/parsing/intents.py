@@ -71,7 +71,9 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tu
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
                            _I)
-COST = lazy(r"\bcosts?\b|\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|"
+# "Training Memory Cost (GB)", "compute cost in FLOPs": a cost in bytes or work, not money.
+COST = lazy(r"\b(?<!memory\s)(?<!vram\s)(?<!compute\s)costs?\b(?!\s*\((?:gb|gib|mb)\))|"
+                  r"\bcostly\b|\bprices?\b|\bpricing\b|\bcheap|\bexpensive\b|"
                   r"\brent(?:al|ing)?\b|"
                   r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|"
                   r"\bon[\s-]*demand\b|"

@@ -10,7 +10,7 @@ from clusterplan.assistant.composing.markdown import num, plural, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model
-from clusterplan.assistant.routing.dispatch import Calls, Reply, model_shape, slot
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
 from clusterplan.assistant.routing.size_rule import budget_without_model, memory_without_model
@@ -170,15 +170,20 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
                                                           and (slot(intent, "zero_stage") or 0) < 2
                                                           else ""))
         unsplit = layout["tp"] == 1 and layout["pp"] == 1 and fewest and fewest <= gpus
+        sequences = _split_sequences(intent, calls, result)
+        whole = " with whole sequences on each GPU" if sequences else ""
         more = f" The fewest {gpu} that hold it: **{fewest}**{split if unsplit else ''}." \
             if fewest else \
-            f" No number of {gpu} holds it." if result["gpu"] else \
+            f" No number of {gpu} holds it{whole}." if result["gpu"] else \
             " The weights at smaller precisions are below."
         lead += f", {num(-spare)} GB more than it has.{more}"
         rescue = None if least else _fits_with_least(intent, calls, result)
         if rescue:
             lead += " " + rescue[0]
             steps.append(rescue[1])
+        elif sequences:
+            lead += " " + sequences[0]
+            steps.append(sequences[1])
         elif result["workload"] == "full_finetune":
             lead += _lighter_methods(intent, calls, result)
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
@@ -215,6 +220,47 @@ def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any]
                 result=q(alt["per_gpu_gb"], "GB per GPU"),
                 notes=["activation-memory#full-recompute", "zero-paper#stage-3",
                        "megatron-lm-2021#flops-formula", "qlora-paper#lora-compute"])
+    return text, step
+
+
+# context-parallelism#min-tokens-per-rank: splitting a sequence pays from 16,384 tokens on.
+LONG_SEQUENCE = 16_384
+
+
+def _split_sequences(intent: Intent, calls: Calls, result: dict[str, Any]
+                     ) -> tuple[str, Step] | None:
+    """A long-sequence training job that misses the GPUs named: the layout search, which
+    splits each sequence over GPUs (context parallelism, what DeepSpeed Ulysses and xtuner call
+    sequence parallelism), says whether and how those GPUs hold it. A global batch of one
+    sequence a GPU is assumed, and said."""
+    seq_len = intent.slots.get("seq_len") or 0
+    gpus = result["layout"]["gpus"]
+    if result["workload"] == "inference" or seq_len < LONG_SEQUENCE or gpus < 2 \
+            or not result["gpu"]:
+        return None
+    payload = {**model_fields(intent), "gpu": result["gpu"], "gpus": gpus,
+               "workload": result["workload"], "seq_len": seq_len, "global_batch": gpus}
+    try:
+        plans = calls.run("parallelism", payload, "layouts that split each sequence over GPUs",
+                          aside=True).get("plans") or []
+    except (ToolError, ValueError, LookupError):
+        return None
+    split = [p for p in plans if p.get("cp", 1) > 1]
+    if not split:
+        return None
+    best = split[0]
+    shape = " × ".join(f"{k.upper()} {best[k]}" for k in ("tp", "cp", "pp", "dp") if best[k] > 1)
+    text = (f"Split each {num(seq_len)}-token sequence over the GPUs (context parallelism; "
+            f"DeepSpeed Ulysses and xtuner call it sequence parallelism) and it fits: "
+            f"**{shape}**, ZeRO stage {best['zero_stage']}, recompute {best['recompute']}, "
+            f"**{num(best['per_gpu_gb'])} GB per GPU**, for a global batch of {gpus} sequences "
+            f"(assumed: one a GPU).")
+    step = Step(label="the same job with each sequence split over GPUs",
+                formula="the layout search's fastest layout with cp > 1 that fits",
+                inputs={"seq_len": q(seq_len, "tokens"), "gpus": q(gpus),
+                        "global_batch": q(gpus, "sequences")},
+                result=q(best["per_gpu_gb"], "GB per GPU"),
+                notes=["context-parallelism#memory", "context-parallelism#what-it-splits"])
     return text, step
 
 
