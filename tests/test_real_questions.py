@@ -1243,3 +1243,20 @@ def test_a_memory_cost_in_gigabytes_is_not_money():
                      "QLoRA 4-bit is **42Gb** This seems to be far too much.")
     assert answer.intent.kind in ("memory", "fit", "diagnose")
     assert "usd" not in answer.intent.slots and "cost" not in answer.intent.slots
+
+
+# --- the bus bandwidth a collective should reach -----------------------------------------
+
+def test_expected_all_reduce_busbw_across_two_h100_nodes_is_the_nics_rate():
+    # An NCCL maintainer on nccl-tests#290 (two H100 nodes over NDR): "For NDR @ 400Gbps you
+    # should see 46-48GB/s per NIC". A ring crosses each node's boundary once per direction
+    # per channel, so with 8 NICs a node busbw at 2 nodes is 8 x 46..48 = 368..384 GB/s; the
+    # NVLink 4 hops inside (NCCL's usable ~371 GB/s a GPU) may hold it a little under. A 5 %
+    # band below the low end allows that.
+    answer = respond("What's the all-reduce bandwidth I should expect between two DGX H100 "
+                     "nodes with 8x 400Gb/s InfiniBand?")
+    found = re.search(r"about \*\*([\d.]+) GB/s bus bandwidth\*\*", answer.markdown)
+    assert found, answer.markdown[:300]
+    assert 0.95 * 368 <= float(found.group(1)) <= 384
+    assert "message size 1 GB" in " ".join(answer.assumptions)
+    assert "`nccl-tests-performance#small-sizes`" in answer.markdown

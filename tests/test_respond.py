@@ -304,7 +304,28 @@ def test_a_kv_cache_question_leads_with_the_bytes_per_token():
     answer = respond("How much KV cache does Llama 3 70B need per token?")
     first = answer.markdown.split(". ")[0]
     assert "**327,680 bytes per token**" in first
-    assert "1 sequence." in answer.markdown and "1 sequences" not in answer.markdown
+    assert "1 sequence;" in answer.markdown and "1 sequences" not in answer.markdown
+
+
+def test_a_kv_answer_names_the_cache_precision_and_sets_fp8_beside_bf16():
+    # Llama 3.1 70B in FP8 weights keeps a BF16 cache: 327,680 B a token (2 x 80 x 8 x 128 x 2)
+    # x 32,768 tokens x 16 users = 171.8 GB; an FP8 cache, 1 byte an element, is half: 85.9 GB.
+    answer = respond("How much KV cache does Llama 3.1 70B need for 32k context and 16 "
+                     "concurrent users in fp8?")
+    first = answer.markdown.split("\n\n")[0]
+    assert "kept in BF16" in first and "**172 GB**" in first
+    assert "halves it to 85.9 GB" in first
+
+
+def test_a_cache_dtype_flag_says_nothing_of_the_weights():
+    # "--kv-cache-dtype fp8" on Llama 3.1 8B: the cache is 2 x 32 x 8 x 128 x 1 B = 65,536 B a
+    # token; the weights stay BF16: 8.03e9 parameters x 2 B = 16.06 GB.
+    answer = respond("KV cache of Llama 3.1 8B at 128k context with --kv-cache-dtype fp8")
+    assert answer.intent.slots["kv_precision"] == "fp8"
+    assert "precision" not in answer.intent.slots
+    assert "**65,536 bytes per token**" in answer.markdown
+    assert answer.data["memory"]["breakdown_gb"]["weights"] == pytest.approx(16.06, rel=0.002)
+    assert "halves it" not in answer.markdown
 
 
 def test_a_served_models_max_sequence_length_is_its_context():

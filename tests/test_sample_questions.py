@@ -138,8 +138,10 @@ def test_07_kv_cache_of_llama_3_70b_at_32k_and_16_requests(session):
     assert m["kv_cache_bytes_per_token"] == per_token == 327_680
     # x 32,768 tokens (32k) x 16 sequences = 171.8 GB
     assert m["breakdown_gb"]["kv_cache"] == pytest.approx(327_680 * 32_768 * 16 / 1e9, rel=1e-3)
-    assert a.markdown.startswith("The KV cache takes **327,680 bytes per token**: **172 GB** "
-                                 "for 32,768 tokens × 16 sequences.")
+    assert a.markdown.startswith("The KV cache, kept in BF16, takes **327,680 bytes per "
+                                 "token**: **172 GB** for 32,768 tokens × 16 sequences; an "
+                                 "FP8 cache (vLLM's `--kv-cache-dtype fp8`) halves it to "
+                                 "85.9 GB.")
     assert "kv-cache#per-token" in keys(a)
 
 

@@ -24,6 +24,17 @@ AS_TOOL = {"fp8": "fp8", "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "int8":
            "q8_0": "int8"}
 
 
+def only_for_cache(text: str) -> bool:
+    """Whether the precision word of the cache phrase appears nowhere else in `text`: then it
+    says nothing of the weights ("--kv-cache-dtype fp8" on a BF16 model)."""
+    for pattern in PATTERNS:
+        m = pattern.search(text)
+        if m:
+            rest = text[:m.start()] + " " + text[m.end():]
+            return re.search(r"(?<![\w])" + re.escape(m[1]) + r"(?![\w])", rest, _I) is None
+    return False
+
+
 def read(text: str) -> str | None:
     """The KV cache precision stated, as the memory tool names it, or None."""
     for pattern in PATTERNS:

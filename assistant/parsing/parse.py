@@ -159,6 +159,8 @@ def _kv_arithmetic(text: str, slots: dict[str, Any], readings: list[str]) -> Non
     cache = kv_dtype.read(text)
     if cache:
         slots["kv_precision"] = cache
+        if kv_dtype.only_for_cache(text) and slots.get("precision") == cache:
+            del slots["precision"]  # the weights' precision was not stated
     tokens = kv_arithmetic.tokens(text)
     if tokens and "context_len" not in slots:
         slots["context_len"] = tokens

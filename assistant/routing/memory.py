@@ -131,11 +131,18 @@ def _asks_kv(intent: Intent) -> bool:
 
 
 def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
-    per_token = result["kv_cache_bytes_per_token"]
+    """The cache's bytes per token and total, in the precision it is kept in; a 16-bit cache
+    the question did not choose is set beside the FP8 cache the engines offer."""
+    per_token, cache_gb = result["kv_cache_bytes_per_token"], result["breakdown_gb"]["kv_cache"]
     context, batch = slot(intent, "context_len", 4096), slot(intent, "batch", 1)
-    return (f"The KV cache takes **{num(per_token)} bytes per token**: "
-            f"**{num(result['breakdown_gb']['kv_cache'])} GB** for {plural(context, 'token')} "
-            f"× {plural(batch, 'sequence')}.")
+    kept = str(result.get("kv_precision") or "bf16")
+    said = (f"The KV cache, kept in {kept.upper()}, takes "
+            f"**{num(per_token)} bytes per token**: **{num(cache_gb)} GB** for "
+            f"{plural(context, 'token')} × {plural(batch, 'sequence')}")
+    if "kv_precision" not in intent.slots and kept in ("bf16", "fp16"):
+        said += (f"; an FP8 cache (vLLM's `--kv-cache-dtype fp8`) halves it to "
+                 f"{num(cache_gb / 2)} GB")
+    return said + "."
 
 
 def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:

@@ -9,6 +9,7 @@ from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.link_facts import link_facts
 from clusterplan.db.active import catalog
+from clusterplan.tools.contract import Step, q
 
 OP_WORDS = {"all_reduce": "all-reduce", "all_gather": "all-gather",
             "reduce_scatter": "reduce-scatter", "all_to_all": "all-to-all",
@@ -27,34 +28,74 @@ def _links_by_scope(intent: Intent) -> dict[str, str]:
 def collective(intent: Intent, calls: Calls) -> Reply:
     """Time of a collective (or a transfer) on the GPUs and links named."""
     op = slot(intent, "op", "transfer")
-    if "size" not in intent.slots and "size_gb" not in intent.slots and intent.slots.get("links"):
+    sized = "size" in intent.slots or "size_gb" in intent.slots
+    if not sized and op != "transfer" and _ranks_named(intent):
+        return expected_busbw(intent, calls, op)  # "what all-reduce bandwidth should I expect?"
+    if not sized and intent.slots.get("links"):
         return link_facts(intent)  # the links themselves are the question
     if op == "transfer":
         return transfer(intent, calls)
-    links = _links_by_scope(intent)
-    # A direct /interconnect call names ranks and links; a question names GPUs and link words.
-    payload = {"op": op, "size": slot(intent, "size"), "size_gb": slot(intent, "size_gb"),
-               "ranks": slot(intent, "gpus") or slot(intent, "ranks"),
-               "gpus_per_node": slot(intent, "gpus_per_node"), "gpu": slot(intent, "gpu"),
-               "nics_per_node": slot(intent, "nics_per_node"),
-               "intra_link": links.get("intra_node") or slot(intent, "intra_link"),
-               "inter_link": links.get("inter_node") or slot(intent, "inter_link")}
-    result = calls.run("interconnect", payload, f"time of the {OP_WORDS[op]}")
-    where = f"{result['ranks']} GPUs" + (f" in {result['nodes']} nodes" if
-                                         (result.get("nodes") or 1) > 1 else "")
+    result = calls.run("interconnect", _collective_payload(intent, op),
+                       f"time of the {OP_WORDS[op]}")
+    where = _where(result)
     lead = (f"An {OP_WORDS[op]} of {num(result['size_gb'])} GB across {where} takes about "
             f"**{num(result['time_s'])} s** ({result['algorithm']} algorithm, "
             f"{result['bandwidth']} bandwidth; bus bandwidth {num(result['busbw_gbps'])} GB/s, "
             f"bottleneck {result['bottleneck']}).")
-    rows = [[p["name"], p["link"], p["size_gb"], p["bandwidth_gbps"], p["time_s"]]
-            for p in result.get("phases", [])]
-    tables = [table(["phase", "link", "GB per GPU", "GB/s one way", "time (s)"], rows)] \
-        if rows else []
+    tables = _phase_tables(result)
     others = result.get("candidates") or []
     if others:
         tables.append(table(["algorithm", "time (s)"],
                             [[c["algorithm"], c["time_s"]] for c in others]))
     return Reply(headline=lead, tables=tables)
+
+
+# A message this large sits where nccl-tests' busbw has stopped growing with size.
+LARGE_MESSAGE = "1 GB"
+
+
+def _ranks_named(intent: Intent) -> bool:
+    return any(intent.slots.get(k) for k in ("gpus", "ranks", "nodes"))
+
+
+def _collective_payload(intent: Intent, op: str, size: str | None = None) -> dict[str, Any]:
+    """A direct /interconnect call names ranks and links; a question names GPUs and link words."""
+    links = _links_by_scope(intent)
+    return {"op": op, "size": size or slot(intent, "size"), "size_gb": slot(intent, "size_gb"),
+            "ranks": slot(intent, "gpus") or slot(intent, "ranks"),
+            "gpus_per_node": slot(intent, "gpus_per_node"), "gpu": slot(intent, "gpu"),
+            "nics_per_node": slot(intent, "nics_per_node"),
+            "intra_link": links.get("intra_node") or slot(intent, "intra_link"),
+            "inter_link": links.get("inter_node") or slot(intent, "inter_link")}
+
+
+def _where(result: dict[str, Any]) -> str:
+    return f"{result['ranks']} GPUs" + (f" in {result['nodes']} nodes"
+                                        if (result.get("nodes") or 1) > 1 else "")
+
+
+def _phase_tables(result: dict[str, Any]) -> list[str]:
+    rows = [[p["name"], p["link"], p["size_gb"], p["bandwidth_gbps"], p["time_s"]]
+            for p in result.get("phases", [])]
+    return [table(["phase", "link", "GB per GPU", "GB/s one way", "time (s)"], rows)] \
+        if rows else []
+
+
+def expected_busbw(intent: Intent, calls: Calls, op: str) -> Reply:
+    """The bus bandwidth a collective should reach at large messages, as nccl-tests prints
+    it, so a user can set a run against it."""
+    result = calls.run("interconnect", _collective_payload(intent, op, LARGE_MESSAGE),
+                       f"bus bandwidth of the {OP_WORDS[op]} at a large message")
+    lead = (f"An {OP_WORDS[op]} across {_where(result)} should reach about "
+            f"**{num(result['busbw_gbps'])} GB/s bus bandwidth** (busbw, as nccl-tests prints "
+            f"it; algorithm bandwidth {num(result['algbw_gbps'])} GB/s) at large messages, "
+            f"bottleneck {result['bottleneck']} ({result['algorithm']} algorithm).")
+    step = Step(label="message size", formula="a large message: busbw no longer grows with "
+                "size there", inputs={}, result=q(1.0, "GB"),
+                notes=["nccl-tests-performance#small-sizes", "nccl-tests-performance#busbw"])
+    return Reply(headline=lead, tables=_phase_tables(result), steps=[step],
+                 assumptions=[f"message size {LARGE_MESSAGE}: bus bandwidth is read at large "
+                              "sizes, where latency no longer counts"])
 
 
 def transfer(intent: Intent, calls: Calls) -> Reply:
