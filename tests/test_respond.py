@@ -317,6 +317,21 @@ def test_a_kv_answer_names_the_cache_precision_and_sets_fp8_beside_bf16():
     assert "halves it to 85.9 GB" in first
 
 
+def test_how_many_gpus_shows_the_split_on_that_many_not_the_whole_on_one():
+    # Llama 3.1 70B in FP8 with a BF16 cache for 16 x 32,768 tokens: 171.8 GB of cache and
+    # 70.55 GB of weights do not fit one H100 (85.5 GB); on 4 each holds a quarter of both:
+    # 70.55 / 4 = 17.6 GB of weights and 171.8 / 4 = 42.9 GB of cache.
+    answer = respond("How many H100 do I need to serve Llama 3.1 70B in fp8 with 32k context "
+                     "for 16 concurrent users?")
+    assert answer.intent.kind == "cluster_size"
+    assert "**4× NVIDIA H100 SXM 80GB**" in answer.markdown
+    shares = answer.data["memory_2"]["breakdown_gb"]  # the second call: on the 4 GPUs
+    assert answer.data["memory_2"]["layout"]["gpus"] == 4
+    assert shares["weights"] == pytest.approx(70.55 / 4, rel=0.005)
+    assert shares["kv_cache"] == pytest.approx(327_680 * 32_768 * 16 / 4 / 1e9, rel=0.002)
+    assert "GPU memory of all 4 GPUs" in answer.markdown and "all 1 GPUs" not in answer.markdown
+
+
 def test_a_cache_dtype_flag_says_nothing_of_the_weights():
     # "--kv-cache-dtype fp8" on Llama 3.1 8B: the cache is 2 x 32 x 8 x 128 x 1 B = 65,536 B a
     # token; the weights stay BF16: 8.03e9 parameters x 2 B = 16.06 GB.

@@ -387,8 +387,16 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
         lead = lead.split(" More GPUs")[0]
     if slot(intent, "tp") or slot(intent, "pp"):
         lead = _replica_lead(intent, result) + " " + lead
-    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(result),
-                                        *totals(result)],
+    shown = result
+    if fewest and fewest > 1 and result["layout"]["gpus"] == 1:
+        # The breakdown on the GPUs recommended, not the whole job on the one GPU that
+        # cannot hold it.
+        shown = calls.run("memory", memory_payload(intent, least=True)
+                          | {"gpu": gpu_id, "gpus": fewest}, f"bytes per GPU on {fewest} GPUs")
+        lead += (f" On {fewest} of them each holds **{num(shown['per_gpu_gb'])} GB** of "
+                 f"{num(shown['gpu_memory_gb'])} GB.")
+    return Reply(headline=lead, tables=[min_gpus_table(result), breakdown_table(shown),
+                                        *totals(shown)],
                  assumptions=_least(result), resolved={"gpus": fewest} if fewest else {})
 
 
