@@ -3,6 +3,8 @@ follow-ups - and never an exception, whatever is typed."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -504,3 +506,20 @@ def test_a_serving_figure_asked_after_sizing_a_served_model_is_that_jobs_figure(
     best = asked.data["parallelism"]["plans"][0]
     assert best["time_per_output_token_ms"] == pytest.approx(13.2, rel=0.04)
     assert respond("what is a KV cache?", previous=sized.intent).intent.kind == "concept"
+
+
+def test_nvlink_asked_of_a_card_without_it_says_so_and_sets_pcie_beside_nvlink():
+    # The L40S is a PCIe 4.0 x16 card without NVLink (its datasheet). PCIe 4.0 x16 carries
+    # 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s a direction; NVLink 4 on an H100 SXM 450 GB/s
+    # a direction: 450 / 31.5 = 14.3x by line rate. NCCL's usable rates differ by link, so the
+    # ratio of the all-reduces is held to 20 % of that.
+    answer = respond("Is NVLink needed for tensor parallel 8 on L40S or is PCIe fine?")
+    first = answer.markdown.split("\n\n")[0]
+    assert "**NVIDIA L40S 48GB has no NVLink**" in first
+    assert not any("as pcie-4" in r for r in answer.intent.readings)
+    found = re.search(r"about \*\*([\d.]+) GB/s\*\* bus bandwidth against ([\d.]+) GB/s", first)
+    assert found, first
+    pcie, nvlink = float(found.group(1)), float(found.group(2))
+    assert pcie < 31.5
+    assert 0.8 * 14.3 <= nvlink / pcie <= 1.2 * 14.3
+    assert "nvidia-l40s-datasheet" in {c.id for c in answer.citations}

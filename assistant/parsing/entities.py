@@ -247,6 +247,11 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
         word = m[0]
         if word.lower() == "nvlink":
             row = catalog.gpus.rows.get(gpu or "")
+            if row is not None and not (row.intra_link or "").startswith("nvlink") \
+                    and (row.nvlink_domain_gpus or 1) <= 1:
+                found.readings.append(f"'{word}': {gpu} has none (its GPUs meet over "
+                                      f"{row.intra_link})")
+                continue
             link = row.intra_link if row and row.intra_link in catalog.links.rows else "nvlink-4"
             named = row is not None and row.intra_link == link
             whose = f"the link of {gpu}" if named else "the H100 generation"

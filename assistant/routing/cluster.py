@@ -53,7 +53,7 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     """The best TP × PP × DP layout and why the others lose (with no model named: the split
     the cluster's links dictate)."""
     if not has_model(intent):
-        return rule_of_thumb(intent)
+        return rule_of_thumb(intent, calls)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
     return Reply(headline=layout_sentence(result), tables=plan_tables(result))
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import table
+from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.jobs import gpu_name
-from clusterplan.assistant.routing.dispatch import Reply, slot
+from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import Step, q
 
@@ -26,7 +26,7 @@ def has_model(intent: Intent) -> bool:
     return any(k in intent.slots for k in ("model", "params_b", "config"))
 
 
-def rule_of_thumb(intent: Intent) -> Reply:
+def rule_of_thumb(intent: Intent, calls: Calls) -> Reply:
     """TP = the GPUs of a node, PP = the nodes: the layout for one replica on the whole cluster."""
     gpu = slot(intent, "gpu")
     per_node = int(slot(intent, "gpus_per_node") or 8)
@@ -46,17 +46,26 @@ def rule_of_thumb(intent: Intent) -> Reply:
             f"tensor parallelism inside each node, where {fabric} carries its two all-reduces "
             f"per layer, and pipeline stages across nodes, which pass only activations over the "
             f"network.")
+    bare = _without_nvlink(gpu, min(tp, gpus), calls)
     if nodes == 1:
         lead = (f"On {where}, split one replica with **TP {tp}** inside the node ({fabric} "
                 f"carries its all-reduces); pipeline parallelism only pays across nodes, or where "
                 f"the GPUs have no NVLink between them.")
+    if nodes == 1 and bare is not None and tp >= 4:
+        lead = (f"On {where}, one replica on all {tp} splits as **TP {tp}**, or as "
+                f"**TP {tp // 2} × PP 2** to halve the GPUs each all-reduce spans at the cost "
+                f"of a pipeline bubble: with no NVLink between the GPUs that trade can pay.")
     lead += (" When one replica fits on fewer GPUs, keep TP as small as holds it and add data "
              "parallelism (replicas) for throughput. Name the model to rank the layouts by "
              "memory and speed.")
+    if bare is not None:
+        lead = f"{bare[0]} {lead}"
     step = Step(label="layout without a model", formula="TP = GPUs per node (≤ the NVLink "
                 "domain), PP = GPUs ÷ TP", inputs={"gpus": q(gpus), "gpus_per_node":
                 q(per_node), "nodes": q(nodes)}, result=q(f"TP {tp} × PP {pp}"), notes=NOTES)
-    rows = [["tensor parallel (TP)", tp, "inside a node: an all-reduce per layer needs NVLink"],
+    tp_why = ("inside a node over PCIe: two all-reduces per layer, so as small as holds the "
+              "model" if bare else "inside a node: an all-reduce per layer needs NVLink")
+    rows = [["tensor parallel (TP)", tp, tp_why],
             ["pipeline parallel (PP)", pp, "across nodes: only activations cross the network"],
             ["data parallel (DP)", 1, "more replicas once one fits on fewer GPUs"]]
     tables = [table(["degree", "value", "why"], rows)]
@@ -65,7 +74,38 @@ def rule_of_thumb(intent: Intent) -> Reply:
         tables.append(table(["link inside the node (per GPU)", "GB/s per direction",
                              "GB/s both ways"],
                             [[link.name, link.line_rate_per_direction_gb_s, both]]))
-    return Reply(headline=lead, tables=tables, steps=[step, *_link_steps(link)])
+    return Reply(headline=lead, tables=tables,
+                 steps=[step, *_link_steps(link), *(bare[1] if bare else [])])
+
+
+# What a GPU with NVLink reaches, to set a PCIe-only card's all-reduce beside.
+NVLINK_PEER = "h100-sxm"
+
+
+def _without_nvlink(gpu: str | None, ranks: int, calls: Calls) -> tuple[str, list[Step]] | None:
+    """For a card with no NVLink at all (L40S, L4, RTX 4090...): say so, and set its PCIe
+    all-reduce beside an NVLink node's, since 'is PCIe fine for TP?' is the question."""
+    row = catalog().gpus.rows.get(gpu or "")
+    if row is None or ranks < 2 or (row.intra_link or "").startswith(("nvlink", "infinity")) \
+            or (row.nvlink_domain_gpus or 1) > 1:
+        return None
+    link = catalog().links.rows.get(row.intra_link or "")
+    over = link.name if link is not None else "PCIe"
+    def busbw(kind: str) -> float:
+        result = calls.run("interconnect", {"op": "all_reduce", "size": "1 GB", "ranks": ranks,
+                                            "gpu": kind}, f"all-reduce over {ranks}× {kind}")
+        return float(result["busbw_gbps"])
+    bare, peer = busbw(row.id), busbw(NVLINK_PEER)
+    said = (f"**{row.name} has no NVLink**: its GPUs reach each other only over {over}. TP "
+            f"{ranks} runs over it, but an all-reduce across {ranks} of them reaches about "
+            f"**{num(bare)} GB/s** bus bandwidth against {num(peer)} GB/s on {ranks}× "
+            f"{gpu_name(NVLINK_PEER)} over NVLink ({num(peer / bare)}× slower), and TP pays two "
+            f"all-reduces per layer; so keep TP as small as holds the model.")
+    step = Step(label="no NVLink on the card", formula="the card's link inside the node",
+                inputs={"nvlink_domain_gpus": q(row.nvlink_domain_gpus or 1)},
+                result=q(over), notes=[row.source_note,
+                                       "parallelism-strategies#tp-allreduce-per-layer"])
+    return said, [step]
 
 
 def _node_link(intent: Intent) -> Any:
