@@ -239,3 +239,34 @@ def test_a_fine_tune_deadline_without_a_data_size_is_kept_and_the_cheapest_meets
     rec = plan["recommendation"]
     assert rec["training_days"] <= 2 and rec["cost_usd"] <= 3000
     assert rec["cost_usd"] == min(o["cost_usd"] for o in plan["pareto"])
+
+
+def test_each_gpu_kind_that_meets_the_goal_is_shown_at_its_cheapest():
+    # Mistral 7B (7.24e9 parameters) fully fine-tuned on 1B tokens within 3 days: more than one
+    # kind meets it; each is shown once, at its cheapest, and its cost is billed GPUs x $/GPU-h
+    # x billed hours. 8 H100 SXM: (6 N + 12 L s h) FLOPs a token (megatron-lm-2021) with
+    # N = 7.24e9, 32 layers, hidden 4096 and 4,096-token sequences, at 8 x 989.4e12 FLOP/s and
+    # the MFU it states.
+    result = invoke("plan", {"model": "mistral-7b", "workload": "full_finetune", "tokens": "1B",
+                             "deadline_days": 3, "budget_usd": 5000})
+    kinds = [o.gpu for o in result.by_gpu]
+    assert len(kinds) == len(set(kinds)) >= 3
+    costs = [o.cost_usd for o in result.by_gpu]
+    assert costs == sorted(costs)
+    assert result.recommendation is not None and result.by_gpu[0].cost_usd == \
+        result.recommendation.cost_usd
+    for o in result.by_gpu:
+        assert math.isclose(o.cost_usd, o.billed_gpus * o.usd_per_gpu_hour * o.billed_hours,
+                            rel_tol=1e-3)
+        assert o.training_days <= 3 and o.cost_usd <= 5000
+    h100 = next(o for o in result.by_gpu if o.gpu == "h100-sxm")
+    flops_per_token = 6 * 7.24e9 + 12 * 32 * 4096 * 4096
+    hours = 1e9 * flops_per_token / (h100.gpus * PEAK_BF16["h100-sxm"] * h100.mfu) / 3600
+    assert math.isclose(h100.training_days * 24, hours, rel_tol=0.02)
+
+
+def test_the_answer_lists_the_kinds_the_front_leaves_out():
+    out = run_cli("ask", "What should I rent to full fine-tune Mistral 7B on 1B tokens within 3 "
+                  "days for under $5000?")
+    assert "other GPU kinds that meet the goal (each at its cheapest)" in out.output
+    assert "NVIDIA H100 SXM 80GB" in out.output

@@ -96,6 +96,12 @@ def _model(model_id: str) -> str:
     return rows[model_id].name if model_id in rows else model_id
 
 
+def _other_kinds(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cheapest option of each GPU kind the cost/time front leaves out."""
+    shown = {o["gpu"] for o in result.get("pareto") or []}
+    return [o for o in result.get("by_gpu") or [] if o["gpu"] not in shown]
+
+
 def _largest(result: dict[str, Any], sentence: str) -> str:
     """For 'the biggest model I can afford': the model named first, the runner-up after."""
     if not str(result.get("goal", "")).startswith("largest model") or not result.get("model"):
@@ -167,6 +173,12 @@ def plan(intent: Intent, calls: Calls) -> Reply:
             tables.append(table(["cluster", "replicas", "layout", "batch", "provider",
                                  "tokens/s", "ms/token", "cost a month", "$/M output tokens"],
                                 rows))
+    others = _other_kinds(result)
+    if others and training:
+        rows = [[f"{o['gpus']}× {gpu_name(o['gpu'])}", o["nodes"], o["provider"],
+                 days(o["training_days"]), usd(o["cost_usd"])] for o in others]
+        tables.append(table(["other GPU kinds that meet the goal (each at its cheapest)",
+                             "nodes", "provider", "time", "cost"], rows))
     if result.get("affordable"):
         tables.append(affordable_table(result["affordable"]))
     if result.get("failed"):

@@ -255,3 +255,12 @@ def pareto(options: list[Option], time_key: Any) -> list[Option]:
         if not front or time_key(o) < time_key(front[-1]):
             front.append(o)
     return front
+
+
+def cheapest_by_gpu(options: list[Option], time_key: Any) -> list[Option]:
+    """Each GPU kind's cheapest option (the faster of equal costs), cheapest first: the
+    comparison across kinds a front of one option hides."""
+    best: dict[str, Option] = {}
+    for o in sorted(options, key=lambda o: (o.cost_usd, time_key(o))):
+        best.setdefault(o.gpu, o)
+    return list(best.values())

@@ -21,6 +21,7 @@ from clusterplan.tools.plan.search import (
     SECONDS_PER_DAY,
     Option,
     Search,
+    cheapest_by_gpu,
     gpu_kinds,
     pareto,
     search_training,
@@ -80,6 +81,8 @@ class PlanResult(ToolResult):
     recommendation: PlanOption | None = None
     summary: str
     pareto: list[PlanOption] = Field(default_factory=list)
+    by_gpu: list[PlanOption] = Field(default_factory=list, description="the cheapest option of "
+                                     "each GPU kind that meets the goal, cheapest first")
     target_tokens_per_s: float | None = None
     needed_tokens_per_s: float | None = None
     failed: dict[str, int] = Field(default_factory=dict)
@@ -221,6 +224,7 @@ def run(inp: PlanInput) -> PlanResult:
     time_key = (lambda o: o.days or 0.0) if inp.training else \
         (lambda o: -(o.tokens_per_s or 0.0))
     result.pareto = [_view(o, peaks) for o in pareto(found.options, time_key)[:6]]
+    result.by_gpu = [_view(o, peaks) for o in cheapest_by_gpu(found.options, time_key)[:8]]
     best = _pick(inp, found.options)
     _assumptions(inp, result)
     if best is None:
