@@ -1260,3 +1260,73 @@ def test_expected_all_reduce_busbw_across_two_h100_nodes_is_the_nics_rate():
     assert 0.95 * 368 <= float(found.group(1)) <= 384
     assert "message size 1 GB" in " ".join(answer.assumptions)
     assert "`nccl-tests-performance#small-sizes`" in answer.markdown
+
+
+# --- a training step's time measured ----------------------------------------------------------
+
+def test_a_measured_step_time_is_set_against_the_planners_step():
+    # Megatron-DeepSpeed#199: 600M parameters, 64 (8*8) V100 32GB, global batch 256 x 2,048
+    # tokens = 524,288 tokens a step, 2.5 s an iteration. By hand: 6 x 0.6e9 x 524,288 =
+    # 1.887e15 FLOPs a step over 64 x 125e12 FLOP/s (V100 FP16 tensor peak) is 0.236 s at
+    # full peak; at any MFU from 10 % to 60 % the step is 0.39-2.36 s, so 2.5 s is slower than
+    # the planner can expect.
+    answer = respond("I try to train a model with 600M parameters with 250k vocab size. So the "
+                     "model configuration is the same as the pure English model with about 300M "
+                     "parameters. I train the model with 64(8*8) 32GB V100 and the "
+                     "global_batch_size is 256 with seq_length 2048 which means about 0.5M "
+                     "tokens in a iteration. I find the iteration time is about 2.5s per "
+                     "iteration. Is this time for per iteration good or it's slow?")
+    slots = answer.intent.slots
+    assert answer.intent.kind == "diagnose"
+    assert slots["params_b"] == pytest.approx(0.6) and slots["gpus"] == 64
+    assert "tokens" not in slots  # the tokens of one step are no training budget
+    assert slots["seq_len"] == 2048  # not the 250k vocabulary
+    found = re.search(r"measured \*\*2\.50 s\*\* against about \*\*([\d.]+) s\*\*",
+                      answer.markdown)
+    assert found, answer.markdown[:300]
+    assert 0.236 / 0.6 <= float(found.group(1)) <= 0.236 / 0.1
+
+
+def test_tensor_parallel_size_two_is_two_gpus_against_a_single_card():
+    # vllm#732: the run at TP 2 spans two GPUs; the single card is what it is compared with.
+    answer = respond("When I set tensor_parallel_size to 2, why is the inference so much "
+                     "slower than it is for a single card")
+    assert answer.intent.slots["tp"] == 2 and answer.intent.slots["gpus"] == 2
+
+
+def test_a_card_known_by_its_memory_in_chinese_is_the_budget():
+    # Qwen3-VL#924: one 48G card and a 72B model: 72e9 x 2 B = 144 GB in BF16 does not fit a
+    # card labelled 48 GB (48 GiB = 51.54 GB).
+    answer = respond("有限的显存怎么部署72B模型 求助 我只有一张48G的显卡，"
+                     "请问如何才能推理72B的模型")
+    assert answer.intent.slots["gpu_memory_gb"] == pytest.approx(51.54, abs=0.01)
+    assert answer.intent.slots["gpus"] == 1
+    assert "No, it does not fit" in answer.markdown
+    assert any("48 GiB" in r for r in answer.intent.readings)
+
+
+def test_a_32k_maxlen_with_offload_says_recompute_makes_it_fit():
+    # LlamaFactory#4141: Qwen2-72B full fine-tune at maxlen 32768 on 128 A800 80G, ZeRO-3 with
+    # offload. Without recompute a 32,768-token sequence keeps every activation and no GPU
+    # holds it; with full recompute each layer keeps its BF16 input, 2 x 32,768 x 8,192 B x 80
+    # layers = 42.9 GB, under the A800's 85.9 GB (80 GiB).
+    answer = respond("关于Qwen2-72B 全量参数微调所需的显卡下限 如题， "
+                     "请问全量微调qwen2-72B，训练maxlen为32768，128张A800，80G显存，zero3+offload，这个配置是本来就会爆显存吗，"
+                     "还是说有办法可以跑起来呢。 谢谢～")
+    assert answer.intent.slots["seq_len"] == 32768
+    found = re.search(r"each GPU (?:still )?needs \*?\*?([\d.]+) GB", answer.markdown)
+    assert found, answer.markdown[:500]
+    assert 42.9 < float(found.group(1)) < 85.9
+    assert any("recompute" in a for a in answer.assumptions)  # the setting that makes it fit
+
+
+def test_offload_that_still_overflows_names_recompute_when_that_fits():
+    # LlamaFactory#4141's body alone: with no recompute assumed, a 32,768-token sequence keeps
+    # every activation and overflows the GPU even with the optimizer offloaded; with full
+    # recompute each layer keeps its BF16 input, 2 x 32,768 x 8,192 B x 80 layers = 42.9 GB.
+    answer = respond("请问全量微调qwen2-72B，训练maxlen为32768，128张A800，80G显存，zero3+offload，"
+                     "这个配置是本来就会爆显存吗")
+    found = re.search(r"With activation recompute .*? each GPU needs \*\*([\d.]+) GB\*\* and it "
+                      r"fits", answer.markdown)
+    assert found, answer.markdown[:500]
+    assert 42.9 < float(found.group(1)) < 85.9

@@ -64,8 +64,8 @@ COUNTS = (
     lazy(rf"{G}\s*\(\s*(\d+){X}{MEM}", _I),
     # "3x24 GB" (the GPU named by its memory only)
     lazy(rf"{B}(\d+){X}{MEM}", _I),
-    # "4 MI300X", "three A100" (not "three A100 nodes": a node count)
-    lazy(rf"{B}{COUNT}\s+{G}(?!\s*{NODE})", _I),
+    # "4 MI300X", "three A100", "64 32GB V100" (not "three A100 nodes": a node count)
+    lazy(rf"{B}{COUNT}\s+(?:{MEM}\s*)?{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
     lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:gpus?|accelerators?|cards?|devices?)\b"
          r"(?!\s*[:：])", _I),  # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label)

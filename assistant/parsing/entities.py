@@ -329,7 +329,8 @@ def _words(found: Entities) -> None:
         slots["precision"] = fmt
     read_offload(text, slots)
     if label := slots.pop("gpu_memory_label", None):
-        found.readings.append(f"read '{label} GPUs' as GPUs labelled {label}: {label[:-2]} GiB, "
+        found.readings.append(f"read '{label} GPUs' as GPUs labelled {label}: "
+                              f"{label.rstrip('GBIgbi')} GiB, "
                               f"{slots['gpu_memory_gb']:g} GB each, as the driver counts it "
                               "(gpu-driver-memory#label-derived)")
     if slots.get("workload") == "qlora" and slots.get("precision") == "int4":
@@ -387,6 +388,11 @@ def _layout(found: Entities) -> None:
         found.readings.append(f"read TP {slots['tp']} × PP {slots['pp']}"
                               + (f" × DP {slots['dp']}" if "dp" in slots else "")
                               + f" as {slots['gpus']} GPUs")
+    elif "tp" in slots and "nodes" not in slots and int(slots.get("gpus") or 1) < slots["tp"]:
+        # "tensor_parallel_size 2 ... slower than a single card": the run spans the TP group;
+        # the one card is what it is set against
+        slots["gpus"] = slots["tp"]
+        found.readings.append(f"read TP {slots['tp']} as {slots['tp']} GPUs")
     _instance_layout(found)
     _setups(found)
     dgx = dgx_nodes(found.masked)

@@ -86,7 +86,16 @@ def clean(question: str) -> str:
     text = unicodedata.normalize("NFKC", question or "")
     text = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_CHARS * 2])
     text = CJK_LATIN.sub(" ", text)
+    text = SPELLED_PRODUCT.sub(_same_product, text)
     return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+# "64(8*8) V100": a count followed by the product that makes it is the count alone.
+SPELLED_PRODUCT = lazy(r"(?<![\d.])(\d{1,5})\s*\(\s*(\d{1,4})\s*[*x×]\s*(\d{1,4})\s*\)")
+
+
+def _same_product(m: re.Match[str]) -> str:
+    return m[1] + " " if int(m[1]) == int(m[2]) * int(m[3]) else m[0]
 
 
 # Between a Chinese character and a Latin letter a space: to a regular expression both are

@@ -36,7 +36,9 @@ DURATION = lazy(NUM + r"\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|day
                       r"|months?|years?)\b", _I)
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
-TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b", _I)
+# not the tokens of one step ("0.5M tokens in a iteration"): that is the batch, no budget
+TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b"
+              r"(?!\s+(?:in\s+)?(?:per|a|an|each|one)\s+(?:step|batch|iteration|iter)\b)", _I)
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt|上下文|上文)", _I)
 CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
                             + NUM + r"\s*(k)?\b", _I)
@@ -46,7 +48,9 @@ BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
               # a count of things is no context: "230k data samples", "50k steps", "24K GPUs";
               # nor is a CPU's model number ("i9 14900k")
               r"(?!\s*(?:data\s+|training\s+)?(?:samples?|examples?|rows?|steps?|iterations?|"
-              r"images?|documents?|records?|gpus?|cards?|nodes?|条))", _I)
+              r"images?|documents?|records?|gpus?|cards?|nodes?|条)"
+              # nor a vocabulary: "250k vocab size"
+              r"|\s*(?:tokens?\s+)?vocab)", _I)
 # An engine's own name for the context: "--max-model-len 29k", "num_ctx 32768", "n_ctx=4096".
 CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]tokens)\s*"
                     r"(?:=|:|to|of|is)?\s*" + NUM + r"\s*(k)?\b", _I)
@@ -62,8 +66,8 @@ CONTEXT_EACH = lazy(r"\b(?:quer(?:y|ies)|requests?|prompts?|inputs?|messages?)\s
 # Also a training script's flags: "--max_num_tokens 40960", "cutoff_len: 4096",
 # "--model_max_length 8192", "--max_seq_length 2048".
 SEQ_LEN = lazy(r"(?:(?:\b|(?<=_))(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)|"
-               r"\b(?:max[_-]num[_-]tokens|cutoff[_-]len|model[_-]max[_-]length))"
-               r"\s*(?:of|=|:)?\s*" + NUM + r"\s*(k)?\b", _I)
+               r"\b(?:max[_-]num[_-]tokens|cutoff[_-]len|model[_-]max[_-]length|max[_-]?len))"
+               r"\s*(?:of|=|:|：|为|是)?\s*" + NUM + r"\s*(k)?\b", _I)
 # A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
 # tokens", "4M tokens per step". Read before the other quantities, which then do not see it
 # (its tokens are not the training budget, its sequences not concurrent requests).
@@ -71,7 +75,8 @@ GLOBAL_BATCH = lazy(r"\bglobal[\s_-]*batch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" 
                     + r"\s*(k|m|thousand|million)?\s*(sequences|seqs|samples|tokens)?\b|"
                     r"\bbatch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" + NUM
                     + r"\s*(k|m|thousand|million)?\s*(tokens)\b|"
-                    + NUM + r"\s*(k|m|thousand|million)?\s*(tokens)\s+(?:per|a|an|each)\s+"
+                    + NUM + r"\s*(k|m|thousand|million)?\s*(tokens)\s+(?:in\s+)?"
+                    r"(?:per|a|an|each|one)\s+"
                     r"(?:step|batch|iteration|optimi[sz]er\s+step)\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
 CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
@@ -80,11 +85,11 @@ BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _
 UTILISATION = lazy(NUM + r"\s*%", _I)
 SHARE_OF_PEAK = lazy(r"\b(?:mfu|hfu|flops?|tflops?)\b|\bof\s+peak\b", _I)
 ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
-DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:)?\s*(\d+)\b", _I)
+DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:|\bto\b)?\s*(\d+)\b", _I)
 # A degree spelled out before its number, as launch flags and configs write it
 # ("tensor_parallelism=2", "--pipeline-model-parallel-size 8", "data parallel size of 4").
 DEGREE_WORDS = lazy(r"\b(tensor|pipeline|data|expert)[\s_-]*(?:model[\s_-]*)?parallel(?:ism)?"
-                    r"(?:[\s_-]*(?:size|degree))?(?=\s*(?:=|:|of)?\s*\d)", _I)
+                    r"(?:[\s_-]*(?:size|degree))?(?=\s*(?:=|:|of|to|is)?\s*\d)", _I)
 SHORT_DEGREE = {"tensor": "tp", "pipeline": "pp", "data": "dp", "expert": "ep"}
 # Every parallel degree written as a name and a number ("FSDP 8, TP 2, CP 2, PP 2").
 ALL_DEGREES = lazy(r"\b(fsdp|hsdp|dp|tp|pp|cp|ep|sp)\s*(?:=|:|-)?\s*(\d+)\b", _I)
@@ -323,9 +328,18 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
         slots["lora_rank"] = count(m[1], "the LoRA rank")
 
 
+# A small model counted in millions, said to be parameters: "600M parameters", "125 million
+# params" (a bare "600M" may be tokens or rows).
+MILLION_PARAMS = lazy(r"(?<![\w.])" + NUM + r"\s*-?\s*(?:m|million)[\s-]*param(?:eter)?s?\b",
+                      _I)
+
+
 def read_params_b(text: str) -> tuple[float, str] | None:
-    """A bare model size ('70B', '405-billion', '1.8 trillion') in billions, with its text."""
+    """A bare model size ('70B', '405-billion', '1.8 trillion', '600M parameters') in
+    billions, with its text."""
     m = PARAMS.search(text)
+    if not m and (small := MILLION_PARAMS.search(text)):
+        return number(small[1], "the model size") / 1000.0, small[0].strip()
     if not m:
         word = WORD_SIZE.search(text)  # "a trillion parameter model": 1,000B
         return (1000.0, word[0].strip()) if word else None

@@ -146,7 +146,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     findings: list[Finding] = []
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather, _scaling,
-                  _tp_compare):
+                  _tp_compare, _one_step):
         findings.extend(check(ctx))
     if not findings:
         findings = _duration(ctx) or _network(ctx)
@@ -946,6 +946,38 @@ def _scaling(ctx: Context) -> list[Finding]:
                     "x", causes,
                     "parallelism-strategies#strategy-decides-performance",
                     lower_is_better=True)]
+
+
+# --- one training step's time ------------------------------------------------------------------
+
+def _one_step(ctx: Context) -> list[Finding]:
+    """One measured time per training step, with the model, the GPUs and the tokens of a step
+    (global batch x sequence length) named: the planner's step time for that job on those GPUs
+    ("2.5 s per iteration on 64 V100, 256 x 2048 tokens: good or slow?")."""
+    steps = ctx.of("step_time")
+    batch, seq = slot(ctx.intent, "global_batch"), slot(ctx.intent, "seq_len")
+    gpus = slot(ctx.intent, "gpus")
+    if len(steps) != 1 or not (batch and seq and gpus and ctx.has_model() and ctx.gpu_row()):
+        return []
+    try:
+        plan = ctx.calls.run("parallelism", {**model_fields(ctx.intent), "gpu": ctx.gpu(),
+                                             "gpus": gpus, "workload": "pretrain",
+                                             "global_batch": batch, "seq_len": seq, "top_k": 1},
+                             "the planner's step time for this job on these GPUs")
+    except Exception:  # the planner refusing the input: nothing to set the time against
+        return []
+    best = (plan.get("plans") or [{}])[0]
+    if not best.get("step_time_s"):
+        return []
+    causes = [("communication the step does not hide: the gradient all-reduce (or ZeRO's "
+               "gathers) across nodes", "parallelism-strategies#data-parallel"),
+              ("activation recompute repeats the forward pass", "activation-memory#full-recompute"),
+              ("small GEMMs of a small model fill the GPU less", "mfu-calibration#"
+               "efficiency-assumption")]
+    return [Finding(f"time per step ({num(batch * seq)} tokens on {gpus} x {ctx.gpu()}, the "
+                    f"planner's layout tp {best['tp']} x pp {best['pp']} x dp {best['dp']}, "
+                    f"MFU {pct(best['mfu'])})", float(best["step_time_s"]), steps[0].value, "s",
+                    causes, "mfu-calibration#efficiency-assumption", lower_is_better=True)]
 
 
 # --- a run's duration -------------------------------------------------------------------------

@@ -152,7 +152,9 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     result = calls.run("memory", memory_payload(intent, least=least),
                        "bytes per GPU on the GPUs named")
     if result.get("offload"):
-        return _offloaded(intent, calls, result)
+        reply = _offloaded(intent, calls, result)
+        reply.assumptions += _least(result) if least else []
+        return reply
     gpus = result["layout"]["gpus"]
     # "6GB VRAM" with no GPU kind: the memory named is the budget.
     gpu = gpu_name(result["gpu"]) if result["gpu"] else \
@@ -308,6 +310,7 @@ def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
         lead += (f" The widest GGUF mix that fits both: **{found[0].upper()}**, which " +
                  offload_lead(found[1], "").split(" ", 1)[1] if found
                  else " No GGUF mix down to Q2_K fits both.")
+    lead += _offload_with_recompute(intent, calls, result)
     loading = loading_step(result)
     tables = [breakdown_table(result), *host_table(result)]
     if loading:
@@ -317,6 +320,21 @@ def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
             rows.append(["host RAM given", have])
         tables.append(table(["host RAM while loading", "GB"], rows))
     return Reply(headline=lead, tables=tables, steps=[loading] if loading else [])
+
+
+def _offload_with_recompute(intent: Intent, calls: Calls, result: dict[str, Any]) -> str:
+    """Training that overflows its GPUs even with the optimizer offloaded, only because no
+    activation recompute was assumed (a 32k sequence keeps every activation): the same job
+    with recompute, when that holds it. A recompute the question chose is never changed."""
+    if result["workload"] in ("inference", "qlora") or result.get("fits") is not False \
+            or memory_payload(intent).get("recompute") is not None:
+        return ""
+    alt = calls.run("memory", memory_payload(intent, least=True),
+                    "bytes per GPU with activation recompute", aside=True)
+    if alt.get("gpu_memory_gb") is None or alt["per_gpu_gb"] > alt["gpu_memory_gb"]:
+        return ""
+    return (f" With activation recompute (gradient checkpointing: the forward pass runs twice, "
+            f"33% more compute) each GPU needs **{num(alt['per_gpu_gb'])} GB** and it fits.")
 
 
 def loading_step(result: dict[str, Any]) -> Step | None:
