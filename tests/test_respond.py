@@ -523,3 +523,20 @@ def test_nvlink_asked_of_a_card_without_it_says_so_and_sets_pcie_beside_nvlink()
     assert pcie < 31.5
     assert 0.8 * 14.3 <= nvlink / pcie <= 1.2 * 14.3
     assert "nvidia-l40s-datasheet" in {c.id for c in answer.citations}
+
+
+def test_a_served_model_that_misses_says_which_smaller_weights_fit():
+    # Llama 3 70B on 2 A100 40GB (42.9 GB each, 40 GiB): BF16 weights alone are 70.55e9 x 2 B /
+    # 2 = 70.6 GB a GPU and miss; FP8 weights are 70.55e9 x 1 B / 2 = 35.3 GB a GPU, which with
+    # the cache and overhead still fits under 42.9 GB.
+    first = respond("Can I serve Llama 3 70B on 2 A100 40GB?").markdown.split("\n\n")[0]
+    assert first.startswith("No, it does not fit")
+    found = re.search(r"With FP8 / INT8 weights it needs \*\*([\d.]+) GB per GPU\*\* and fits",
+                      first)
+    assert found, first
+    assert 35.3 < float(found.group(1)) <= 42.9
+
+
+def test_one_gpu_is_not_called_all_1_gpus():
+    answer = respond("Can I serve Llama 3 8B on one L4?")
+    assert "all 1 GPUs" not in answer.markdown and "GPU memory of the GPU" in answer.markdown

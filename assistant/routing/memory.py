@@ -53,7 +53,8 @@ def cluster_rows(result: dict[str, Any]) -> list[list[Any]]:
     if not total:
         return []
     gpus = result["layout"]["gpus"]
-    rows: list[list[Any]] = [[f"GPU memory of all {gpus} GPUs", total]]
+    rows: list[list[Any]] = [[f"GPU memory of all {gpus} GPUs" if gpus > 1
+                              else "GPU memory of the GPU", total]]
     row = catalog().gpus.rows.get(result.get("gpu") or "")
     label = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*GB\s*", row.memory_label if row else "")
     if label and gpus > 1:
@@ -195,9 +196,27 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             steps.append(sequences[1])
         elif result["workload"] == "full_finetune":
             lead += _lighter_methods(intent, calls, result)
+        elif result["workload"] == "inference" and "precision" not in intent.slots:
+            lead += _smaller_precision(intent, calls)
     return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
                                         *totals(result)],
                  steps=steps, assumptions=_least(result) if least else [])
+
+
+# Weight formats a server loads instead of 16 bits, widest first (quant-formats notes).
+SMALLER_PRECISIONS = ("fp8", "int4")
+
+
+def _smaller_precision(intent: Intent, calls: Calls) -> str:
+    """A served model that misses its GPUs at 16 bits, with no precision asked: the widest
+    weight format that fits the same GPUs, said beside the 16-bit miss."""
+    for precision in SMALLER_PRECISIONS:
+        alt = calls.run("memory", memory_payload(intent) | {"precision": precision},
+                        f"bytes per GPU with {precision} weights", aside=True)
+        if alt.get("fits"):
+            return (f" With {PRECISION_NAMES[precision]} weights it needs "
+                    f"**{num(alt['per_gpu_gb'])} GB per GPU** and fits.")
+    return ""
 
 
 def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any]
