@@ -1330,3 +1330,17 @@ def test_offload_that_still_overflows_names_recompute_when_that_fits():
                       r"fits", answer.markdown)
     assert found, answer.markdown[:500]
     assert 42.9 < float(found.group(1)) < 85.9
+
+
+def test_two_options_in_chinese_keep_their_own_counts():
+    # Qwen3#686: "8张4090 或者 6张v100" are two setups. Qwen2-72B's BF16 weights are 72.71e9 x
+    # 2 B = 145.4 GB: 24.2 GB on each of 6 on average (its 64 heads do not split 6 ways, so
+    # the 6 V100 hold it as TP 2 x PP 3). The busiest GPU, of the first stage, also holds the
+    # input embedding (152,064 x 8,192 = 1.25e9 parameters: 1.25 GB at TP 2) and at most one
+    # layer more than the even split (70.2e9 / 80 layers x 2 B / 2 = 0.88 GB): <= 26.4 GB.
+    answer = respond("我需要运行qwen2-72b-instruct，支持长文本，请问8张4090 或者 6张v100 能运行吗")
+    assert answer.intent.slots["gpu_counts"] == [8, 6]
+    assert "6× NVIDIA Tesla V100 SXM2 32GB" in answer.markdown
+    six = next(v for v in answer.data.values() if v.get("layout", {}).get("gpus") == 6)
+    assert six["layout"]["tp"] * six["layout"]["pp"] == 6 and 64 % six["layout"]["tp"] == 0
+    assert 145.4 / 6 <= six["breakdown_gb"]["weights"] <= 145.4 / 6 + 1.25 + 0.88

@@ -170,9 +170,9 @@ def _nodes_and_size(text: str, layout: Layout) -> None:
 
 def count_beside(text: str, index: int) -> int | None:
     """The count written right beside GPU mention `index`: '8*A100 (80GB)', '4 x 48GB A6000',
-    'A6000 x 4' (None when that mention has none of its own)."""
+    'A6000 x 4', '6张v100' (None when that mention has none of its own)."""
     mark = rf"<g{index}>"
-    before = re.search(rf"{B}(\d+)(?:{X}|\s+)(?:{MEM}\s*)?{mark}", text, _I)
+    before = re.search(rf"{B}(\d+)(?:{X}|\s+|\s*[张块片卡]\s*)(?:{MEM}\s*)?{mark}", text, _I)
     after = re.search(rf"{mark}\s*(?:\(?\s*{MEM}\s*\)?\s*)?{X}(\d+)(?![\d.]|\s*[gmt]i?b?\b)",
                       text, _I)
     found = before or after
