@@ -1344,3 +1344,19 @@ def test_two_options_in_chinese_keep_their_own_counts():
     six = next(v for v in answer.data.values() if v.get("layout", {}).get("gpus") == 6)
     assert six["layout"]["tp"] * six["layout"]["pp"] == 6 and 64 % six["layout"]["tp"] == 0
     assert 145.4 / 6 <= six["breakdown_gb"]["weights"] <= 145.4 / 6 + 1.25 + 0.88
+
+
+def test_vram_by_context_with_no_model_named_shows_common_models_at_each_context():
+    # ollama#9774: VRAM "for example, 2k tokens, 8k, 32k, 128k" of the models Ollama offers,
+    # none named. Contexts past 4,096 stand on Llama 3.1 (128k): the 8B's cache is 2 x 32
+    # layers x 8 KV heads x 128 x 2 B = 131,072 B a token, so 131,072 tokens take 17.2 GB.
+    answer = respond("It would really help to know what is the VRAM necessary to load and run "
+                     "the models that are available on the Ollama.com site. The needs are "
+                     "enormous when larger context window is set with the num_ctx parameter. In "
+                     "addition, this also depends on quantization of the model. Just a few "
+                     "examples of VRAM needs would be helpful. For example, 2k tokens, 8k, 32k, "
+                     "128k.")
+    assert answer.intent.kind == "memory"
+    assert [m["model"] for m in answer.intent.slots["model_list"]] == ["llama-3.1-8b",
+                                                                       "llama-3.1-70b"]
+    assert "| 131,072 tokens | 17.2 |" in answer.markdown

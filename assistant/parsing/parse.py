@@ -62,8 +62,12 @@ ASKS_FIGURE = lazy(r"\bhow\s+(?:much|big|many|large)\b|\bestimate\b|\bcalculat|�
 # Sizes asked about in general, none named ("different model sizes", 不同尺寸的模型), and the
 # models that stand for them: the Llama 2 family's three sizes (note model-llama-1-2).
 SIZES = lazy(r"\b(?:different|various|each|all|common)\s+(?:model\s+)?sizes\b|"
+             r"\bthe\s+models\s+(?:that\s+are\s+)?available\b|\ba\s+few\s+examples\b|"
              r"不同(?:大小|尺寸|规模|参数量)的?模型|各(?:个|种)尺寸", re.IGNORECASE)
 GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
+# Contexts past Llama 2's 4,096 tokens stand on a family that has them: Llama 3.1's 8B and 70B
+# (128k, note model-llama-3).
+LONG_CONTEXT_SIZES = ("llama-3.1-8b", "llama-3.1-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
@@ -191,12 +195,14 @@ def _sizes_in_general(text: str, slots: dict[str, Any], readings: list[str],
     by side (Llama 2's 7B, 13B and 70B, note model-llama-1-2), shown as read, not asked."""
     if any(k in slots for k in ("model", "params_b", "config")) or not SIZES.search(text):
         return
-    listed = [m for m in GENERAL_SIZES if m in catalog.models.rows]
+    long = max([int(slots.get("context_len") or 0), *(slots.get("context_list") or [])]) > 4096
+    listed = [m for m in (LONG_CONTEXT_SIZES if long else GENERAL_SIZES)
+              if m in catalog.models.rows]
     if len(listed) < 2:
         return
     slots["model"] = listed[0]
     slots["model_list"] = [{"model": m} for m in listed]
-    readings.append("no model named for 'different model sizes': the common sizes "
+    readings.append("models asked about in general, none named: the common sizes "
                     + ", ".join(listed) + " shown side by side")
 
 
