@@ -91,6 +91,11 @@ class GpuRow(CatalogRow):
         self.memory_gb = exact
         return self
 
+    def without_nvlink(self) -> bool:
+        """No GPU-to-GPU fabric at all: a PCIe card whose peers are reached over PCIe only
+        (L40S, L4, RTX 4090), not one whose bridge joins pairs (nvlink_domain_gpus 2)."""
+        return (self.intra_link or "").startswith("pcie") and self.nvlink_domain_gpus <= 1
+
     def precisions(self) -> list[str]:
         """The compute precisions this GPU has a dense peak for in the catalog."""
         columns = {"fp32": "fp32_tflops", **PEAK_COLUMNS, "int8": "int8_tops"}

@@ -247,8 +247,7 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
         word = m[0]
         if word.lower() == "nvlink":
             row = catalog.gpus.rows.get(gpu or "")
-            if row is not None and not (row.intra_link or "").startswith("nvlink") \
-                    and (row.nvlink_domain_gpus or 1) <= 1:
+            if row is not None and row.without_nvlink():
                 found.readings.append(f"'{word}': {gpu} has none (its GPUs meet over "
                                       f"{row.intra_link})")
                 continue

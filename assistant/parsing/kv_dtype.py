@@ -24,21 +24,22 @@ AS_TOOL = {"fp8": "fp8", "fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "int8":
            "q8_0": "int8"}
 
 
+def _phrase(text: str) -> re.Match[str] | None:
+    """The first cache-precision phrase in `text`, in the patterns' order."""
+    return next((m for m in (p.search(text) for p in PATTERNS) if m), None)
+
+
 def only_for_cache(text: str) -> bool:
     """Whether the precision word of the cache phrase appears nowhere else in `text`: then it
     says nothing of the weights ("--kv-cache-dtype fp8" on a BF16 model)."""
-    for pattern in PATTERNS:
-        m = pattern.search(text)
-        if m:
-            rest = text[:m.start()] + " " + text[m.end():]
-            return re.search(r"(?<![\w])" + re.escape(m[1]) + r"(?![\w])", rest, _I) is None
-    return False
+    m = _phrase(text)
+    if m is None:
+        return False
+    rest = text[:m.start()] + " " + text[m.end():]
+    return re.search(r"(?<![\w])" + re.escape(m[1]) + r"(?![\w])", rest, _I) is None
 
 
 def read(text: str) -> str | None:
     """The KV cache precision stated, as the memory tool names it, or None."""
-    for pattern in PATTERNS:
-        m = pattern.search(text)
-        if m:
-            return AS_TOOL[m[1].lower().split("_e")[0]]
-    return None
+    m = _phrase(text)
+    return AS_TOOL[m[1].lower().split("_e")[0]] if m else None

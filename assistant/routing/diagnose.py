@@ -31,7 +31,7 @@ from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, m
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
-from clusterplan.tools.contract import Step, q
+from clusterplan.tools.contract import Step, ToolError, q
 from clusterplan.tools.memory.offload import DEEPSPEED_BUFFER
 
 DEFAULT_GPU = "h100-sxm"
@@ -964,7 +964,7 @@ def _one_step(ctx: Context) -> list[Finding]:
                                              "gpus": gpus, "workload": "pretrain",
                                              "global_batch": batch, "seq_len": seq, "top_k": 1},
                              "the planner's step time for this job on these GPUs")
-    except Exception:  # the planner refusing the input: nothing to set the time against
+    except ToolError:  # the planner refusing the input: nothing to set the time against
         return []
     best = (plan.get("plans") or [{}])[0]
     if not best.get("step_time_s"):

@@ -14,6 +14,7 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
+from clusterplan.assistant.routing.network import LARGE_MESSAGE
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import Step, q
 
@@ -86,23 +87,21 @@ def _without_nvlink(gpu: str | None, ranks: int, calls: Calls) -> tuple[str, lis
     """For a card with no NVLink at all (L40S, L4, RTX 4090...): say so, and set its PCIe
     all-reduce beside an NVLink node's, since 'is PCIe fine for TP?' is the question."""
     row = catalog().gpus.rows.get(gpu or "")
-    if row is None or ranks < 2 or (row.intra_link or "").startswith(("nvlink", "infinity")) \
-            or (row.nvlink_domain_gpus or 1) > 1:
+    if row is None or ranks < 2 or not row.without_nvlink():
         return None
     link = catalog().links.rows.get(row.intra_link or "")
     over = link.name if link is not None else "PCIe"
-    def busbw(kind: str) -> float:
-        result = calls.run("interconnect", {"op": "all_reduce", "size": "1 GB", "ranks": ranks,
-                                            "gpu": kind}, f"all-reduce over {ranks}× {kind}")
-        return float(result["busbw_gbps"])
-    bare, peer = busbw(row.id), busbw(NVLINK_PEER)
+    bare, peer = (float(calls.run("interconnect", {"op": "all_reduce", "size": LARGE_MESSAGE,
+                                                   "ranks": ranks, "gpu": kind},
+                                  f"all-reduce over {ranks}× {kind}")["busbw_gbps"])
+                  for kind in (row.id, NVLINK_PEER))
     said = (f"**{row.name} has no NVLink**: its GPUs reach each other only over {over}. TP "
             f"{ranks} runs over it, but an all-reduce across {ranks} of them reaches about "
             f"**{num(bare)} GB/s** bus bandwidth against {num(peer)} GB/s on {ranks}× "
             f"{gpu_name(NVLINK_PEER)} over NVLink ({num(peer / bare)}× slower), and TP pays two "
             f"all-reduces per layer; so keep TP as small as holds the model.")
     step = Step(label="no NVLink on the card", formula="the card's link inside the node",
-                inputs={"nvlink_domain_gpus": q(row.nvlink_domain_gpus or 1)},
+                inputs={"nvlink_domain_gpus": q(row.nvlink_domain_gpus)},
                 result=q(over), notes=[row.source_note,
                                        "parallelism-strategies#tp-allreduce-per-layer"])
     return said, [step]

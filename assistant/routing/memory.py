@@ -219,18 +219,19 @@ def _smaller_precision(intent: Intent, calls: Calls) -> str:
     return ""
 
 
-def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any]
-                     ) -> tuple[str, Step] | None:
+def _fits_with_least(intent: Intent, calls: Calls, result: dict[str, Any],
+                     offloaded: bool = False) -> tuple[str, Step] | None:
     """A training job that misses only because no activation recompute was assumed for it: the
     same GPUs with the least-memory settings (recompute, ZeRO-3), said beside the default when
-    they hold it. A setting the question chose is never changed."""
+    they hold it. A setting the question chose is never changed. `offloaded`: the job keeps
+    its optimizer in host RAM, and the GPU's part is what must fit."""
     if result["workload"] in ("inference", "qlora"):  # QLoRA already assumes recompute
         return None
     given, least = memory_payload(intent), memory_payload(intent, least=True)
     if given.get("recompute") is not None:  # the question chose it
         return None
     alt = calls.run("memory", least, "bytes per GPU with activation recompute", aside=True)
-    if not alt["fits"] or alt.get("offload"):
+    if not alt["fits"] or (alt.get("offload") and not offloaded):
         return None
     # The forward runs twice: 2 of 6 FLOPs a parameter more, or 2 of 4 when the frozen base
     # skips its weight gradients (megatron-lm-2021#flops-formula, qlora-paper#lora-compute).
@@ -329,7 +330,10 @@ def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
         lead += (f" The widest GGUF mix that fits both: **{found[0].upper()}**, which " +
                  offload_lead(found[1], "").split(" ", 1)[1] if found
                  else " No GGUF mix down to Q2_K fits both.")
-    lead += _offload_with_recompute(intent, calls, result)
+    rescue = _fits_with_least(intent, calls, result, offloaded=True) \
+        if result.get("fits") is False else None  # a 32k sequence keeps every activation
+    if rescue:
+        lead += " " + rescue[0]
     loading = loading_step(result)
     tables = [breakdown_table(result), *host_table(result)]
     if loading:
@@ -338,22 +342,8 @@ def _offloaded(intent: Intent, calls: Calls, result: dict[str, Any]) -> Reply:
         if have:
             rows.append(["host RAM given", have])
         tables.append(table(["host RAM while loading", "GB"], rows))
-    return Reply(headline=lead, tables=tables, steps=[loading] if loading else [])
-
-
-def _offload_with_recompute(intent: Intent, calls: Calls, result: dict[str, Any]) -> str:
-    """Training that overflows its GPUs even with the optimizer offloaded, only because no
-    activation recompute was assumed (a 32k sequence keeps every activation): the same job
-    with recompute, when that holds it. A recompute the question chose is never changed."""
-    if result["workload"] in ("inference", "qlora") or result.get("fits") is not False \
-            or memory_payload(intent).get("recompute") is not None:
-        return ""
-    alt = calls.run("memory", memory_payload(intent, least=True),
-                    "bytes per GPU with activation recompute", aside=True)
-    if alt.get("gpu_memory_gb") is None or alt["per_gpu_gb"] > alt["gpu_memory_gb"]:
-        return ""
-    return (f" With activation recompute (gradient checkpointing: the forward pass runs twice, "
-            f"33% more compute) each GPU needs **{num(alt['per_gpu_gb'])} GB** and it fits.")
+    steps = [step for step in (loading, rescue[1] if rescue else None) if step is not None]
+    return Reply(headline=lead, tables=tables, steps=steps)
 
 
 def loading_step(result: dict[str, Any]) -> Step | None:

@@ -51,7 +51,8 @@ def collective(intent: Intent, calls: Calls) -> Reply:
 
 
 # A message this large sits where nccl-tests' busbw has stopped growing with size.
-LARGE_MESSAGE = "1 GB"
+LARGE_MESSAGE_GB = 1.0
+LARGE_MESSAGE = f"{LARGE_MESSAGE_GB:g} GB"
 
 
 def _ranks_named(intent: Intent) -> bool:
@@ -91,7 +92,7 @@ def expected_busbw(intent: Intent, calls: Calls, op: str) -> Reply:
             f"it; algorithm bandwidth {num(result['algbw_gbps'])} GB/s) at large messages, "
             f"bottleneck {result['bottleneck']} ({result['algorithm']} algorithm).")
     step = Step(label="message size", formula="a large message: busbw no longer grows with "
-                "size there", inputs={}, result=q(1.0, "GB"),
+                "size there", inputs={}, result=q(LARGE_MESSAGE_GB, "GB"),
                 notes=["nccl-tests-performance#small-sizes", "nccl-tests-performance#busbw"])
     return Reply(headline=lead, tables=_phase_tables(result), steps=[step],
                  assumptions=[f"message size {LARGE_MESSAGE}: bus bandwidth is read at large "
