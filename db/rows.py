@@ -80,6 +80,9 @@ class GpuRow(CatalogRow):
     gpus_per_node: int = Field(ge=1)
     nvlink_domain_gpus: int = Field(ge=1)
     tdp_w: float = Field(gt=0)
+    # A bridge joining a pair (or four) of PCIe cards, e.g. GA102's NVLink bridge: TP within
+    # the bridged group runs over it, anything wider over intra_link (note nvlink-generations).
+    pair_link: str | None = None
 
     @model_validator(mode="after")
     def _memory_gb_is_the_bytes(self) -> GpuRow:
@@ -93,8 +96,19 @@ class GpuRow(CatalogRow):
 
     def without_nvlink(self) -> bool:
         """No GPU-to-GPU fabric at all: a PCIe card whose peers are reached over PCIe only
-        (L40S, L4, RTX 4090), not one whose bridge joins pairs (nvlink_domain_gpus 2)."""
-        return (self.intra_link or "").startswith("pcie") and self.nvlink_domain_gpus <= 1
+        (L40S, L4, RTX 4090), not one whose bridge joins pairs (RTX 3090, A40, H100 NVL)."""
+        return self.over_pcie() and self.pair_link is None
+
+    def over_pcie(self) -> bool:
+        """Whether the GPUs of a node meet over PCIe (whatever bridges join some of them)."""
+        return (self.intra_link or "").startswith("pcie")
+
+    def nvlink(self) -> str | None:
+        """What 'NVLink' means on this GPU: its node's fabric (NVLink, or Infinity Fabric on an
+        MI300X), else the bridge to its partner, else None (no GPU-to-GPU fabric at all)."""
+        if not self.over_pcie():
+            return self.intra_link
+        return self.pair_link
 
     def precisions(self) -> list[str]:
         """The compute precisions this GPU has a dense peak for in the catalog."""

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 # entry points for hooks clusterplan never uses.
 
 APP_ID = "clusterplan"
-SCHEMA_VERSION = "4"  # 2: model rows gained shared experts, windows, precision, origin;
-#                       3: GPU capacity in driver bytes, nullable peaks; 4: RTX 4090 D, Qwen-1
+SCHEMA_VERSION = "5"  # 2: model rows gained shared experts, windows, precision, origin;
+#                       3: GPU capacity in driver bytes, nullable peaks; 4: RTX 4090 D, Qwen-1;
+#                       5: GPU rows gained pair_link (NVLink bridges of PCIe cards)
 BUSY_TIMEOUT_S = 30.0  # how long to wait for another process's lock before saying so
 HISTORY_SET = "clusterplan-history"
 HISTORY_MIGRATIONS = ("create_sessions_and_messages",)  # db/history_schema.py, in order

@@ -45,6 +45,8 @@ def gpus():
     ("a10g", 23_028 * MiB),            # nvidia-smi: 23028MiB
     ("l4", 23_034 * MiB),              # nvidia-smi: 23034MiB
     ("l40s", 46_068 * MiB),            # nvidia-smi: 46068MiB
+    ("a40", 46_068 * MiB),             # nvidia-smi: 46068MiB (ECC on, as it ships)
+    ("rtx-a6000", 49_140 * MiB),       # nvidia-smi: 49140MiB (ECC off, the workstation default)
     ("rtx-3090", 24_576 * MiB),        # nvidia-smi: 24576MiB
     ("rtx-4090", 24_564 * MiB),        # nvidia-smi: 24564MiB
     ("rtx-5090", 32_607 * MiB),        # nvidia-smi: 32607MiB
@@ -187,6 +189,8 @@ def test_parallelism_refuses_a_precision_with_no_published_peak():
     ("gb300", "gb300"),
     ("RTX 6000 Ada", "rtx-6000-ada"),
     ("a6000", "rtx-a6000"),
+    ("NVIDIA A40", "a40"),
+    ("a40 48gb", "a40"),
     ("mi355x", "mi355x"),
     ("Gaudi 3", "gaudi3"),
 ])
@@ -203,6 +207,15 @@ def test_every_intra_link_names_a_catalog_link():
     links = {row["id"] for row in seed_rows("links")}
     bad = [r["id"] for r in seed_rows("gpus") if r["intra_link"] and r["intra_link"] not in links]
     assert not bad
+
+
+def test_every_pair_link_is_an_nvlink_bridge_in_the_catalog():
+    links = {row["id"]: row for row in seed_rows("links")}
+    bridged = {r["id"]: r for r in seed_rows("gpus") if r["pair_link"]}
+    assert {"rtx-3090", "rtx-a6000", "a40", "h100-nvl", "h200-nvl"} <= set(bridged)
+    for gpu, row in bridged.items():
+        assert links[row["pair_link"]]["kind"] == "nvlink", gpu
+        assert int(row["nvlink_domain_gpus"]) >= 2, gpu
 
 
 def test_ask_for_v100_specs_says_it_has_no_bf16():

@@ -130,8 +130,6 @@ def test_tesla_p40_is_in_the_catalog_counted_and_bandwidth_bound():
 
 
 @pytest.mark.parametrize("question, said, gpus", [
-    # github.com/guqiong96/Lvllm/issues/35: an A40 (not in the catalog)
-    ("使用环境为NVIDIA A40 ，显存大小46068MiB，gpu-memory-utilization: 0.95", "NVIDIA A40", None),
     # github.com/weicj/vLLM-2080Ti-Definitive/issues/73: two 2080 Ti, counted though unknown
     ("为啥我用2张2080ti跑 速度上也没有提升呀，没有nvlink", "2080ti", 2),
     # github.com/deepspeedai/DeepSpeed/issues/3333: a 3060, never the default H100
@@ -207,11 +205,14 @@ def test_dgx_systems_counted_with_an_x_are_nodes_too():
     assert intent.slots["nodes"] == 3 and intent.assumed["gpus"] == 24
 
 
-def test_an_unknown_gpus_driver_memory_is_its_memory():
-    # github.com/guqiong96/Lvllm/issues/35: an A40 showing 46068 MiB: 46,068 x 1,048,576 B =
-    # 48.3 GB, read as 48 GB per GPU (whole GB, as the stated figures are)
+def test_an_a40_with_its_driver_memory_is_the_catalog_a40():
+    # github.com/guqiong96/Lvllm/issues/35: "NVIDIA A40, 46068MiB" is the catalog's A40, whose
+    # capacity is that driver total: 46,068 x 1,048,576 B = 48,305,799,168 B = 48.31 GB.
     intent = respond("使用环境为NVIDIA A40 ，显存大小46068MiB，gpu-memory-utilization: 0.95").intent
-    assert intent.slots["gpu_memory_gb"] == 48
+    assert intent.slots["gpu"] == "a40" and "unknown_gpu" not in intent.slots
+    from clusterplan.db.active import catalog
+
+    assert catalog().gpus.rows["a40"].memory_bytes == 46_068 * 2**20
 
 
 def test_a_form_factor_the_catalog_lacks_is_named_unknown_not_swapped():

@@ -525,6 +525,51 @@ def test_nvlink_asked_of_a_card_without_it_says_so_and_sets_pcie_beside_nvlink()
     assert "nvidia-l40s-datasheet" in {c.id for c in answer.citations}
 
 
+def test_nvlink_asked_without_saying_tensor_parallel_is_still_the_layout():
+    # "TP 8" and "is NVLink needed" name the split and the fabric: the layout over the card's
+    # links answers it, not the card's datasheet alone.
+    answer = respond("Is NVLink needed for TP 8 on L40S?")
+    assert answer.intent.kind == "layout"
+    assert "**NVIDIA L40S 48GB has no NVLink**" in answer.markdown
+
+
+def test_a_bridged_card_says_its_bridge_joins_only_a_pair():
+    # GA102 whitepaper: the RTX 3090's NVLink bridge is 4 x4 links of 14.0625 GB/s each way,
+    # 4 x 14.0625 = 56.25 GB/s each way between two cards, and joins one pair only. A 2-rank
+    # ring all-reduce's bus bandwidth is the link's one-way rate: 56.25 GB/s (line rate; no
+    # measured figure). TP 4 spans two pairs, so it runs over PCIe 4.0 x16 (< 31.5 GB/s).
+    answer = respond("Do I need NVLink for tensor parallel on 4 RTX 3090?")
+    first = answer.markdown.split("\n\n")[0]
+    assert "**NVIDIA GeForce RTX 3090 24GB's NVLink bridge joins only 2 cards** (56.2 GB/s" \
+        in first
+    found = re.search(r"across 4 of them reaches about \*\*([\d.]+) GB/s\*\*", first)
+    assert found and float(found.group(1)) < 31.5, first
+    assert "**TP 2 × PP 2**: each bridged group of 2 keeps its all-reduces on NVLink" in first
+    assert "no NVLink" not in first
+
+
+def test_nvlink_on_two_bridged_cards_is_the_bridge():
+    # Two RTX 3090 with a bridge: "nvlink" is the GA102 bridge, not PCIe and not an H100's
+    # NVLink 4; 2 ranks of a 4-GPU box fill one partly used node. Busbw 4 x 14.0625 = 56.25.
+    answer = respond("all-reduce bandwidth on 2x RTX 3090 with nvlink")
+    assert answer.error is None and answer.clarification is None
+    assert answer.intent.slots["links"] == ["nvlink-bridge-ga102"]
+    # (rel 1e-3: the ring's per-step latency takes < 0.01 % of a 1 GB message's time.)
+    assert answer.data["interconnect"]["busbw_gbps"] == pytest.approx(56.25, rel=1e-3)
+    assert answer.data["interconnect"]["bottleneck"] == "nvlink-bridge-ga102"
+
+
+def test_an_a40_fit_uses_its_ecc_on_capacity():
+    # vLLM#11192-style: Llama 3 70B in FP16 on 2 A40. The A40 ships with ECC on and reports
+    # 46,068 MiB = 48.31 GB; FP16 weights alone are 70.55e9 x 2 B / 2 = 70.55 GB a GPU: no fit.
+    answer = respond("does llama 3 70b fit on 2 A40 in fp16?")
+    assert answer.intent.slots["gpu"] == "a40"
+    memory = answer.data["memory"]
+    assert memory["gpu_memory_gb"] == pytest.approx(46_068 * 2**20 / 1e9, rel=1e-9)
+    assert memory["fits"] is False
+    assert "nvidia-a40-datasheet" in {c.id for c in answer.citations}
+
+
 def test_a_served_model_that_misses_says_which_smaller_weights_fit():
     # Llama 3 70B on 2 A100 40GB (42.9 GB each, 40 GiB): BF16 weights alone are 70.55e9 x 2 B /
     # 2 = 70.6 GB a GPU and miss; FP8 weights are 70.55e9 x 1 B / 2 = 35.3 GB a GPU, which with

@@ -251,9 +251,11 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
                 found.readings.append(f"'{word}': {gpu} has none (its GPUs meet over "
                                       f"{row.intra_link})")
                 continue
-            link = row.intra_link if row and row.intra_link in catalog.links.rows else "nvlink-4"
-            named = row is not None and row.intra_link == link
-            whose = f"the link of {gpu}" if named else "the H100 generation"
+            own = row.nvlink() if row else None
+            link = own if own in catalog.links.rows else "nvlink-4"
+            bridge = row is not None and own == row.pair_link
+            whose = (f"the bridge joining pairs of {gpu}" if own == link and bridge else
+                     f"the link of {gpu}" if own == link else "the H100 generation")
         elif rate := _port_rate(found.masked, m):
             link, whose = IB_BY_RATE[rate], f"the {rate} Gb/s port written beside it"
         else:

@@ -52,6 +52,11 @@ NETWORK_NEEDED = lazy(r"\b(?:network|interconnect|inter-?node)\s+(?:bandwidth|th
                       r"(?:is\s+|would\s+be\s+)?(?:required|needed)\b|\bhow\s+much\s+(?:network\s+|"
                       r"inter-?node\s+)?bandwidth\s+(?:is\s+|would\s+be\s+|do\s+(?:i|we)\s+)?"
                       r"(?:required|needed|need)\b", _I)
+# "Is NVLink needed for TP 8 on L40S?", "do I need NVLink for tensor parallel?": whether a
+# split over these GPUs' links pays, which the layout answers from the links it runs over.
+FABRIC_NEEDED = lazy(r"\b(?:is|are)\s+nvlinks?\s+(?:really\s+)?(?:needed|required|necessary|"
+                     r"a\s+must)\b|\b(?:need|require)s?\s+(?:an?\s+)?nvlinks?\b(?!\s+(?:is|are)\b)",
+                     _I)
 MEMORY_NEEDED = lazy(r"\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory)\s+(?:(?:do|would|will|does)\s+)?"
                      r"(?:i|we|you|it)\s+(?:need|require)|需要多少显存", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
@@ -157,7 +162,9 @@ CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expe
              _I)
 SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|正常吗|正常的吗|"
                r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
-               r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|\bonly\s+"
+               r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|"
+               r"\b(?:throughput|speed|performance)\s+(?:\w+ly\s+)?(?:drops|dropped|falls|fell)\b|"
+               r"\bdoes(?:n't|\s+not)\s+seem\s+to\s+go\s+through\b|\bonly\s+"
                r"(?:achieves?|gets?|getting|reach(?:es)?|about|around)\b|\bno\s+speed\s*up\b|"
                r"\bunable\s+to\s+reproduce\b|\b(?:more|higher)\s+(?:gpu\s+)?(?:memory|vram)\b|"
                r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)|"
@@ -254,6 +261,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # server reported on GPUs named ("KV Cache is only 8.69GiB"): checked.
     ("diagnose", lambda t, s: bool(KV_CLAIM.search(t)) and _has_model(s)
      and ("context_len" in s or "gpu" in s) and not HOW_MANY.search(t)),
+    ("layout", lambda t, s: bool(FABRIC_NEEDED.search(t)) and bool({"gpu", "tp"} & set(s))
+     and not _has_model(s)),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),

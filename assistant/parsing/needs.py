@@ -202,6 +202,8 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
         assumed["gpus"] = 1
     if gpu_id and "gpus_per_node" not in slots and gpu_id in catalog.gpus.rows:
         per_node = catalog.gpus.rows[gpu_id].gpus_per_node
+        if "gpus" in slots and "nodes" not in slots:  # "2x RTX 3090": one node, partly filled
+            per_node = min(per_node, int(slots["gpus"]))
         if "nodes" in slots or kind in ("layout", "training", "interconnect"):
             assumed["gpus_per_node"] = per_node
     if kind == "interconnect" and "nodes" in slots and not gpu_id \
