@@ -1360,3 +1360,20 @@ def test_vram_by_context_with_no_model_named_shows_common_models_at_each_context
     assert [m["model"] for m in answer.intent.slots["model_list"]] == ["llama-3.1-8b",
                                                                        "llama-3.1-70b"]
     assert "| 131,072 tokens | 17.2 |" in answer.markdown
+
+
+def test_pipeline_stages_in_serving_take_turns_whatever_the_link():
+    # https://github.com/vllm-project/vllm/issues/11192: Llama 2 7B on two A40s joined by an
+    # NVLink bridge, pipeline parallel, throughput drops. The stages pass one hidden vector per
+    # token, 4,096 x 2 B = 8,192 B (Llama-2-7b config.json), so the link is not the cause; one
+    # stream through 2 stages keeps one GPU busy at a time.
+    answer = respond("Hi, when I run ./benchmarks/benchmark_serving.py on the vLLM backend with "
+                     "the llama-2-7b model on two A40 GPUs connected via an NVLink bridge, using "
+                     "pipeline parallelism, I noticed that the data transfer between the two GPUs "
+                     "doesn't seem to go through NVLink, and the inference throughput "
+                     "significantly drops")
+    assert answer.intent.kind == "diagnose" and answer.intent.slots["gpu"] == "a40"
+    causes = answer.markdown.split("| --- | --- | --- |")[1]
+    assert causes.index("the stages take turns") < causes.index("8.19 KB per token (4,096 × 2")
+    assert "ZeRO-3" not in answer.markdown
+    assert "serving-pipeline-parallel" in {c.id for c in answer.citations}

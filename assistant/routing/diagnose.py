@@ -1069,13 +1069,39 @@ def _network(ctx: Context) -> list[Finding]:
 
 # --- nothing measured that a calculator can check ---------------------------------------------
 
+# Pipeline parallelism named in a serving question ("--pipeline-parallel-size 2", "PP=2").
+PIPELINE_WORDS = lazy(r"pipeline[\s_-]*parallel|\bpp\s*[=:]?\s*\d|流水线并行", 2)
+
+
+def _pipeline_in_serving(ctx: Context) -> list[tuple[str, str]]:
+    """Why serving with pipeline stages is slow: the stages take turns unless batches overlap,
+    and the hand-off per token is one hidden vector, too small for the link to matter."""
+    row = catalog().models.rows.get(slot(ctx.intent, "model") or "")
+    handoff = ("one hidden-state vector per token" if row is None else
+               f"{num(row.hidden * 2 / 1e3)} KB per token ({row.hidden:,} × 2 bytes)")
+    return [("with fewer batches in flight than pipeline stages the stages take turns, each token "
+             "passing every stage while the others wait: one stream gains nothing over one GPU "
+             "holding the model, and each token pays the hand-offs",
+             "serving-pipeline-parallel#one-batch-takes-turns"),
+            (f"the stages hand each other only {handoff}, well under a microsecond on NVLink or "
+             f"PCIe, so which link carries it barely changes the speed",
+             "serving-pipeline-parallel#small-sends"),
+            ("when one GPU holds the model, replicas (data parallelism) raise throughput with no "
+             "hand-offs; keep pipeline stages for a model too large for one stage's GPUs",
+             "serving-pipeline-parallel#replicas-for-throughput")]
+
+
 def _unmeasured(ctx: Context) -> Reply:
     causes: list[tuple[str, str]] = []
     checked = _training_fit(ctx)  # out of memory on GPUs named: the fit comes first
     if QUANT_WORDS.search(ctx.text):
         causes.append(("quantized weights are expanded to 16 bits inside each matmul; memory "
                        "shrinks, speed need not improve", "memory-sizing"))
-    if checked is None and (MORE_GPUS_WORDS.search(ctx.text) or "gpus" in ctx.intent.slots):
+    serving = slot(ctx.intent, "workload") == "inference"
+    if serving and PIPELINE_WORDS.search(ctx.text):
+        causes += _pipeline_in_serving(ctx)
+    elif checked is None and (MORE_GPUS_WORDS.search(ctx.text) or "gpus" in ctx.intent.slots) \
+            and not serving:
         causes += [("gradients or parameters cross a slow link every step (PCIe, Ethernet)",
                     "pcie-bandwidth#gen4-rate"),
                    ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
