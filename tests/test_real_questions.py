@@ -1377,3 +1377,91 @@ def test_pipeline_stages_in_serving_take_turns_whatever_the_link():
     assert causes.index("the stages take turns") < causes.index("8.19 KB per token (4,096 × 2")
     assert "ZeRO-3" not in answer.markdown
     assert "serving-pipeline-parallel" in {c.id for c in answer.citations}
+
+
+def test_a_product_number_is_no_machine_count_and_a_quoted_headline_is_explained():
+    # https://github.com/NVIDIA/nccl-tests/issues/149: "HPE Apollo 6500 machine with 8xA100"
+    # is one machine of 8 GPUs, not 6,500. NVLink 3 is 12 links x 25 GB/s = 300 GB/s one way
+    # (600 both ways, per GPU, not per link); the measured busbw of ~200 GB/s is checked.
+    answer = respond("Hi! I wanted to verify that the nccl-test results that I am getting match "
+                     "up with what should be expected. Our configuration is an HPE Apollo 6500 "
+                     "machine with 8xA100 80GB GPUs connected together with NVLink. I believe "
+                     "each NVLink is capable of 600 GB/s transfers (for an aggregate bandwidth of "
+                     "4.8 TB/s), however the nccl tests show a busbw of ~200 GB/s. Is this "
+                     "expected?")
+    assert answer.intent.kind == "diagnose" and answer.intent.slots["gpus"] == 8
+    assert "nodes" not in answer.intent.slots
+    assert "measured **200 GB/s**" in answer.markdown
+    assert "600 GB/s is NVIDIA NVLink 3 (A100: 12 links per GPU)'s headline" in answer.markdown
+    assert "one direction is 300 GB/s" in answer.markdown
+
+
+def test_a_measured_algbw_is_set_against_the_busbw_a_vendor_quotes():
+    # https://github.com/NVIDIA/nccl-tests/issues/212: algbw "250GB/S" (capital S) on H100;
+    # NVIDIA's 450 GB/s is a claim, not a second measurement. busbw = 250 x 2 x 7/8 = 437.5.
+    answer = respond("We test the  `all_reduce_perf` in H100, the algbw is about 250GB/S.  But "
+                     "NV officials claim that the bandwidth of all reduce can reach 450GB/S.")
+    assert answer.intent.kind == "diagnose" and answer.clarification is None
+    assert "measured **438 GB/s**" in answer.markdown
+    assert "measured **450 GB/s**" not in answer.markdown
+
+
+def test_roce_ports_named_in_words_and_a_restated_figure():
+    # https://github.com/NVIDIA/nccl/issues/700: "four 200Gb RoCEv2 NICs" are 4 x 25 GB/s =
+    # 100 GB/s a node one way; "9.84 GB/s (about 80Gbps)" is one figure, written twice.
+    answer = respond("2 nodes with A100 GPUs intra-connected with PCIe Gen 4 and NVLink, "
+                     "inter-connected with four 200Gb RoCEv2 NICs.\nNCCL version is: 2.11.4\n"
+                     "CUDA version is: 11.6\nThe result of ib_write_bw is about 180Gb ... As the "
+                     "result shows, the average bus bandwidth is only 9.84 GB/s (about 80Gbps), "
+                     "which is far away from the link bandwidth.\n\nAny suggestions?")
+    slots = answer.intent.slots
+    assert (slots["nics_per_node"], slots["nodes"]) == (4, 2) and "roce-200" in slots["links"]
+    assert "(4 × roce-200 a node, 25.0 GB/s each, 100 GB/s one way)" in answer.markdown
+    assert answer.markdown.count("measured **") == 1
+    assert "NCCL on its socket transport (TCP through the host)" in answer.markdown
+
+
+def test_a_port_rate_is_no_measurement_and_roce_takes_the_nics_rate():
+    # https://github.com/NVIDIA/nccl/issues/495: 8 x 100 Gb/s RoCE NICs a node = 100 GB/s;
+    # the measured 600 Gb/s is 75 GB/s, checked across the two nodes.
+    answer = respond("I use nccl-tests on two A100  machines, each machine has 8 *100 Gbps "
+                     "network nic. \nBandwidth can reach 600Gbps. Does this bandwidth value meet "
+                     "the expectation?\nmy network is ROCE")
+    assert answer.intent.kind == "diagnose" and answer.intent.slots["links"] == ["roce-100"]
+    assert "measured **75.0 GB/s**" in answer.markdown
+    assert "8 × roce-100 a node, 12.5 GB/s each, 100 GB/s one way" in answer.markdown
+
+
+def test_a_kv_formula_with_the_batch_in_it_is_checked_in_a_fit():
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/282: 2*64*2048*14848*80*2 = 623 GB uses
+    # Falcon 180B's hidden size; its cache keeps 8 KV heads x 64 = 512: 2 x 80 x 512 x 2 B =
+    # 163,840 B a token, x 64 x 2,048 tokens = 21.47 GB.
+    answer = respond("How can you run Falcon 180B with batch size 64 and input length 2048 at "
+                     "fp16 on 8 A100?\nAt the performance page there is a Falcon 180B with batch "
+                     "size 64 and input length 2048 at fp16 on 8 A100. But the KV cache itself is "
+                     "already 623GB `(2*64*2048*14848*80*2).` Is there magic inside TensorRT-LLM?")
+    assert answer.intent.slots["context_len"] == 2048
+    assert "that is 623 GB by your formula, **21.5 GB** for this model" in answer.markdown
+    assert "| 64 | sequences (the batch) | as the model |" in answer.markdown
+
+
+def test_a_version_and_memory_in_use_are_no_context_and_no_count():
+    # https://github.com/turboderp-org/exllamav2/issues/575: "context length of 3.1" is Llama
+    # 3.1, and "8788 GPU VRAM" is memory in use, not 8,788 GPUs.
+    answer = respond("Q8 or unquantized cache with what context length for llama 3.1-8b 5.0 bpw "
+                     "exl2?\nquery direcly relates to llama 3 8b 8k being inferred with Q4 with "
+                     "64k max seq length used to take around 8788 GPU VRAM, now does increased "
+                     "context length of 3.1 save us VRAM?")
+    slots = answer.intent.slots
+    assert "gpus" not in slots and 3 not in slots.get("context_list", [])
+    assert slots["context_len"] >= 8192
+
+
+def test_machines_and_cards_in_chinese_and_is_it_normal():
+    # https://github.com/QwenLM/Qwen/issues/969: "4机8卡" is 4 machines x 8 GPUs = 32; "正常不"
+    # asks whether the 80 h run is normal: a check, not a memory size.
+    answer = respond("72b全量微调300M语料时间80h正常不？\n超参配置，--num_train_epochs 1 \\\n"
+                     "    --per_device_train_batch_size 8 \\\n--gradient_accumulation_steps 32\\\n"
+                     "--model_max_length 2048\\,，4机8卡")
+    assert answer.intent.kind == "diagnose"
+    assert (answer.intent.slots["gpus"], answer.intent.slots["nodes"]) == (32, 4)

@@ -49,7 +49,7 @@ LAYOUTS = (
          rf"with|of)\s+(\d+)(?:{X}|\s*)(?:{MEM}\s*)?(?:{G}|gpus?|cards?)", _I),
     # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
     lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+)"),
-    lazy(rf"{ZN}\s*台\s*各?\s*{ZN}\s*卡"),
+    lazy(rf"{ZN}\s*(?:台|机)\s*各?\s*{ZN}\s*卡"),  # "4机8卡": four machines of eight
     lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
 )
 # GPU counts.
@@ -68,7 +68,8 @@ COUNTS = (
     lazy(rf"{B}{COUNT}\s+(?:{MEM}\s*)?{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
     lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:gpus?|accelerators?|cards?|devices?)\b"
-         r"(?!\s*[:：])", _I),  # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label)
+         # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label); not "8788 GPU VRAM" (memory)
+         r"(?!\s*[:：])(?!\s*(?:v?ram|memory|mem)\b)", _I),
     # "a pair of H100s", "dual 4090", "a couple of GPUs"
     lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
     # "with 64 of them" (a follow-up counting the GPUs just named)
@@ -87,7 +88,11 @@ NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?(?:\s*/\s*s\b|ps\b|"
             r"(?:nics?|hcas?|ports|rails|network\s+cards)\b|"
             # "IB 200Gb * 4": the port's rate, then how many
             rf"\b(?:ib|infiniband|hdr|ndr|roce)\s*\d{{2,3}}\s*g(?:b|bit)?(?:\s*/\s*s|ps)?{X}"
-            r"(\d{1,2})(?![\d.])", _I)
+            r"(\d{1,2})(?![\d.])|"
+            # "four 200Gb RoCEv2 NICs": a count in words or digits, the port's rate, its kind
+            rf"{B}{COUNT}\s+\d{{2,3}}\s*g(?:b|bit)?(?:\s*/\s*s|ps)?\s+"
+            r"(?:<l\d>\s*|(?:rocev?2?|ib|infiniband|ethernet|hdr|ndr)\s+)?"
+            r"(?:nics?|hcas?|ports)\b", _I)
 # A range of counts: "4-8 A10G", "2 to 4 H100s", "4~8张A100": each end is answered.
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
@@ -130,7 +135,8 @@ def read_layout(text: str) -> Layout:
         nodes, per_node = number(dgx[1]), int(dgx[2]) if dgx[2] else None
         return Layout(nodes * per_node if per_node else None, nodes, per_node)
     for pattern in LAYOUTS:
-        m = pattern.search(text)
+        m = next((m for m in pattern.finditer(text) if not (m[1] and _model_number(text, m))),
+                 None)
         if m:
             nodes = number(m[1]) if m[1] else 1
             per_node = number(m[2])
@@ -159,13 +165,22 @@ def read_layout(text: str) -> Layout:
 def _nodes_and_size(text: str, layout: Layout) -> None:
     """The node count and GPUs per node the question states, into `layout`."""
     for pattern in N_NODES:
-        nodes = pattern.search(text)
+        nodes = next((m for m in pattern.finditer(text) if not _model_number(text, m)), None)
         if nodes and number(nodes[1]) > 0:
             layout.nodes = number(nodes[1])
             break
     each = PER_NODE.search(text)
     if each:
         layout.per_node = int(each[1])
+
+
+# "an HPE Apollo 6500 machine", "a Supermicro 4029 server": a product's model number, written
+# right after its capitalised name, not a count of machines.
+PRODUCT_BEFORE = lazy(r"\b[A-Z][A-Za-z]+\s+$")
+
+
+def _model_number(text: str, m: re.Match[str]) -> bool:
+    return len(m[1]) >= 3 and m[1].isdigit() and bool(PRODUCT_BEFORE.search(text[:m.start()]))
 
 
 def count_beside(text: str, index: int) -> int | None:
@@ -210,4 +225,4 @@ def layout_slots(text: str, slots: dict[str, Any]) -> None:
     if layout.per_node is not None:
         slots["gpus_per_node"] = layout.per_node
     if ports := NICS.search(text):
-        slots["nics_per_node"] = int(ports[1] or ports[2] or ports[3])
+        slots["nics_per_node"] = number(ports[1] or ports[2] or ports[3] or ports[4])

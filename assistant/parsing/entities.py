@@ -111,7 +111,7 @@ PRICE_KINDS = (
     (lazy(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
 )
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
-                          r"(?!\s*-?\s*(?:hdr|ndr|xdr))", _I)
+                          r"(?!\s*-?\s*(?:hdr|ndr|xdr))|\broce(?:\s*v?2)?\b", _I)
 VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
@@ -256,7 +256,15 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
             bridge = row is not None and own == row.pair_link
             whose = (f"the bridge joining pairs of {gpu}" if own == link and bridge else
                      f"the link of {gpu}" if own == link else "the H100 generation")
-        elif rate := _port_rate(found.masked, m):
+        elif word.lower().startswith("roce"):
+            beside = _port_rate(found.masked, m)
+            rate = beside or _nic_rate(found.masked)
+            if rate not in ROCE_BY_RATE:
+                continue  # a RoCE port of no rate the catalog holds: leave the default
+            link = ROCE_BY_RATE[rate]
+            whose = (f"the {rate} Gb/s port written beside it" if beside else
+                     f"the node's {rate} Gb/s NICs")
+        elif (rate := _port_rate(found.masked, m)) in IB_BY_RATE:
             link, whose = IB_BY_RATE[rate], f"the {rate} Gb/s port written beside it"
         else:
             link, whose = "ib-ndr", "400 Gb/s per port, the common HGX fabric"
@@ -268,8 +276,20 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
 
 # "IB 200Gb", "200G InfiniBand": the port rate names the generation (note infiniband-rates).
 IB_BY_RATE = {200: "ib-hdr", 400: "ib-ndr", 800: "ib-xdr"}
-RATE_AFTER = lazy(r"^\s*(200|400|800)\s*g(?:b|bit)?(?![a-z])", _I)
-RATE_BEFORE = lazy(r"(?<!\d)(200|400|800)\s*g(?:b|bit)?(?:\s*/\s*s|ps)?\s*$", _I)
+# "200Gb RoCEv2", "RoCE 100G": RoCE over Ethernet ports of that rate (note ethernet-roce).
+ROCE_BY_RATE = {100: "roce-100", 200: "roce-200", 400: "roce-400"}
+RATE_AFTER = lazy(r"^\s*(100|200|400|800)\s*g(?:b|bit)?(?![a-z])", _I)
+RATE_BEFORE = lazy(r"(?<!\d)(100|200|400|800)\s*g(?:b|bit)?(?:\s*/\s*s|ps)?\s*$", _I)
+
+
+# "8 *100 Gbps network nic": the rate of the node's ports, written apart from the fabric's name.
+NIC_RATE = lazy(r"(?<!\d)(100|200|400|800)\s*g(?:b|bit)?(?:\s*/\s*s|ps)?\s+(?:network\s+)?"
+                r"(?:nics?|ports?|hcas?|network\s+cards?)\b", _I)
+
+
+def _nic_rate(text: str) -> int | None:
+    found = NIC_RATE.search(text)
+    return int(found[1]) if found else None
 
 
 def _port_rate(text: str, m: re.Match[str]) -> int | None:

@@ -12,7 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import KV_CLAIM, KV_NEEDED, KV_REFUSAL, any_in, find
+from clusterplan.assistant.parsing.measurements import (
+    KV_CLAIM,
+    KV_NEEDED,
+    KV_REFUSAL,
+    MEASURED_COLLECTIVE,
+    any_in,
+    find,
+)
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
@@ -160,7 +167,8 @@ CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expe
              r"原因|理论|怎么回事|实测|实际|只占用|"
              r"\bbut\s+(?:in\s+(?:training|practice|reality)|actually|it\s+(?:uses|takes|shows))\b",
              _I)
-SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|正常吗|正常的吗|"
+SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|"
+               r"正常吗|正常的吗|正常不|正常么|"
                r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
                r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|"
                r"\b(?:throughput|speed|performance)\s+(?:\w+ly\s+)?(?:drops|dropped|falls|fell)\b|"
@@ -270,6 +278,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # the ways to split it over those GPUs are the question, whatever each option measured.
     ("layout", lambda t, s: bool(OPTIONS.search(t)) and _has_model(s)
      and ("gpus" in s or "nodes" in s)),
+    # A collective's measured rate ("the algbw is about 250GB/S", "nccl tests show a busbw of
+    # ~200 GB/s"): checked against what the link should reach, not timed again.
+    ("diagnose", lambda t, s: "bandwidth" in s and bool(MEASURED_COLLECTIVE.search(t))
+     and not _has_model(s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
     # (A collective's measured rate on those links is a run to check, not the link's rate.)
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))

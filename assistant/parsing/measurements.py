@@ -19,7 +19,7 @@ _I = re.IGNORECASE
 # question took seconds (each start scanned to the end of the run and failed).
 NUM = r"(?<![\d,])(\d[\d,]*(?:\.\d+)?)"
 
-BANDWIDTH = lazy(NUM + r"\s*(GB/s|GB/sec|GBps|Gb/s|Gbps|Gbit/s)", 0)
+BANDWIDTH = lazy(NUM + r"\s*(GB/[sS]|GB/sec|GBps|Gb/[sS]|Gbps|Gbit/s)", 0)
 # vLLM's start-up refusal: "The model's max seq len (131072) is larger than the maximum number of
 # tokens that can be stored in KV cache (79392)": the KV room it measured, against the length.
 KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\s+larger\s+than"
@@ -36,7 +36,18 @@ KV_CLAIM = lazy(r"\bkv[\s-]*cache\b[^.\n]{0,60}?(?:is|=|of|takes?|needs?|uses?|a
                 r"(GiB|GB|MiB|MB)\b", re.IGNORECASE)
 # A rate named as a reference, not a measurement: "compared to the theoretical value (100 GB/s)".
 NOT_MEASURED = lazy(r"theoretical|theory|nominal|line[\s-]*rate|spec(?:ification)?s?\b|"
-                    r"\bpeak\b|理论|标称", re.IGNORECASE)
+                    r"\bpeak\b|理论|标称|\bcapable\s+of\b", re.IGNORECASE)
+# A collective's rate from a test run: "nccl-tests", "all_reduce_perf", "busbw of 200".
+MEASURED_COLLECTIVE = lazy(r"\b(?:algbw|busbw)\b|\bbus\s*bandwidth\s+(?:of|is|was|reaches)\b|"
+                           r"\bnccl[-_ ]?tests?\b|"
+                           r"\ball_reduce_perf\b", re.IGNORECASE)
+# A port's rate, not a measured one: "8 *100 Gbps network nic", "200Gb/s HDR ports".
+PORT_AFTER = lazy(r"\s*(?:network\s+)?(?:nics?|hcas?|ports?|network\s+cards?|infiniband|ib|"
+                  r"roce(?:v2)?|ethernet|hdr|ndr)\b", re.IGNORECASE)
+# A vendor's figure reported, further back in the sentence: "NV officials claim that the
+# bandwidth of all reduce can reach 450GB/S".
+CLAIMED = lazy(r"\bclaim(?:s|ed)?\b|\badvertised\b|\bofficial(?:ly|s)?\b|\bsupposed\s+to\b"
+               r"|\bdatasheet\b", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
 PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)
@@ -111,15 +122,32 @@ def _duration(value: float, unit: str) -> float:
     return value
 
 
+def _sentence(before: str) -> str:
+    """The words before a figure back to the start of its sentence."""
+    return re.split(r"[.!?。！？\n]\s", before)[-1]
+
+
+def _restated(found: list[tuple[int, Measurement]], value: float, before: str) -> bool:
+    """The figure just read, written again in brackets in another unit, within 10 %."""
+    if not found or found[-1][1].kind != "bandwidth" or not re.search(r"\(\s*(?:about|~|≈)?\s*$",
+                                                                       before):
+        return False
+    last = found[-1][1].value
+    return abs(value - last) <= 0.1 * last
+
+
 def find(text: str) -> list[Measurement]:
     """Every measured figure in `text`, in the order they appear."""
     found: list[tuple[int, Measurement]] = []
     last = 0
     for m in BANDWIDTH.finditer(text):
         before, last = text[max(last, m.start() - 80):m.start()], m.end()
-        if NOT_MEASURED.search(before[-30:]):
+        if NOT_MEASURED.search(before[-30:]) or CLAIMED.search(_sentence(before)[-70:]) \
+                or PORT_AFTER.match(text, m.end()):
             continue  # "the theoretical value (100 GB/s)": what they compare against
-        value = _f(m[1]) / (8 if m[2] in ("Gb/s", "Gbps", "Gbit/s") else 1)  # bits to bytes
+        value = _f(m[1]) / (8 if m[2] in ("Gb/s", "Gb/S", "Gbps", "Gbit/s") else 1)  # bits to bytes
+        if _restated(found, value, before):
+            continue  # "9.84 GB/s (about 80Gbps)": the same figure again in other units
         near = text[max(0, m.start() - 40): m.end() + 25]
         what = BW_WHAT.search(near)
         label = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clusterplan.assistant.parsing.measurements import find
+from clusterplan.assistant.parsing.measurements import MEASURED_COLLECTIVE, find
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.interconnect import DEFAULT_GPUS_PER_NODE
 from clusterplan.tools.units import UnitError, parse
@@ -102,7 +102,9 @@ def _collective_measured(slots: Slots) -> bool:
     collective named ("all-reduce between two nodes only 86GB/s"): checked against the link
     alone, so no model is needed."""
     question = str(slots.get("question", ""))
-    return "op" in slots or any(m.kind == "bandwidth" and m.what for m in find(question))
+    rates = [m for m in find(question) if m.kind == "bandwidth"]
+    return "op" in slots or any(m.what for m in rates) \
+        or bool(rates and MEASURED_COLLECTIVE.search(question))
 
 
 def _gigabytes(slots: Slots) -> bool:

@@ -27,8 +27,8 @@ SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion
          "t": 1e12, "trillion": 1e12}
 
 _I = re.IGNORECASE
-SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*s|ps)")
-BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*s(?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*[sS]|ps)")
+BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*[sS](?:ec)?\b|([kKMGT])(bps|Bps)\b)")
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
@@ -40,8 +40,10 @@ PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourl
 TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b"
               r"(?!\s+(?:in\s+)?(?:per|a|an|each|one)\s+(?:step|batch|iteration|iter)\b)", _I)
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt|上下文|上文)", _I)
-CONTEXT_BEFORE = lazy(r"\bcontext(?:\s+(?:length|window|len|size))?\s*(?:of|=|:)?\s*"
-                            + NUM + r"\s*(k)?\b", _I)
+CONTEXT_BEFORE = lazy(r"\b(?:context(?:\s+(?:length|window|len|size))?|input\s+length)\s*"
+                      r"(?:of|=|:)?\s*" + NUM + r"\s*(k)?\b", _I)
+# No context is shorter than this: "context length of 3.1" names a model version.
+MIN_CONTEXT = 128
 # "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
 BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
               r"(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))"
@@ -255,8 +257,8 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
         m = pattern.search(text)
         if m:
             slots["seq_len"] = _k(m[1], m[2])
-    m = CONTEXT_AFTER.search(text) or CONTEXT_BEFORE.search(text) or CONTEXT_FLAG.search(text) \
-        or CONTEXT_INPUT.search(text)
+    m = next((m for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT)
+              for m in pattern.finditer(text) if _k(m[1], m[2]) >= MIN_CONTEXT), None)
     each = CONTEXT_EACH.search(text)
     if m:
         slots["context_len"] = _k(m[1], m[2], vllm=_is_vllm_flag(m))
@@ -281,7 +283,8 @@ def _context_list(text: str, slots: dict[str, Any]) -> None:
     spans = []
     for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT):
         for m in pattern.finditer(text):
-            found.add(_k(m[1], m[2], vllm=_is_vllm_flag(m)))
+            if _k(m[1], m[2]) >= MIN_CONTEXT:
+                found.add(_k(m[1], m[2], vllm=_is_vllm_flag(m)))
             spans.append(m.span())
     if "seq_len" not in slots:
         found |= {_k(m[1], "k") for m in BARE_K.finditer(text)

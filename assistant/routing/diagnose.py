@@ -204,7 +204,9 @@ def _collective(ctx: Context) -> list[Finding]:
         return []
     op = slot(ctx.intent, "op") or "all_reduce"
     ranks = slot(ctx.intent, "gpus")
-    if ranks and any(ACROSS_NODES.search(m.before) for m in rates) and slot(ctx.intent, "nodes"):
+    nodes = slot(ctx.intent, "nodes")
+    if ranks and nodes and (int(nodes) > 1 or any(ACROSS_NODES.search(m.before) for m in rates)):
+        # the cluster named has several nodes: each figure is checked where its words put it
         return [_collective_at(ctx, op, m) for m in rates]
     if ranks == 1:
         ctx.assumptions.append("a collective needs 2 or more GPUs; 1 was named, so its "
@@ -247,11 +249,32 @@ def _collective(ctx: Context) -> list[Finding]:
         else:
             causes.append(("nothing wrong: busbw, not algbw, is the figure to set against the "
                            "link's one-way rate", "nccl-tests-performance#busbw"))
+        causes += _headline_quoted(ctx, float(line["busbw_gbps"]))
         out.append(Finding(f"{op.replace('_', '-')} bus bandwidth on {ranks} x {ctx.gpu()} "
                            f"(line rate {num(line['busbw_gbps'])} GB/s one way)",
                            float(usable["busbw_gbps"]), busbw, "GB/s", causes,
                            "nccl-tests-performance#busbw"))
     return out
+
+
+def _headline_quoted(ctx: Context, one_way: float) -> list[tuple[str, str]]:
+    """A reference rate in the question that is the link's both-ways headline ("each NVLink is
+    capable of 600 GB/s" on an A100): say it is per GPU, both directions added."""
+    row = ctx.gpu_row()
+    link = catalog().links.rows.get(row.intra_link or "") if row is not None else None
+    if link is None or not link.marketed_bidirectional:
+        return []
+    both = 2 * link.line_rate_per_direction_gb_s
+    quoted = [float(m[1].replace(",", "")) for m in RATE_QUOTED.finditer(ctx.text)]
+    if not any(abs(q - both) <= 0.01 * both for q in quoted):
+        return []
+    return [(f"{num(both)} GB/s is {link.name}'s headline: one GPU's links together, both "
+             f"directions added; one direction is {num(link.line_rate_per_direction_gb_s)} GB/s, "
+             f"and a busbw near {num(one_way)} GB/s is the ceiling",
+             "nvlink-generations#headline-is-bidirectional")]
+
+
+RATE_QUOTED = lazy(r"(\d[\d,]*(?:\.\d+)?)\s*GB/[sS]")
 
 
 # Where a figure was measured, from the words before it: "between two nodes only 86GB/s".
@@ -281,6 +304,7 @@ def _collective_at(ctx: Context, op: str, m: Measurement) -> Finding:
     if not m.what:
         ctx.assumptions.append(f"{m.text} read as bus bandwidth (busbw)")
     where = f"{nodes} nodes of {per_node}" if nodes > 1 else f"one node of {per_node}"
+    ports = _ports(usable) if nodes > 1 else ""
     if busbw >= NORMAL_FROM * float(usable["busbw_gbps"]):
         causes = [("nothing wrong: NCCL's usable rate over these links, not their line rate, "
                    "is the ceiling", "nccl-tests-performance#busbw")]
@@ -289,9 +313,26 @@ def _collective_at(ctx: Context, op: str, m: Measurement) -> Finding:
                    "nccl-tests-performance#small-sizes"),
                   ("fewer network ports in use than the node has (NCCL_IB_HCA, rails, PCIe "
                    "switch placement)", "collective-algorithms#rings-per-port")]
-    return Finding(f"{op.replace('_', '-')} bus bandwidth on {where} x {ctx.gpu()}",
+        if "roce" in ports.lower() or "ethernet" in ports.lower():
+            causes.append(("NCCL on its socket transport (TCP through the host) instead of RDMA: "
+                           "check the log for NET/IB, the GID index and GPUDirect RDMA",
+                           "ethernet-roce#tcp-sockets"))
+    return Finding(f"{op.replace('_', '-')} bus bandwidth on {where} x {ctx.gpu()}{ports}",
                    float(usable["busbw_gbps"]), busbw, "GB/s", causes,
                    "nccl-tests-performance#busbw")
+
+
+def _ports(result: dict[str, Any]) -> str:
+    """' (4 × roce-200 a node, 100 GB/s one way)': the network the check assumed."""
+    nics = result.get("nics_per_node")
+    net = next((p for p in result.get("phases", []) if str(p["link"]).startswith(("ib-", "roce-",
+                                                                                   "eth-"))),
+               None)
+    link = catalog().links.rows.get(net["link"]) if net else None
+    if not nics or link is None:
+        return ""
+    each = link.line_rate_per_direction_gb_s
+    return f" ({nics} × {link.id} a node, {num(each)} GB/s each, {num(nics * each)} GB/s one way)"
 
 
 # --- TFLOP/s per GPU and MFU ----------------------------------------------------------------

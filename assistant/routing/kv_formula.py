@@ -19,6 +19,8 @@ from clusterplan.tools.contract import Step, q
 from clusterplan.tools.memory.model_shape import ModelShape
 
 NOTES = ["kv-cache#per-token", "kv-cache#gqa", "kv-cache#cache-dtype-default"]
+# Factors that count tokens, not bytes per token: left out of the per-token product.
+PER_JOB = ("tokens per sequence", "sequences (the batch)")
 ELEMENT_BYTES = (1, 2, 4)
 
 
@@ -45,17 +47,22 @@ def check(intent: Intent, shape: ModelShape, per_token: float) -> tuple[str, str
     factors = readings(intent, shape, per_token)
     if factors is None:
         return None
-    context = intent.slots.get("context_len")
     element = _element_bytes(shape, per_token)
     theirs = 1.0
     for f in factors:
-        theirs *= f.value if f.value != context else 1
+        theirs *= f.value if f.meaning not in PER_JOB else 1
     wrong = [f for f in factors if f.differs]
     sentence = (f"Your formula gives **{num(theirs)} bytes per token**; this model keeps "
                 f"**{num(per_token)}** (2 x {shape.layers} layers x {shape.kv_heads} KV heads x "
                 f"{shape.head_dim} head size x {element:g} bytes)")
     sentence += (": " + "; ".join(f"{f.value:g} is {f.meaning}, {f.against}" for f in wrong)
                  + "." if wrong else ", the same factors.")
+    tokens = [f.value for f in factors if f.meaning in PER_JOB]
+    if len(tokens) == 2 and wrong:
+        count = tokens[0] * tokens[1]
+        yours_gb, model_gb = theirs * count / 1e9, per_token * count / 1e9
+        sentence += (f" For {num(tokens[0])} × {num(tokens[1])} tokens that is "
+                     f"{num(yours_gb)} GB by your formula, **{num(model_gb)} GB** for this model.")
     step = Step(label="the KV formula shown, factor by factor",
                 formula="2 x layers x kv_heads x head_dim x bytes per element",
                 inputs={"yours": q(theirs, "B/token"), "layers": q(shape.layers),
@@ -73,7 +80,12 @@ def readings(intent: Intent, shape: ModelShape, per_token: float) -> list[Factor
     if not factors or shape.attention == "mla" or shape.layers not in factors:
         return None
     element = _element_bytes(shape, per_token)
-    return [_reading(f, shape, element, intent.slots.get("context_len")) for f in factors]
+    # "2*64*2048*14848*80*2" with a batch of 64 named: the 64 is the sequences, not a head size,
+    # when the formula's width is already there (the hidden size or KV heads x head size)
+    batch = intent.slots.get("batch") if {shape.hidden, shape.kv_heads * shape.head_dim} \
+        & set(factors) else None
+    return [_reading(f, shape, element, intent.slots.get("context_len"), batch)
+            for f in factors]
 
 
 def differences(intent: Intent, shape: ModelShape, per_token: float) -> list[tuple[str, str]]:
@@ -86,16 +98,19 @@ def _element_bytes(shape: ModelShape, per_token: float) -> float:
     return per_token / (2 * shape.layers * shape.kv_heads * shape.head_dim)
 
 
-def _reading(f: float, shape: ModelShape, element: float, context: Any) -> Factor:
+def _reading(f: float, shape: ModelShape, element: float, context: Any,
+             batch: Any = None) -> Factor:
     """The model's own numbers are matched first, so a 2 that could be K-and-V or bytes reads
     as the model's."""
     width = shape.kv_heads * shape.head_dim
+    if batch and f == batch:
+        return Factor(f, "sequences (the batch)")
     same = {shape.layers: "layers", width: "KV heads x head size", shape.kv_heads: "KV heads",
             shape.head_dim: "head size"}
     if f in same:
         return Factor(f, same[f])
     if context and f == context:
-        return Factor(f, "tokens")
+        return Factor(f, "tokens per sequence")
     if f == shape.hidden and shape.hidden != width:
         return Factor(f, "the hidden size", f"where the cache keeps {shape.kv_heads} KV heads "
                       f"x {shape.head_dim} = {width} ({f / width:.3g}x too many)", "kv-cache#gqa")

@@ -137,12 +137,15 @@ def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
     per_token, cache_gb = result["kv_cache_bytes_per_token"], result["breakdown_gb"]["kv_cache"]
     context, batch = slot(intent, "context_len", 4096), slot(intent, "batch", 1)
     kept = str(result.get("kv_precision") or "bf16")
+    gpus = int(result["layout"]["gpus"])
+    whole_gb = per_token * context * batch / 1e9 if gpus > 1 else cache_gb
     said = (f"The KV cache, kept in {kept.upper()}, takes "
-            f"**{num(per_token)} bytes per token**: **{num(cache_gb)} GB** for "
-            f"{plural(context, 'token')} × {plural(batch, 'sequence')}")
+            f"**{num(per_token)} bytes per token**: **{num(whole_gb)} GB** for "
+            f"{plural(context, 'token')} × {plural(batch, 'sequence')}"
+            + (f" ({num(cache_gb)} GB on each of {gpus} GPUs)" if gpus > 1 else ""))
     if "kv_precision" not in intent.slots and kept in ("bf16", "fp16"):
         said += (f"; an FP8 cache (vLLM's `--kv-cache-dtype fp8`) halves it to "
-                 f"{num(cache_gb / 2)} GB")
+                 f"{num(whole_gb / 2)} GB")
     return said + "."
 
 
@@ -198,9 +201,18 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             lead += _lighter_methods(intent, calls, result)
         elif result["workload"] == "inference" and "precision" not in intent.slots:
             lead += _smaller_precision(intent, calls)
-    return Reply(headline=lead, tables=[breakdown_table(result), min_gpus_table(result),
-                                        *totals(result)],
-                 steps=steps, assumptions=_least(result) if least else [])
+    tables = [breakdown_table(result), min_gpus_table(result), *totals(result)]
+    if result["workload"] == "inference" and _asks_kv(intent):
+        # "the KV cache itself is already 623GB (2*64*2048*14848*80*2)": the cache first, and
+        # the asker's own formula set against the model's
+        lead = _kv_sentence(intent, result) + " " + lead
+        formula = _their_formula(intent, result)
+        if formula:
+            lead = f"{formula[0]} {lead}"
+            tables.insert(0, formula[1])
+            steps.append(formula[2])
+    return Reply(headline=lead, tables=tables, steps=steps,
+                 assumptions=_least(result) if least else [])
 
 
 # Weight formats a server loads instead of 16 bits, widest first (quant-formats notes).
