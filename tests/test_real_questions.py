@@ -1465,3 +1465,63 @@ def test_machines_and_cards_in_chinese_and_is_it_normal():
                      "--model_max_length 2048\\,，4机8卡")
     assert answer.intent.kind == "diagnose"
     assert (answer.intent.slots["gpus"], answer.intent.slots["nodes"]) == (32, 4)
+
+
+def test_a_larger_vocabulary_is_named_as_the_memory_difference():
+    # https://github.com/unslothai/unsloth/issues/824: QLoRA at 16,384 tokens, Llama 3 8B
+    # against Llama 2 7B and Mistral 7B. FP32 logits: 16,384 x 128,256 x 4 B = 8.41 GB for
+    # Llama 3; 16,384 x 32,000 x 4 B = 2.10 GB for Llama 2 (vocabularies from config.json).
+    answer = respond("I found there is a very huge GPU vram usage difference between Llama 3 8b "
+                     "and Llama 2 7b when I'm doing Qlora finetune.\nIf I set the context to "
+                     "16384, Llama 2 7b or Mistral-7b only consumes around 10g vram on T4. "
+                     "everything works smoothly. However, if I change the model to Llama 3 8b, "
+                     "it says OOM exceeding 7.83g vram.\nI also tried on rtx 4090, llama 3 8b "
+                     "will consume around 20g vram.\nI'm confused about the gpu vram usage. why "
+                     "llama 3 8b need almost double vram compared with 7b models like llama 2 or "
+                     "mistral-7b?")
+    assert answer.intent.slots["seq_len"] == 16384
+    assert "16,384 tokens × 128,256 vocabulary × 4 B = 8.41 GB for Llama 3 8B (2.10 GB with " \
+        "Llama 2 7B's 32,000" in answer.markdown
+
+
+def test_zero3_across_nodes_on_ten_gigabit_ethernet_gathers_over_the_network():
+    # https://github.com/hiyouga/LlamaFactory/issues/5014: ZeRO-3 ("..._ds3.yaml") on 2 nodes
+    # over a 10 GbE card ("万兆网卡", 10 Gb/s = 1.25 GB/s), no InfiniBand ("没有IB网卡" is
+    # not a link). With no model named, the gathers are given per billion parameters.
+    answer = respond("用deepspeed多机训练比单机训练慢10倍\n- GPU type: NVIDIA A800-SXM4-80GB\n"
+                     "FORCE_TORCHRUN=1 NNODES=2 RANK=0 llamafactory-cli train "
+                     "examples/train_lora/llama3_lora_sft_ds3.yaml\n2个节点每个iter耗时90s，"
+                     "而单机训练时每个iter耗时仅4s左右\n网络环境：\nNCCL走的是socket网络协议，没有IB"
+                     "网卡\n容器之间通过swarm overlay网络连接，万兆网卡")
+    slots = answer.intent.slots
+    assert slots["zero_stage"] == 3 and slots["links"] == ["eth-10"]
+    assert "ZeRO-3 forward and backward on 2 nodes over Ethernet 10 GbE" in answer.markdown
+    assert "(1 a node, 1.25 GB/s one way)" in answer.markdown
+    assert "hybrid sharding" in answer.markdown
+
+
+def test_quantized_shards_are_four_bit_and_no_layout_question():
+    # https://github.com/TigerResearch/TigerBot/issues/14: "quantized model shards (180B) on
+    # 4 x RTX3090": shards are files, so a fit; quantized with no bits said is 4-bit, stated as
+    # an assumption. 180e9 x 0.5 B = 90 GB of weights against 4 x 25.77 GB.
+    answer = respond("Can I run quantized model shards (180B) on 4 x RTX3090 GPUs?")
+    assert answer.intent.kind in ("fit", "memory")
+    assert answer.intent.assumed["precision"] == "int4"
+
+
+def test_measured_figures_written_label_first_and_memory_taken_up():
+    # https://github.com/EleutherAI/gpt-neox/issues/903: "the TFLOPS=33" and "the TFLOPS=170"
+    # are two measured rates.
+    answer = respond('I trained a 20B model with 128 GPUs, the speed very slow "pipe-parallel-'
+                     'size=4, model-parallel-size=2", the TFLOPS=33, but I just modified  "pipe-'
+                     'parallel-size=1, model-parallel-size=2", the TFLOPS=170, why is this '
+                     'happening?')
+    assert "MFU from TFLOPS=33" in answer.markdown and "MFU from TFLOPS=170" in answer.markdown
+    # https://github.com/huggingface/text-generation-inference/issues/1863: 67 GB "taken up"
+    # by TGI serving Mistral 7B with MAX_TOTAL_TOKENS "8512": a reservation to explain, and
+    # the context is 8,512 tokens (8,512 x 131,072 B = 1.12 GB of KV cache).
+    answer = respond('1 A100 GPU with 80GB RAM ... TGI Parameters:\n    MAX_INPUT_LENGTH: "8000"\n'
+                     '    MAX_TOTAL_TOKENS: "8512"\n    MAX_CONCURRENT_REQUESTS: "128" ... I am '
+                     'trying to run Mistral7b on A100GB but I see it taking up 67GB of VRAM.')
+    assert answer.intent.kind == "diagnose" and answer.intent.slots["context_len"] == 8512
+    assert "measured **67.0 GB**" in answer.markdown

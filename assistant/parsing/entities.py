@@ -243,8 +243,14 @@ def num_b(params_b: float) -> str:
 def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
     """'NVLink' is the NVLink of the GPU named (else NVLink 4); 'InfiniBand' alone is NDR."""
     links: list[tuple[int, str]] = []
+    if (ten := TEN_GBE.search(found.masked)) and "eth-10" in catalog.links.rows:
+        links.append((ten.start(), "eth-10"))
+        found.readings.append(f"read '{ten[0]}' as eth-10 (10 Gb/s Ethernet)")
     for m in GENERIC_LINK.finditer(found.masked):
         word = m[0]
+        if NO_LINK_BEFORE.search(found.masked[max(0, m.start() - 12):m.start()]):
+            found.readings.append(f"'{word}': said to be absent, not read as a link")
+            continue
         if word.lower() == "nvlink":
             row = catalog.gpus.rows.get(gpu or "")
             if row is not None and row.without_nvlink():
@@ -273,6 +279,14 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
             found.readings.append(f"read '{word}' as {link} ({whose})")
     return links
 
+
+# "万兆网卡": a ten-gigabit Ethernet card (note ethernet-roce#eth-10).
+TEN_GBE = lazy(r"万兆(?:网卡|网络|以太网)?")
+# A fabric said to be missing: "没有IB网卡", "no InfiniBand", "without NVLink".
+NO_LINK_BEFORE = lazy(r"(?:没有|无|不带|\bno|\bwithout|\bnot?\s+using)\s*$", _I)
+
+# Weights said to be quantized with no format named: "quantized model shards", "量化模型".
+QUANTIZED = lazy(r"\bquanti[sz]ed\b|\bquantified\b|量化(?:后的|的)?模型|量化版", _I)
 
 # "IB 200Gb", "200G InfiniBand": the port rate names the generation (note infiniband-rates).
 IB_BY_RATE = {200: "ib-hdr", 400: "ib-ndr", 800: "ib-xdr"}
@@ -348,6 +362,8 @@ def _words(found: Entities) -> None:
         slots["workload"] = "inference"  # "we will finetune it; can vLLM serve it?"
     if fmt := _format(text):
         slots["precision"] = fmt
+    if "precision" not in slots and QUANTIZED.search(text):
+        slots["quantized"] = True  # "quantized model shards", bits not said
     read_offload(text, slots)
     if label := slots.pop("gpu_memory_label", None):
         found.readings.append(f"read '{label} GPUs' as GPUs labelled {label}: "

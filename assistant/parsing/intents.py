@@ -72,7 +72,8 @@ COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slo
 # Two things set side by side; "which" only where it picks one ("which GPU", "which is"), not
 # where it relates ("scripts which can help").
 CHOICE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|better|than)\b|"
-              r"\bwhich\s+(?:\w+\s+)?(?:is|are|one|gpus?|cards?|should|would|to|of)\b|"
+              r"\bwhich\s+(?!seems?\b|means?\b|makes?\b)(?:\w+\s+)?"
+              r"(?:is|are|one|gpus?|cards?|should|would|to|of)\b|"
               r"^\W*which\b", _I)
 LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
@@ -92,7 +93,7 @@ COST = lazy(r"\b(?<!memory\s)(?<!vram\s)(?<!compute\s)costs?\b(?!\s*\((?:gb|gib|
                   r"\breserved\b(?!\s+(?:for|by|to)\b)|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少|美元|人民币|成本", _I)
-LAYOUT = lazy(r"\bsplit\b|\bshard|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"
+LAYOUT = lazy(r"\bsplit\b|\bshard(?!s\b)|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"
                     r"recommended|suitable|what|which)\s+parallelism\b|\bparallel(?:ism)?\s+(?:plan|"
                     r"strategy|config|layout|setup)|\bbest\s+parallel|\bdistribute\b|\btp\s*x\s*pp"
                     r"|\bhow\s+should\s+i\s+(?:lay|arrange|parallel|split|shard)|"
@@ -169,13 +170,16 @@ CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expe
              _I)
 SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|"
                r"正常吗|正常的吗|正常不|正常么|"
+               # memory in use reported: "I see it taking up 67GB of VRAM"
+               r"\b(?:see|seeing)\s+it\s+(?:taking|using|occupying)\s+(?:up\s+)?"
+               r"(?:about\s+|around\s+|~)?\d+(?:\.\d+)?\s*gi?b\b|"
                r"\b(?:too|so|very|much|really|super)\s+slow|\bslow(?:er|s|ed)?\s+(?:than|down)|"
                r"\bslower\b|\blow\s+(?:throughput|mfu|utili[sz]ation|tflops)|"
                r"\b(?:throughput|speed|performance)\s+(?:\w+ly\s+)?(?:drops|dropped|falls|fell)\b|"
                r"\bdoes(?:n't|\s+not)\s+seem\s+to\s+go\s+through\b|\bonly\s+"
                r"(?:achieves?|gets?|getting|reach(?:es)?|about|around)\b|\bno\s+speed\s*up\b|"
                r"\bunable\s+to\s+reproduce\b|\b(?:more|higher)\s+(?:gpu\s+)?(?:memory|vram)\b|"
-               r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多)|"
+               r"\bnot\s+using\b|慢|没有提升|变慢|显存.{0,6}(?:非常高|太高|这么大|这么多|高达)|"
                r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
                r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
                r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事|"

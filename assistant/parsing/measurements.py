@@ -49,7 +49,8 @@ PORT_AFTER = lazy(r"\s*(?:network\s+)?(?:nics?|hcas?|ports?|network\s+cards?|inf
 CLAIMED = lazy(r"\bclaim(?:s|ed)?\b|\badvertised\b|\bofficial(?:ly|s)?\b|\bsupposed\s+to\b"
                r"|\bdatasheet\b", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
-TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)", _I)
+TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)|"
+              r"\btflops?\s*[=:]\s*(?P<after>\d[\d,]*(?:\.\d+)?)", _I)
 PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)
 # "420/1979": a throughput divided by a peak (checked against the catalog's peaks by the route)
 OVER_PEAK = lazy(NUM + r"\s*/\s*(\d{3,4}(?:\.\d+)?)\b(?!\s*(?:GB|G\b|MB|tokens?|s\b))", _I)
@@ -80,7 +81,7 @@ MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 MEMORY_FRACTION = lazy(NUM + r"\s*/\s*" + NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 MEMORY_USE = lazy(r"占用|使用|用了|需要|usage|\bused?\b|\buses\b|\busing\b|consum|\bcost\b|"
                   r"\bwhy\b.{0,80}\brequir|"
-                  r"\btakes?\b|\boccup", _I)
+                  r"\btak(?:es?|ing)\b|\boccup", _I)
 NOT_USED = lazy(r"^\s*(?:的|\s)*(?:<g\d>|a\d|h\d|显卡|卡|card|gpus?|vram\s+card|of\s+total|"
                 r"total|ram\b|memory\s+each|每张|mac|laptop|file)", _I)
 
@@ -158,7 +159,8 @@ def find(text: str) -> list[Measurement]:
     for m in TFLOPS.finditer(text):
         if PER_TOKEN.match(text, m.end()):
             continue  # "0.05 TFLOP per token": a count of work, not a rate
-        found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0])))
+        value = m[1] if m[1] is not None else m["after"]  # "33 TFLOPS" or "TFLOPS=33"
+        found.append((m.start(), Measurement("tflops", _f(value), "TFLOP/s", m[0])))
     for m in OVER_PEAK.finditer(text):
         found.append((m.start(), Measurement("tflops", _f(m[1]), "TFLOP/s", m[0],
                                              divisor=_f(m[2]))))

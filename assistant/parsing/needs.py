@@ -148,6 +148,11 @@ def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
         assumed["workload"] = "pretrain"
 
 
+# Weights said to be quantized, bits not said: 4-bit, what GPTQ, AWQ and GGUF Q4 releases
+# mostly ship (note gptq-awq-formats); the answer states it as an assumption.
+QUANTIZED_DEFAULT = "int4"
+
+
 def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -> None:
     workload = slots.get("workload") or assumed.get("workload")
     if workload is None:
@@ -156,6 +161,7 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         # QLoRA's base is 4-bit NF4 by definition (the QLoRA paper); a model served as released
         # keeps its checkpoint's precision (DeepSeek-V3/R1 in FP8, gpt-oss in MXFP4); else BF16.
         assumed["precision"] = "nf4" if workload == "qlora" else \
+            QUANTIZED_DEFAULT if workload == "inference" and slots.get("quantized") else \
             _released_precision(slots, catalog) if workload == "inference" else "bf16"
     if workload == "inference":
         if "seq_len" in slots and "context_len" not in slots:

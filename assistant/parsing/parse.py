@@ -6,7 +6,7 @@ context_len, tokens, zero_stage, tp, pp, provider, kind, utilization, hours), so
 `/memory key=value` call is an Intent(kind="memory", slots=payload) that follow-ups continue.
 Others: size ("140 GB"), bandwidth ("400 Gb/s"), value and to_unit (conversion), links and
 gpu_list (comparisons), op (collective), period, usd, question (concept), and the flags
-egress, break_even, cost, gpu_plural.
+egress, break_even, cost, gpu_plural, quantized.
 """
 
 from __future__ import annotations
@@ -72,7 +72,8 @@ LONG_CONTEXT_SIZES = ("llama-3.1-8b", "llama-3.1-70b")
 CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
-FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants")
+FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
+         "quantized")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")

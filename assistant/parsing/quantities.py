@@ -40,8 +40,9 @@ PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourl
 TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b"
               r"(?!\s+(?:in\s+)?(?:per|a|an|each|one)\s+(?:step|batch|iteration|iter)\b)", _I)
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt|上下文|上文)", _I)
-CONTEXT_BEFORE = lazy(r"\b(?:context(?:\s+(?:length|window|len|size))?|input\s+length)\s*"
-                      r"(?:of|=|:)?\s*" + NUM + r"\s*(k)?\b", _I)
+CONTEXT_BEFORE = lazy(r"(?:\b(?:context(?:\s+(?:length|window|len|size))?|input\s+length)|"
+                      r"token\s*长度(?:设置的|设置为|设为|为|是)?)\s*"
+                      r"(?:of|=|:|to)?\s*" + NUM + r"\s*(k)?\b", _I)
 # No context is shorter than this: "context length of 3.1" names a model version.
 MIN_CONTEXT = 128
 # "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
@@ -55,7 +56,7 @@ BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
               r"|\s*(?:tokens?\s+)?vocab)", _I)
 # An engine's own name for the context: "--max-model-len 29k", "num_ctx 32768", "n_ctx=4096".
 CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]tokens)\s*"
-                    r"(?:=|:|to|of|is)?\s*" + NUM + r"\s*(k)?\b", _I)
+                    r"(?:=|:|to|of|is)?\s*[\"']?" + NUM + r"\s*(k)?\b", _I)
 # A request's length in tokens: "2048token输入", "a 5000-token query", "4k tokens input".
 CONTEXT_INPUT = lazy(NUM + r"\s*(k)?\s*-?\s*tokens?\s*(?:input|输入|prompt|query|request|long)",
                      _I)
@@ -86,7 +87,9 @@ CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:r
 BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
 UTILISATION = lazy(NUM + r"\s*%", _I)
 SHARE_OF_PEAK = lazy(r"\b(?:mfu|hfu|flops?|tflops?)\b|\bof\s+peak\b", _I)
-ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b", _I)
+# "ZeRO-3", "zero stage 2", and DeepSpeed configs named for it: "ds_z3_config.json",
+# "llama3_lora_sft_ds3.yaml".
+ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b|(?<![a-z])ds_?z?([0-3])(?![0-9a-z])", _I)
 DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:|\bto\b)?\s*(\d+)\b", _I)
 # A degree spelled out before its number, as launch flags and configs write it
 # ("tensor_parallelism=2", "--pipeline-model-parallel-size 8", "data parallel size of 4").
@@ -318,7 +321,7 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
         slots["utilization"] = number(m[1], "the utilisation") / 100
     m = ZERO.search(text)
     if m:
-        slots["zero_stage"] = int(m[1])
+        slots["zero_stage"] = int(m[1] or m[2])
     for name, value in DEGREES.findall(text):  # the layout stated first ("tp 4 + pp 16 vs tp 64")
         slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
     named: dict[str, int] = {}

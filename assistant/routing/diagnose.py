@@ -145,7 +145,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
-                  _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather, _scaling,
+                  _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
+                  _zero3_network, _scaling,
                   _tp_compare, _one_step):
         findings.extend(check(ctx))
     if not findings:
@@ -674,6 +675,8 @@ def _memory(ctx: Context) -> list[Finding]:
     elif m.value > expected / NORMAL_FROM:
         causes.append(("activations grow with micro-batch and sequence length",
                        "activation-memory"))
+    if workload != "inference":
+        causes += _logits(ctx)
     if m.value < NORMAL_FROM * weights:
         causes.append(("weights quantized or offloaded to CPU: less than the 16-bit weights "
                        "is on the GPU", "memory-sizing"))
@@ -682,6 +685,31 @@ def _memory(ctx: Context) -> list[Finding]:
     return [Finding(f"GPU memory for {model_name(result)} ({workload}; weights "
                     f"{num(weights)} GB)", expected, m.value, "GB", causes, "memory-sizing",
                     lower_is_better=True)]
+
+
+# Logits under this many GB are left out of the causes: they matter at long sequences only.
+LOGITS_WORTH_GB = 1.0
+
+
+def _logits(ctx: Context) -> list[tuple[str, str]]:
+    """A training step's FP32 logits, tokens x vocabulary x 4 bytes, set beside those of the
+    other models the question names when their vocabularies differ."""
+    tokens = int(slot(ctx.intent, "seq_len") or 0) * int(slot(ctx.intent, "micro_batch") or 1)
+    rows = catalog().models.rows
+    named = [rows[m["model"]] for m in ctx.intent.slots.get("model_list", [])
+             if m.get("model") in rows] or \
+        [rows[x] for x in [slot(ctx.intent, "model")] if x in rows]
+    if not named or not tokens:
+        return []
+    gb = {row.name: tokens * row.vocab * 4 / 1e9 for row in named}
+    first = named[0]
+    if gb[first.name] < LOGITS_WORTH_GB:
+        return []
+    others = [f"{num(gb[r.name])} GB with {r.name}'s {r.vocab:,}" for r in named[1:]
+              if r.vocab != first.vocab]
+    return [(f"the FP32 logits for the loss: {tokens:,} tokens × {first.vocab:,} vocabulary × "
+             f"4 B = {num(gb[first.name])} GB for {first.name}"
+             + (f" ({'; '.join(others)})" if others else ""), "logits-memory#tokens-by-vocab")]
 
 
 # --- ZeRO-3: every forward gathers the parameters --------------------------------------------
@@ -720,6 +748,43 @@ def _zero3_gather(ctx: Context) -> list[Finding]:
     return [Finding(f"forward time against ZeRO-3's all-gather of {num(gathered)} GB of 16-bit "
                     f"parameters over {ranks} GPUs ({num(seconds * 1000)} ms at "
                     f"{num(one_way)} GB/s each way)", seconds, measured, "s", causes,
+                    "zero-paper#stage-3", lower_is_better=True)]
+
+
+def _zero3_network(ctx: Context) -> list[Finding]:
+    """ZeRO-3 across nodes: every forward and backward all-gathers the 16-bit weights through
+    the nodes' network ports, which on Ethernet can outlast the whole step of one node."""
+    links = catalog().links.rows
+    net = next((links[k] for k in ctx.intent.slots.get("links", [])
+                if k in links and links[k].scope == "inter_node"), None)
+    nodes = int(slot(ctx.intent, "nodes") or 0)
+    if slot(ctx.intent, "zero_stage") != 3 or nodes < 2 or net is None:
+        return []
+    params = _params(ctx) if ctx.has_model() else None
+    per_node = int(slot(ctx.intent, "gpus_per_node") or 8)
+    nics = slot(ctx.intent, "nics_per_node") or (1 if net.kind == "ethernet" else per_node)
+    if not slot(ctx.intent, "nics_per_node"):
+        ctx.assumptions.append(f"{nics} {net.id} port{'s' if nics > 1 else ''} per node")
+    size_gb = 2 * (params or 1.0)
+    gather = ctx.calls.run("interconnect", {
+        "op": "all_gather", "size": f"{size_gb:.6g} GB", "ranks": nodes * per_node,
+        "gpus_per_node": per_node, "gpu": ctx.gpu(), "inter_link": net.id,
+        "nics_per_node": nics}, "ZeRO-3's all-gather of the 16-bit weights across the nodes")
+    seconds = 2 * float(gather["time_s"])  # once in the forward, again in the backward
+    steps = ctx.of("step_time")
+    measured = max(m.value for m in steps) if steps and params else None
+    weights = f"{num(size_gb)} GB of 16-bit weights" if params else \
+        "each billion parameters' 2 GB of 16-bit weights (no model named)"
+    causes = [("every micro-batch's forward and backward gather the weights across the nodes, "
+               "so the network, not the GPUs, sets the step; ZeRO-2, or hybrid sharding (ZeRO-3 "
+               "inside each node, replicas across), leaves only one gradient reduction a step "
+               "on it", "zero3-at-scale#fsdp-hybrid")]
+    if net.kind in ("ethernet", "roce"):
+        causes.append(("NCCL on its socket transport (TCP through the host) instead of RDMA "
+                       "reaches less than the line rate", "ethernet-roce#tcp-sockets"))
+    return [Finding(f"ZeRO-3 forward and backward on {nodes} nodes over {net.name} "
+                    f"({nics} a node, {num(net.line_rate_per_direction_gb_s * nics)} GB/s one "
+                    f"way): 2 all-gathers of {weights}", seconds, measured, "s", causes,
                     "zero-paper#stage-3", lower_is_better=True)]
 
 
