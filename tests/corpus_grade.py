@@ -86,7 +86,10 @@ UNITS: dict[str, tuple[str, float]] = {
     "min": ("s", 60.0), "h": ("s", 3600.0), "hours": ("s", 3600.0), "days": ("s", 86400.0),
     "day": ("s", 86400.0),
     "%": ("%", 1.0),
+    "tflops": ("flop/s", 1e12), "tflop/s": ("flop/s", 1e12), "flop": ("flop", 1.0),
 }
+# Counts a fact may be given in, matched as plain numbers.
+COUNT_UNITS = ("GPUs", "tokens/s", "samples", "replicas")
 
 
 @dataclass

@@ -19,4 +19,4 @@ def test_every_corpus_row_is_complete():
         assert row["question"].strip() and row["url"].startswith("http"), row["id"]
         assert set(row["expect"]) >= {"intent", "ask_back"}, row["id"]
         for fact in row["facts"]:
-            assert cg._unit(fact["unit"]) or fact["unit"] in ("GPUs", "tokens/s"), fact
+            assert cg._unit(fact["unit"]) or fact["unit"] in cg.COUNT_UNITS, fact
