@@ -585,3 +585,36 @@ def test_a_served_model_that_misses_says_which_smaller_weights_fit():
 def test_one_gpu_is_not_called_all_1_gpus():
     answer = respond("Can I serve Llama 3 8B on one L4?")
     assert "all 1 GPUs" not in answer.markdown and "GPU memory of the GPU" in answer.markdown
+
+
+def test_a_session_on_bridged_a40s_keeps_the_cluster_and_says_what_the_bridge_joins():
+    # A user's session: 8 A40 with NVLink bridges. Each follow-up keeps the cluster; TP 8
+    # spans four bridged pairs, so it runs over PCIe 4.0 x16 (< 31.5 GB/s a direction), and an
+    # all-reduce over the 8 cards is set by PCIe, not by the 56.25 GB/s bridge.
+    first = respond("I have 8x A40 with NVLink bridges. Can I serve Llama 3 70B in fp16 with "
+                    "vLLM?")
+    speed = respond("how many tokens/s would I get at 16 concurrent users?",
+                    previous=first.intent)
+    assert speed.intent.kind == "serving" and speed.intent.slots["gpu"] == "a40"
+    split = respond("is TP 8 a good idea on these or should I use pipeline?",
+                    previous=first.intent)
+    assert split.intent.slots["gpu"] == "a40" and split.intent.slots["model"] == "llama-3-70b"
+    assert "**NVIDIA A40 48GB's NVLink bridge joins only 2 cards**" in split.markdown
+    busbw = respond("what all-reduce bandwidth should I expect across the 8 cards?",
+                    previous=split.intent)
+    assert busbw.data["interconnect"]["bottleneck"] == "pcie-4"
+    assert busbw.data["interconnect"]["busbw_gbps"] < 31.5
+    tune = respond("we want to fine-tune qwen2.5-32b with LoRA on them, does it fit?",
+                   previous=busbw.intent)
+    slots = tune.intent.slots
+    assert (slots["gpu"], slots["gpus"], slots["model"]) == ("a40", 8, "qwen2.5-32b")
+    assert "precision" not in slots and "batch" not in slots  # the serving job's settings
+
+
+def test_a_precision_beside_a_kv_cache_size_is_the_caches():
+    # Llama 3.1 8B keeps 2 x 32 layers x 8 KV heads x 128 x 1 B = 65,536 B a token in FP8;
+    # x 131,072 tokens = 8.59 GB.
+    answer = respond("KV cache size of llama 3.1 8b at 128k context in fp8?")
+    assert answer.intent.slots["kv_precision"] == "fp8"
+    assert "The KV cache, kept in FP8, takes **65,536 bytes per token**: **8.59 GB**" \
+        in answer.markdown

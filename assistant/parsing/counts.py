@@ -82,7 +82,7 @@ COUNTS = (
 N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
            lazy(rf"{ZN}\s*(?:台|个节点)"))
 # Network ports a node has: "8x400Gb/s", "8 x 400G NDR", "8 NICs", "4 HCAs", "8 rails".
-NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?(?:\s*/\s*s\b|ps\b|"
+NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?e?(?:\s*/\s*s\b|ps\b|"
             r"\s*(?=ndr|hdr|ib\b|infiniband|roce|ethernet|nics?\b))|"
             r"\b(\d{1,2})\s+(?:<l\d>\s*|(?:hdr|ndr|xdr|edr|ib|infiniband|roce|ethernet)\s+)?"
             r"(?:nics?|hcas?|ports|rails|network\s+cards)\b|"

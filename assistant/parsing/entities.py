@@ -258,7 +258,7 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
                                       f"{row.intra_link})")
                 continue
             own = row.nvlink() if row else None
-            link = own if own in catalog.links.rows else "nvlink-4"
+            link = own if own is not None and own in catalog.links.rows else "nvlink-4"
             bridge = row is not None and own == row.pair_link
             whose = (f"the bridge joining pairs of {gpu}" if own == link and bridge else
                      f"the link of {gpu}" if own == link else "the H100 generation")

@@ -35,6 +35,8 @@ FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|the
                        r"at|for|using|but|if|what\s+if|ok|okay|that|it)\b", re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
                          re.IGNORECASE)
+# "is TP 8 a good idea on these?": the GPUs of the last question, however long the sentence.
+ON_THESE = lazy(r"\b(?:on|with|for|across|over)\s+(?:these|those|them)\b", re.IGNORECASE)
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
 BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
@@ -133,9 +135,19 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
         kind = "cluster_size"  # "serve it on H100s": how many of them is the question
-    if kind == "concept" and previous is not None and _serving_figure(text, slots, previous):
-        kind = "serving"  # "what is the time per output token?" of the job just sized
-    if previous is not None and _continues(text, kind, strong, slots, previous):
+    if kind in ("concept", "unknown") and previous is not None \
+            and _serving_figure(text, slots, previous):
+        # "what is the time per output token?" of the job just sized: that job, served
+        kind, strong = "serving", True
+    if previous is not None and _new_job_on_these(text, slots):
+        # "fine-tune qwen2.5-32b with LoRA on them": a new job on the cluster just described
+        hardware = {k: v for k, v in {**previous.assumed, **previous.slots}.items()
+                    if k in HARDWARE and k not in slots}
+        if hardware:
+            found.readings.append("kept the cluster of the previous question: " + ", ".join(
+                f"{k}={v}" for k, v in hardware.items()))
+            slots = {**hardware, **slots}
+    elif previous is not None and _continues(text, kind, strong, slots, previous):
         _bare_answer(text, slots, previous)
         if (not strong or kind == "unknown") and previous.kind != "unknown":
             kind = previous.kind
@@ -162,6 +174,12 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
                   readings=found.readings)
 
 
+# Only the cache's size asked: a precision in the question is the cache's.
+KV_SIZE_ASKED = lazy(r"^\W*(?:what(?:'s|\s+is)\s+(?:the\s+)?)?kv[\s-]*cache\s+(?:size|memory)\b",
+                     re.IGNORECASE)
+CACHE_PRECISIONS = ("fp8", "int8", "fp16", "bf16", "int4")
+
+
 def _kv_arithmetic(text: str, slots: dict[str, Any], readings: list[str]) -> None:
     """The asker's own KV formula, kept to check factor by factor; the cache's precision when
     set apart from the weights'; and the token count of their "<per-token size> * N" when no
@@ -175,6 +193,11 @@ def _kv_arithmetic(text: str, slots: dict[str, Any], readings: list[str]) -> Non
         slots["kv_precision"] = cache
         if kv_dtype.only_for_cache(text) and slots.get("precision") == cache:
             del slots["precision"]  # the weights' precision was not stated
+    elif KV_SIZE_ASKED.search(text) and slots.get("precision") in CACHE_PRECISIONS:
+        # "KV cache size of llama 3.1 8b at 128k context in fp8?": the cache is what is in FP8
+        slots["kv_precision"] = slots.pop("precision")
+        readings.append(f"read {slots['kv_precision']} as the KV cache's precision (only the "
+                        f"cache's size is asked)")
     tokens = kv_arithmetic.tokens(text)
     if tokens and "context_len" not in slots:
         slots["context_len"] = tokens
@@ -262,6 +285,14 @@ def _serving_figure(text: str, slots: dict[str, Any], previous: Intent) -> bool:
     return had_model and serving and not new_model and bool(SERVING_FIGURE.search(text))
 
 
+# What "on them" keeps for a new job: the cluster, not the last job's settings.
+HARDWARE = ("gpu", "gpus", "nodes", "gpus_per_node", "links", "nics_per_node")
+
+
+def _new_job_on_these(text: str, slots: dict[str, Any]) -> bool:
+    return bool(ON_THESE.search(text)) and ("model" in slots or "params_b" in slots)
+
+
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
                previous: Intent) -> bool:
     """A follow-up changes a slot of the last question; a reply fills a slot it asked for."""
@@ -276,6 +307,8 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
     new_model = "model" in slots or "params_b" in slots
     if _lacks_the_model(kind, new_model, previous):
         return True  # "how long on 2T tokens?" after sizing Llama 3 70B is about Llama 3 70B
+    if ON_THESE.search(text) and not new_model:
+        return True
     if len(text.split()) > 12:
         return False
     if FOLLOW_UP.search(text):

@@ -9,7 +9,7 @@ from clusterplan.assistant.composing.markdown import num, pct, plural, table, us
 from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
-from clusterplan.assistant.routing.layout_rule import has_model, rule_of_thumb
+from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
 
@@ -55,7 +55,15 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     if not has_model(intent):
         return rule_of_thumb(intent, calls)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
-    return Reply(headline=layout_sentence(result), tables=plan_tables(result))
+    reply = Reply(headline=layout_sentence(result), tables=plan_tables(result))
+    # TP asked for (or chosen) wider than the cards' NVLink: say it runs over PCIe
+    plans = result.get("plans") or []
+    tp = int(slot(intent, "tp") or (plans[0]["tp"] if plans else 1))
+    wide = over_pcie(result.get("gpu"), tp, calls)
+    if wide is not None:
+        reply.headline = f"{wide.said} {reply.headline}"
+        reply.steps += wide.steps
+    return reply
 
 
 def layout_sentence(result: dict[str, Any]) -> str:

@@ -48,7 +48,7 @@ def rule_of_thumb(intent: Intent, calls: Calls) -> Reply:
             f"tensor parallelism inside each node, where {fabric} carries its two all-reduces "
             f"per layer, and pipeline stages across nodes, which pass only activations over the "
             f"network.")
-    bare = _over_pcie(gpu, min(tp, gpus), calls)
+    bare = over_pcie(gpu, min(tp, gpus), calls)
     if nodes == 1:
         lead = (f"On {where}, split one replica with **TP {tp}** inside the node ({fabric} "
                 f"carries its all-reduces); pipeline parallelism only pays across nodes, or where "
@@ -100,7 +100,7 @@ class OverPcie:
     bridged: int
 
 
-def _over_pcie(gpu: str | None, ranks: int, calls: Calls) -> OverPcie | None:
+def over_pcie(gpu: str | None, ranks: int, calls: Calls) -> OverPcie | None:
     """For TP wider than the card's NVLink (none on an L40S or RTX 4090, a bridged pair on an
     RTX 3090 or A40): say so, and set its PCIe all-reduce beside an NVLink node's, since
     'is PCIe fine for TP?' is the question."""

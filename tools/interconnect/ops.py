@@ -68,6 +68,12 @@ def collective(inp: InterconnectInput) -> InterconnectResult:
         raise ToolError(f"ranks: {inp.ranks} does not fill nodes of {g} GPUs; give a multiple "
                         f"of gpus_per_node or change gpus_per_node")
     intra = _intra(inp, node, assumed)
+    if gpu is not None and gpu.intra_link and intra.id == gpu.pair_link \
+            and g > gpu.nvlink_domain_gpus:
+        # a bridge joins pairs only: wider rings meet over the node's own link
+        assumed.append(f"{intra.id} joins {gpu.nvlink_domain_gpus} GPUs; {g} in a node meet "
+                       f"over {gpu.intra_link}")
+        intra = find_link(gpu.intra_link, "intra_link")
     nodes = inp.ranks // g
     inter = _inter(inp, nodes, assumed)
     nics = inp.nics_per_node or g
