@@ -131,3 +131,15 @@ def test_a_moe_decode_step_reads_the_experts_its_tokens_were_routed_to(sequences
     plan = result["plans"][0]
     assert (plan["tp"], plan["pp"]) == (2, 1)
     assert plan["time_per_output_token_ms"] == pytest.approx(hand_ms, rel=0.04)
+
+
+def test_tp2_on_a_bridged_pair_all_reduces_over_the_bridge():
+    # Two RTX 3090 joined by their NVLink bridge (GA102 whitepaper: 4 x 14.0625 = 56.25 GB/s
+    # each way) against the same pair forced onto PCIe 4.0 x16 (31.5 GB/s line rate, 24 GB/s
+    # usable): with 32 sequences of 2,048 tokens in flight each layer's two all-reduces carry
+    # 32 x 4,096 x 2 B = 262 kB, so the bridge must give the shorter token time.
+    job = {"model": "llama-3-8b", "gpu": "rtx-3090", "gpus": 2, "concurrency": 32,
+           "context_len": 2048, "precision": "fp16"}
+    bridged = {p["tp"]: p for p in _serve(**job)["plans"]}
+    pcie = {p["tp"]: p for p in _serve(**job, intra_link="pcie-4")["plans"]}
+    assert bridged[2]["time_per_output_token_ms"] < pcie[2]["time_per_output_token_ms"]

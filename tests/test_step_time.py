@@ -9,6 +9,7 @@ import pytest
 from clusterplan.tools.memory.optimizers import optimizer_bytes, update_traffic_bytes
 from clusterplan.tools.parallelism.matmul_efficiency import gemm_intensity, layer_efficiency
 from clusterplan.tools.parallelism.step_time import (
+    TP_ALL_REDUCE,
     StepShape,
     bubble_fraction,
     busiest_stage_flops,
@@ -128,7 +129,7 @@ def test_tensor_parallel_all_reduces_per_layer():
     # Each all-reduce costs 1 ms here; 40 layers a stage, 8 micro-batches, 4 a layer -> 1.28 s;
     # with full recompute 6 a layer -> 1.92 s.
     def comm(op, size, ranks, per_node):
-        return 1e-3 if op == "all_reduce" and ranks == 8 else 0.0
+        return 1e-3 if op == TP_ALL_REDUCE and ranks == 8 else 0.0
 
     assert step_time(_shape(), comm).tp_s == pytest.approx(1.28)
     assert step_time(_shape(recompute="full"), comm).tp_s == pytest.approx(1.92)

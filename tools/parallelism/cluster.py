@@ -22,7 +22,7 @@ from clusterplan.tools.memory.terms import Breakdown, per_gpu
 from clusterplan.tools.memory.tool import prepare
 from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.matmul_efficiency import A100_GPUS, gpu_scale, is_measured
-from clusterplan.tools.parallelism.step_time import Collective
+from clusterplan.tools.parallelism.step_time import TP_ALL_REDUCE, Collective
 from clusterplan.validation import describe
 
 DEFAULT_INTER_LINK = "ib-ndr"  # multi-node-clusters#quantum2-ndr
@@ -77,7 +77,8 @@ def resolve_cluster(inp: ParallelismInput, precision: str, said: list[str]) -> C
         said.append(_curve_said(gpu, scale) if inp.workload != "inference"
                     else f"efficiency: the matmuls reach {EFFICIENCY:.0%} of the dense peak "
                     "(calibrated on published MFUs)")
-    comm = _group_comm(intra, inter, nics, gpn)
+    pair = find_link(gpu.pair_link) if gpu.pair_link and not inp.intra_link else None
+    comm = _group_comm(intra, inter, nics, gpn, pair, gpu.nvlink_domain_gpus)
     return Cluster(gpu, gpus, min(gpn, gpus), math.ceil(gpus / gpn), intra, inter, nics,
                    peak, column, efficiency, comm, inp.efficiency is not None,
                    peak / (gpu.memory_bandwidth_tb_s * 1e12), gpu_scale=scale)
@@ -135,20 +136,28 @@ def _peak_column(gpu: GpuRow, precision: str, said: list[str]) -> str:
     return column
 
 
-def _group_comm(intra: LinkRow, inter: LinkRow, nics: int, gpn: int) -> Collective:
+def _group_comm(intra: LinkRow, inter: LinkRow, nics: int, gpn: int,
+                pair: LinkRow | None = None, pair_size: int = 1) -> Collective:
     """Collective seconds for one parallel group, memoised for the search.
 
     A group with k members in a node shares the node's NICs with the node's other groups, so
     it gets k/gpn of them (each GPU keeps its own port on an HGX node); with fewer ports than
-    GPUs that share is a fraction of a port (the node's gpn/k groups all talk at once).
+    GPUs that share is a fraction of a port (the node's gpn/k groups all talk at once). A
+    tensor-parallel group no wider than a bridged group of PCIe cards (an RTX 3090 or A40
+    pair) all-reduces over the bridge (nvlink-generations#ga102-bridge).
     """
 
     @lru_cache(maxsize=65536)
     def seconds(op: str, size: float, ranks: int, per_node: int) -> float:
         if ranks < 2 or size <= 0:
             return 0.0
+        link = intra
+        if op == TP_ALL_REDUCE:
+            op = "all_reduce"
+            if pair is not None and ranks == per_node <= pair_size:
+                link = pair
         group_nics = nics * per_node / gpn
-        return collective_time(op, size, ranks, per_node, intra, inter, group_nics).time_s
+        return collective_time(op, size, ranks, per_node, link, inter, group_nics).time_s
 
     return seconds
 

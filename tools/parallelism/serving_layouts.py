@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from clusterplan.tools.parallelism.layout_search import Rejections
-from clusterplan.tools.parallelism.step_time import Collective
+from clusterplan.tools.parallelism.step_time import TP_ALL_REDUCE, Collective
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def decode_bounds(space: ServingSpace, tp: int, pp: int, mem: ServingMemory) -> 
 def decode_comm_s(space: ServingSpace, tp: int, pp: int, comm: Collective) -> float:
     """TP all-reduces (two per layer) and PP sends on every decode step."""
     size = space.concurrency * space.hidden * space.act_bytes
-    tp_s = 2 * space.layers * comm("all_reduce", size, tp, tp) if tp > 1 else 0.0
+    tp_s = 2 * space.layers * comm(TP_ALL_REDUCE, size, tp, tp) if tp > 1 else 0.0
     per_node = 2 if tp * pp <= space.gpus_per_node else 1
     pp_s = (pp - 1) * comm("send_recv", size, 2, per_node) if pp > 1 else 0.0
     return tp_s + pp_s

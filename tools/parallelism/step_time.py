@@ -18,6 +18,9 @@ from dataclasses import dataclass
 # (op, size_bytes, ranks, ranks_per_node) -> seconds; ranks_per_node < ranks means the
 # group spans nodes.
 Collective = Callable[[str, float, int, int], float]
+# The all-reduce of a tensor-parallel group, named apart from other all-reduces: its GPUs are
+# adjacent, so a bridge joining pairs of PCIe cards carries it when the group fits the bridge.
+TP_ALL_REDUCE = "tp_all_reduce"
 
 MEGATRON = "megatron-lm-2021"
 RECOMPUTE_MODES = ("none", "selective", "full")
@@ -277,7 +280,7 @@ def _tensor_parallel_s(x: StepShape, comm: Collective, activation: float, layers
     if x.tp == 1:
         return 0.0
     per_layer = 4 + (2 if x.recompute == "full" else 0)
-    one = comm("all_reduce", activation, x.tp, x.tp)
+    one = comm(TP_ALL_REDUCE, activation, x.tp, x.tp)
     return layers * x.microbatches * per_layer * one
 
 
