@@ -1525,3 +1525,46 @@ def test_measured_figures_written_label_first_and_memory_taken_up():
                      'trying to run Mistral7b on A100GB but I see it taking up 67GB of VRAM.')
     assert answer.intent.kind == "diagnose" and answer.intent.slots["context_len"] == 8512
     assert "measured **67.0 GB**" in answer.markdown
+
+
+def test_an_out_of_memory_run_that_fits_by_a_sliver_is_explained():
+    # https://github.com/hiyouga/LlamaFactory/issues/6999: Qwen2.5 32B, full fine-tune, ZeRO-3 on
+    # 7 A800 80GB, out of memory. Model states alone are 32.5e9 x 16 B / 7 = 74.3 GB a GPU of
+    # 85.9 GB, so whatever the count adds leaves well under a tenth of the GPU free.
+    answer = respond("A800 7*80g 全参微调qwen-2.5-32b OOM？ 问题：我看了硬件配置，30b左右全参"
+                     "半精度不是300g就够了。我七张A800 80g，有560g 怎么会爆显存呢？ ... finetu"
+                     "ning_type: full #lora_target: all deepspeed: examples/deepspeed/ds_z3_co"
+                     "nfig.json ... cutoff_len: 1024 ... per_device_train_batch_size: 1 gradie"
+                     "nt_accumulation_steps: 2")
+    assert answer.intent.slots["gpus"] == 7 and answer.intent.slots["zero_stage"] == 3
+    assert "and the run ran out of memory" in answer.markdown
+
+
+def test_offload_said_to_be_off_and_slow_training_are_read():
+    # https://github.com/hiyouga/LlamaFactory/issues/9374: "without CPU offload" is no offload;
+    # "Slow training" with a step of 166 s is a measurement to explain.
+    answer = respond("Slow training of Qwen3-VL-30B-A3B with DeepSpeed Stage 3 ... - GPU type:"
+                     " NVIDIA H100 80GB HBM3 - GPU number: 8 ... During my experiments with Qw"
+                     "en3VL_30B_A3B I was trying to train on [text+image] and [text only] data"
+                     " on SFT tasks. With DeepSpeed stage 3, without CPU offload, with bs = 1 "
+                     "and grad. accum=4 ~On average it computes 1 step (bs1, grad. accum_4 in "
+                     "166 secs on 8 * H100 GPUs) >> I'm curious what might be the reason that "
+                     "the training is slow and what I can try. 🤔 >> Question: Is it because o"
+                     "f how MOE works and splitting it using DeepSpeedStage3 causes significan"
+                     "t training speed degradation?")
+    assert answer.intent.kind == "diagnose" and "offload" not in answer.intent.slots
+
+
+def test_an_expected_figure_and_a_line_rate_are_not_measurements():
+    # https://github.com/NVIDIA/nccl/issues/2409: "we would expect ~470 GB/s busbw" is the
+    # asker's expectation and "392 Gb/s line rate" a NIC test; neither is an NCCL measurement.
+    answer = respond("Low AllReduce bandwidth on 2x8x H100 with 8x 400G RoCE: per GPU<->GPU co"
+                     "nnection capped at ~13 GB/s while perftest reaches 392 Gb/s line rate On"
+                     " 2 nodes x 8x H100 (SXM) with 8x ConnectX-7 400 Gb/s RoCEv2 per node (GP"
+                     "Ui <-> NICi, all PIX), NCCL reaches only a fraction of the fabric: ... F"
+                     "or 2 nodes x 8x400G we would expect ~470 GB/s busbw for AllReduce (cf. n"
+                     "ccl-tests #309 results). ... We have not been able to find any supported"
+                     " setting that changes it, and would like to know whether this is expecte"
+                     "d or whether we are mis-configuring something.")
+    assert "measured **470 GB/s**" not in answer.markdown
+    assert "measured **49.0 GB/s**" not in answer.markdown

@@ -43,11 +43,11 @@ MEASURED_COLLECTIVE = lazy(r"\b(?:algbw|busbw)\b|\bbus\s*bandwidth\s+(?:of|is|wa
                            r"\ball_reduce_perf\b", re.IGNORECASE)
 # A port's rate, not a measured one: "8 *100 Gbps network nic", "200Gb/s HDR ports".
 PORT_AFTER = lazy(r"\s*(?:network\s+)?(?:nics?|hcas?|ports?|network\s+cards?|infiniband|ib|"
-                  r"roce(?:v2)?|ethernet|hdr|ndr)\b", re.IGNORECASE)
+                  r"roce(?:v2)?|ethernet|hdr|ndr|line[\s-]*rate)\b", re.IGNORECASE)
 # A vendor's figure reported, further back in the sentence: "NV officials claim that the
 # bandwidth of all reduce can reach 450GB/S".
 CLAIMED = lazy(r"\bclaim(?:s|ed)?\b|\badvertised\b|\bofficial(?:ly|s)?\b|\bsupposed\s+to\b"
-               r"|\bdatasheet\b", re.IGNORECASE)
+               r"|\bdatasheet\b|\b(?:would|should|we|i)\s+expect(?:ed)?\b", re.IGNORECASE)
 BW_WHAT = lazy(r"\b(algbw|busbw|bus\s*bandwidth|alg(?:orithm)?\s*bandwidth)\b", _I)
 TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)|"
               r"\btflops?\s*[=:]\s*(?P<after>\d[\d,]*(?:\.\d+)?)", _I)

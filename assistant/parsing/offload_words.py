@@ -32,6 +32,9 @@ OFFLOAD = lazy(r"\boffload|\bzero[\s-]?offload|\bhost\s+ram\b|\bcpu\s+ram\b|\bsy
                _I)
 PARAMS_OFFLOAD = lazy(r"\bzero[\s-]?infinity\b|\bnvme\b|\boffload\w*\s+(?:the\s+)?param", _I)
 ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?[0-9]\b|\bzero[\s-]?offload\b|\bdeepspeed\b", _I)
+# "without CPU offload", "no offload", "不使用offload": offload named to say it is off.
+NO_OFFLOAD = lazy(r"(?:\bwithout|\bno|\bnot|\bdisabled?|不使用|不用|没有|关闭)\s+(?:any\s+|the\s+|"
+                  r"cpu\s+|optimizer\s+)?$", _I)
 
 
 def _gb(value: str, unit: str) -> float:
@@ -52,6 +55,8 @@ def read_offload(text: str, slots: dict[str, Any]) -> None:
     if ZERO.search(text) and slots.get("workload") == "inference":
         del slots["workload"]  # "host RAM" reads as hosting; ZeRO is training
     training = slots.get("workload") not in (None, "inference") or ZERO.search(text)
-    if training and (OFFLOAD.search(text) or "host_ram_gb" in slots):
+    offloads = any(not NO_OFFLOAD.search(text[max(0, m.start() - 20):m.start()])
+                   for m in OFFLOAD.finditer(text))
+    if training and (offloads or "host_ram_gb" in slots):
         slots["offload"] = ("optimizer_and_params" if PARAMS_OFFLOAD.search(text)
                             else "optimizer")

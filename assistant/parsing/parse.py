@@ -6,7 +6,7 @@ context_len, tokens, zero_stage, tp, pp, provider, kind, utilization, hours), so
 `/memory key=value` call is an Intent(kind="memory", slots=payload) that follow-ups continue.
 Others: size ("140 GB"), bandwidth ("400 Gb/s"), value and to_unit (conversion), links and
 gpu_list (comparisons), op (collective), period, usd, question (concept), and the flags
-egress, break_even, cost, gpu_plural, quantized.
+egress, break_even, cost, gpu_plural, quantized, oom_seen.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
-         "quantized")
+         "quantized", "oom_seen")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -267,6 +267,8 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["kv_focus"] = True
     if VARIANT_ASKED.search(text):
         slots["variants"] = True
+    if OUT_OF_MEMORY.search(text):
+        slots["oom_seen"] = True  # the run ran out of memory, whatever figures are quoted
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
 

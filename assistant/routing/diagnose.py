@@ -1208,9 +1208,11 @@ def _unmeasured(ctx: Context) -> Reply:
         causes += _pipeline_in_serving(ctx)
     elif checked is None and (MORE_GPUS_WORDS.search(ctx.text) or "gpus" in ctx.intent.slots) \
             and not serving:
-        causes += [("gradients or parameters cross a slow link every step (PCIe, Ethernet)",
-                    "pcie-bandwidth#gen4-rate"),
-                   ("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3")]
+        row = catalog().gpus.rows.get(slot(ctx.intent, "gpu") or "")
+        if row is None or row.over_pcie() or int(slot(ctx.intent, "nodes") or 1) > 1:
+            causes.append(("gradients or parameters cross a slow link every step (PCIe, "
+                           "Ethernet)", "pcie-bandwidth#gen4-rate"))
+        causes.append(("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3"))
     if STAGES_COMPARED.search(ctx.text) and MEMORY_WORDS.search(ctx.text):
         causes.append(("ZeRO stage 3 partitions the parameters too, where stage 2 keeps a whole "
                        "copy on every GPU (and offloads only the optimizer side), so stage 3 "

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, plural, table
+from clusterplan.assistant.composing.markdown import num, pct, plural, table
 from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model
@@ -170,6 +170,10 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     steps: list[Step] = []
     if result["fits"]:
         lead += f", leaving **{num(spare)} GB** free per GPU."
+        thin = _thin_margin(intent, spare, memory_gb)
+        if thin:
+            lead += thin[0]
+            steps.append(thin[1])
         if result["workload"] == "inference":
             extra, step = _kv_room(result)
             lead += " " + extra
@@ -213,6 +217,31 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             steps.append(formula[2])
     return Reply(headline=lead, tables=tables, steps=steps,
                  assumptions=_least(result) if least else [])
+
+
+# Headroom under this share of the GPU is read as too thin to survive what the count leaves
+# out (this tool's convention, stated in the step; gpu-memory-overhead#fragmentation).
+THIN_MARGIN = 0.1
+
+
+def _thin_margin(intent: Intent, spare: float, memory_gb: float) -> tuple[str, Step] | None:
+    """A run that ran out of memory where the count says it fits by a sliver: the sliver is
+    what the count leaves out (allocator fragmentation, communication buffers, the loss's
+    temporaries), so the error and the count agree."""
+    if not slot(intent, "oom_seen") or spare > THIN_MARGIN * memory_gb:
+        return None
+    said = (f" That is only {pct(spare / memory_gb)} of the GPU, and the run ran out of memory: "
+            "the allocator's fragmentation, communication buffers (ZeRO-3 gathers and prefetches "
+            "whole layers) and the loss's temporaries take such a margin, so give it more room: "
+            "more GPUs, activation recompute, or the optimizer offloaded.")
+    step = Step(label="headroom against an out-of-memory run",
+                formula=f"free / GPU memory < {THIN_MARGIN:.0%} (this tool's convention): too "
+                "thin for what the count leaves out",
+                inputs={"free": q(spare, "GB"), "GPU memory": q(memory_gb, "GB")},
+                result=q(spare / memory_gb), notes=["gpu-memory-overhead#fragmentation",
+                                                     "zero3-at-scale#fsdp-prefetch",
+                                                     "logits-memory#fp32-for-the-loss"])
+    return said, step
 
 
 # Weight formats a server loads instead of 16 bits, widest first (quant-formats notes).

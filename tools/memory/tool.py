@@ -200,8 +200,8 @@ def _precision_warning(precision: str, gpu_row: GpuFacts | None) -> list[str]:
     if why is None:
         return []
     instead = "FP16 (with loss scaling when training)" if precision == "bf16" else "BF16/FP16"
-    return [f"{why}: its matmuls would run as {instead}; the bytes counted here are the "
-            f"{precision.upper()} storage asked for"]
+    return [f"{why}: its matmuls would run as {instead}, from weights stored in "
+            f"{precision.upper()}; the bytes counted here are that {precision.upper()} storage"]
 
 
 def _gpu_facts(row: GpuRow) -> GpuFacts:
