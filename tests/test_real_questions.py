@@ -1568,3 +1568,8 @@ def test_an_expected_figure_and_a_line_rate_are_not_measurements():
                      "d or whether we are mis-configuring something.")
     assert "measured **470 GB/s**" not in answer.markdown
     assert "measured **49.0 GB/s**" not in answer.markdown
+    # "per GPU<->GPU connection capped at ~13 GB/s" is one connection's rate, not the busbw;
+    # what the all-reduce across 2 nodes of 8 should reach is given instead.
+    assert "measured **13.0 GB/s**" not in answer.markdown
+    assert "all-reduce bus bandwidth on 2 nodes of 8 x h100-sxm: expected about" \
+        in answer.markdown

@@ -44,6 +44,9 @@ MEASURED_COLLECTIVE = lazy(r"\b(?:algbw|busbw)\b|\bbus\s*bandwidth\s+(?:of|is|wa
 # A port's rate, not a measured one: "8 *100 Gbps network nic", "200Gb/s HDR ports".
 PORT_AFTER = lazy(r"\s*(?:network\s+)?(?:nics?|hcas?|ports?|network\s+cards?|infiniband|ib|"
                   r"roce(?:v2)?|ethernet|hdr|ndr|line[\s-]*rate)\b", re.IGNORECASE)
+# One connection's rate, not the collective's: "per GPU<->GPU connection capped at ~13 GB/s".
+ONE_CONNECTION = lazy(r"\bper\s+(?:gpu\s*<?-+>?\s*gpu\s+)?(?:connection|channel|qp|stream|flow)\b"
+                      r"[^.]{0,30}$", re.IGNORECASE)
 # A vendor's figure reported, further back in the sentence: "NV officials claim that the
 # bandwidth of all reduce can reach 450GB/S".
 CLAIMED = lazy(r"\bclaim(?:s|ed)?\b|\badvertised\b|\bofficial(?:ly|s)?\b|\bsupposed\s+to\b"
@@ -144,7 +147,7 @@ def find(text: str) -> list[Measurement]:
     for m in BANDWIDTH.finditer(text):
         before, last = text[max(last, m.start() - 80):m.start()], m.end()
         if NOT_MEASURED.search(before[-30:]) or CLAIMED.search(_sentence(before)[-70:]) \
-                or PORT_AFTER.match(text, m.end()):
+                or PORT_AFTER.match(text, m.end()) or ONE_CONNECTION.search(before[-60:]):
             continue  # "the theoretical value (100 GB/s)": what they compare against
         value = _f(m[1]) / (8 if m[2] in ("Gb/s", "Gb/S", "Gbps", "Gbit/s") else 1)  # bits to bytes
         if _restated(found, value, before):

@@ -201,9 +201,13 @@ def _ranked(findings: list[Finding]) -> list[tuple[str, str]]:
 
 def _collective(ctx: Context) -> list[Finding]:
     rates = ctx.of("bandwidth")
+    op = slot(ctx.intent, "op") or "all_reduce"
+    if not rates and COLLECTIVE_WORDS.search(ctx.text) and slot(ctx.intent, "gpus") \
+            and int(slot(ctx.intent, "nodes") or 1) > 1:
+        # a collective across nodes said to be slow, its figure not stated: what it should reach
+        return [_collective_at(ctx, op, None)]
     if not rates or not (COLLECTIVE_WORDS.search(ctx.text) or any(m.what for m in rates)):
         return []
-    op = slot(ctx.intent, "op") or "all_reduce"
     ranks = slot(ctx.intent, "gpus")
     nodes = slot(ctx.intent, "nodes")
     if ranks and nodes and (int(nodes) > 1 or any(ACROSS_NODES.search(m.before) for m in rates)):
@@ -284,14 +288,14 @@ ACROSS_NODES = lazy(r"between\s+(?:the\s+)?(?:two|2|\d+)\s+nodes|across\s+(?:the
 ONE_NODE = lazy(r"single[\s-]*node|one\s+node|intra[\s-]*node|单机|单节点", re.I)
 
 
-def _collective_at(ctx: Context, op: str, m: Measurement) -> Finding:
+def _collective_at(ctx: Context, op: str, m: Measurement | None) -> Finding:
     """One rate checked on the cluster its words name: inside one node, or over all of them
     with the inter-node ports the question gives (a ring through them: note
-    collective-algorithms#rings-per-port)."""
+    collective-algorithms#rings-per-port). With no rate (None), what it should reach."""
     slots = ctx.intent.slots
-    per_node = int(slot(ctx.intent, "gpus_per_node") or slots["gpus"])
-    nodes = 1 if ONE_NODE.search(m.before) and not ACROSS_NODES.search(m.before) \
-        else int(slots["nodes"])
+    per_node = int(slot(ctx.intent, "gpus_per_node") or slot(ctx.intent, "gpus"))
+    nodes = 1 if m is not None and ONE_NODE.search(m.before) \
+        and not ACROSS_NODES.search(m.before) else int(slot(ctx.intent, "nodes"))
     payload: dict[str, Any] = {"op": op, "size": "8 GB", "ranks": per_node * nodes,
                                "gpus_per_node": per_node, "gpu": ctx.gpu()}
     fabric = [k for k in slots.get("links", []) if k.startswith(("ib-", "roce-"))]
@@ -301,12 +305,13 @@ def _collective_at(ctx: Context, op: str, m: Measurement) -> Finding:
         payload["nics_per_node"] = slots["nics_per_node"]
     usable = ctx.calls.run("interconnect", payload, f"bus bandwidth NCCL can reach on "
                            f"{nodes} node{'s' if nodes > 1 else ''} at 8 GB")
-    busbw = m.value * float(usable["bus_factor"]) if m.what == "algbw" else m.value
-    if not m.what:
+    busbw = None if m is None else \
+        m.value * float(usable["bus_factor"]) if m.what == "algbw" else m.value
+    if m is not None and not m.what:
         ctx.assumptions.append(f"{m.text} read as bus bandwidth (busbw)")
     where = f"{nodes} nodes of {per_node}" if nodes > 1 else f"one node of {per_node}"
     ports = _ports(usable) if nodes > 1 else ""
-    if busbw >= NORMAL_FROM * float(usable["busbw_gbps"]):
+    if busbw is not None and busbw >= NORMAL_FROM * float(usable["busbw_gbps"]):
         causes = [("nothing wrong: NCCL's usable rate over these links, not their line rate, "
                    "is the ceiling", "nccl-tests-performance#busbw")]
     else:
