@@ -44,6 +44,9 @@ EQUIVALENT: dict[str, set[str]] = {
     "memory": {"fit"},
     "cluster_size": {"memory", "fit"},
     "plan": {"cluster_size"},
+    # "how much does fine-tuning StarCoder cost?" with no hardware named: the plan prices the
+    # cheapest way to run it, which is the cost asked.
+    "pricing": {"plan"},
 }
 # The "count" class asks how many GPUs, whatever kind the collector wrote.
 CLASS_EQUIVALENT: dict[str, set[str]] = {"count": {"cluster_size", "memory", "fit"}}

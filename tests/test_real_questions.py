@@ -1573,3 +1573,49 @@ def test_an_expected_figure_and_a_line_rate_are_not_measurements():
     assert "measured **13.0 GB/s**" not in answer.markdown
     assert "all-reduce bus bandwidth on 2 nodes of 8 x h100-sxm: expected about" \
         in answer.markdown
+
+
+def test_a_bare_busbw_figure_is_in_gb_per_s_and_a_theoretical_one_is_not_measured():
+    # https://github.com/NVIDIA/nccl-tests/issues/232: "busbw is 50" (nccl-tests prints GB/s)
+    # on 2 nodes of 1 H100 with 4 NICs; "theoretical busbw should be 200" is no measurement.
+    answer = respond("NCCL Tree allreduce test cannot reach the theoretical bus bandwidth on 2"
+                     " nodes with 4 nics ... 2 nodes allreduce test，1 H100 each node，using 4"
+                     " nics，busbw is 50，theoretical busbw should be 200。")
+    assert answer.intent.kind == "diagnose" and answer.clarification is None
+    assert answer.markdown.count("measured **") == 1 and "measured **50.0 GB/s**" in answer.markdown
+
+
+def test_machines_each_with_cards_in_brackets_are_counted():
+    # https://github.com/NVIDIA/nccl-tests/issues/169: 6 machines x 8 A100 = 48 GPUs.
+    answer = respond("Hello, I have 6 A100 (80G) machines (each with 8 A100 cards) and using t"
+                     "he Roce network, I get around 100GB/s bandwidth on every two machines do"
+                     "ing Nccl Test. However, when I select three servers for the test, the ba"
+                     "ndwidth decreases to 70 GB/s. When I select four or five servers for the"
+                     " test, the bandwidth is also about 58 GB/s. When I select six servers fo"
+                     "r the test, the bandwidth decreases to 40 GB/s. I wonder if the bandwidt"
+                     "h results of the Nccl test are related to the number of machines partici"
+                     "pating? Or is it related to the number of distributed cards involved?")
+    assert (answer.intent.slots["nodes"], answer.intent.slots["gpus"]) == (6, 48)
+
+
+def test_a_readmes_memory_figure_is_not_memory_in_use():
+    # https://github.com/hiyouga/LlamaFactory/issues/3880: the README's "48GB" for 4-bit QLoRA
+    # of a 70B is what the asker read, not what the run used; 8 T4 ran out of memory.
+    answer = respond("用qlora 4bit 微调llama3 70b oom ... 我在readme发现一张图显示4bit qlora "
+                     "只需要 微调70b只需要48GB显存，我是用了8张T4 bs=1 context len=2k，还是oom"
+                     "。 zero3 + qlora + 4bit + double quantize。请问可能有什么原因导致的oom呢")
+    assert "measured **48.0 GB**" not in answer.markdown
+    assert answer.intent.slots["gpus"] == 8 and answer.intent.slots["gpu"] == "t4"
+
+
+def test_values_for_tp_and_pp_and_not_using_the_gpus_fully():
+    # https://github.com/NVIDIA/Megatron-LM/issues/1757 asks for TP and PP values: a layout.
+    answer = respond("Assuming I have two machines, `A` and `B`. `A` and `B` each have two `30"
+                     "80` GPUs and two `4090` GPUs. ... 6. Assuming the model I want to train "
+                     "is `Llama-7B`, what are the reasonable values for `TP` and `PP`? Why?")
+    assert answer.intent.kind == "layout"
+    # https://github.com/Tencent/TencentPretrain/issues/56: "不能充分利用显卡" is a symptom.
+    answer = respond("单机8卡A100-80G deepspeed ZERO3 或者 非ZERO3 pretrain LLaMA-7B时，不能充"
+                     "分利用显卡 ... 不用deepspeed会爆显存， 有没有推荐的预训练参数设置，可以"
+                     "全程高效率的跑GPU")
+    assert answer.intent.kind == "diagnose"

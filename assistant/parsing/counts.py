@@ -47,6 +47,9 @@ LAYOUTS = (
     # 80GB A100 each"
     lazy(rf"{B}{COUNT}\s+{NODE}\s*,?\s*(?:and\s+)?(?:each\s+(?:of\s+them\s+)?(?:has|with)|"
          rf"with|of)\s+(\d+)(?:{X}|\s*)(?:{MEM}\s*)?(?:{G}|gpus?|cards?)", _I),
+    # "6 A100 (80G) machines (each with 8 A100 cards)"
+    lazy(rf"{B}{COUNT}\s+{G}\s*(?:\(\s*{MEM}\s*\)\s*|\)\s*)?{NODE}\s*\(?\s*(?:each\s+(?:with|has)|with)"
+         rf"\s+(\d+)\s*(?:{G}\s*)?(?:gpus?|cards?)", _I),
     # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
     lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+)"),
     lazy(rf"{ZN}\s*(?:台|机)\s*各?\s*{ZN}\s*卡"),  # "4机8卡": four machines of eight

@@ -140,9 +140,19 @@ def _restated(found: list[tuple[int, Measurement]], value: float, before: str) -
     return abs(value - last) <= 0.1 * last
 
 
+# nccl-tests prints busbw and algbw in GB/s, so a bare figure after the word is one:
+# "busbw is 50" (not "theoretical busbw should be 200", which is no measurement).
+BARE_BW = lazy(r"\b(busbw|algbw)\s*(?:is|=|:|of|was)?\s*(?:about|around|~)?\s*"
+               r"(\d+(?:\.\d+)?)(?!\s*(?:[%a-z]|/))", re.IGNORECASE)
+
+
 def find(text: str) -> list[Measurement]:
     """Every measured figure in `text`, in the order they appear."""
     found: list[tuple[int, Measurement]] = []
+    for m in BARE_BW.finditer(text):
+        if not NOT_MEASURED.search(text[max(0, m.start() - 30):m.start()]):
+            found.append((m.start(), Measurement("bandwidth", float(m[2]), "GB/s", m[0],
+                                                 m[1].lower(), before=text[:m.start()][-80:])))
     last = 0
     for m in BANDWIDTH.finditer(text):
         before, last = text[max(last, m.start() - 80):m.start()], m.end()
@@ -214,6 +224,9 @@ CLAUSE_BREAK = lazy(r"[,，。;；\n]|\.(?!\d)")
 # A clause that works out the KV cache ("the kv-cache usage for one user will use 4.59 GB"):
 # a size reasoned about, checked by the KV checks, not memory seen in use.
 KV_SIZE = lazy(r"\bkv[\s-]*cache\b", re.IGNORECASE)
+# A figure a README or document gives, not one seen in use: "我在readme发现一张图显示...只需要48GB".
+DOCUMENTED = lazy(r"readme|文档|官方|\bdocs?\b|\bdocumentation\b|\bthe\s+table\b|图显示",
+                  re.IGNORECASE)
 # A clause about a file on disk: its sizes are not GPU memory in use.
 FILE_SIZE = lazy(r"模型文件|文件大小|\bfiles?\b|\bon\s+disk\b|\bsafetensors\b|\.bin\b|"
                  r"\bgguf\s+file", re.IGNORECASE)
@@ -237,8 +250,9 @@ def _memory(text: str) -> list[tuple[int, Measurement]]:
         clause = text[clause_start: m.end() + 12]
         before = text[max(0, m.start() - 8): m.start()]
         if not MEMORY_USE.search(clause) or NOT_USED.match(text[m.end():]) \
-                or FILE_SIZE.search(clause) or KV_SIZE.search(clause):
-            continue  # not in use, a file's size on disk, or a KV-cache size worked out
+                or FILE_SIZE.search(clause) or KV_SIZE.search(clause) \
+                or DOCUMENTED.search(text[max(0, clause_start - 40):m.start()]):
+            continue  # not in use, a file's size, a KV size worked out, or a README's figure
         if re.search(r"[x×*]\s*$|<g\d>\s*$", before):
             continue  # "8x40GB", "A100 80G": a card's size
         out.append((m.start(), Measurement("memory", _gb(_f(m[1]), m[2]), "GB", m[0])))
