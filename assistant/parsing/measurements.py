@@ -143,7 +143,7 @@ def _restated(found: list[tuple[int, Measurement]], value: float, before: str) -
 # nccl-tests prints busbw and algbw in GB/s, so a bare figure after the word is one:
 # "busbw is 50" (not "theoretical busbw should be 200", which is no measurement).
 BARE_BW = lazy(r"\b(busbw|algbw)\s*(?:is|=|:|of|was)?\s*(?:about|around|~)?\s*"
-               r"(\d+(?:\.\d+)?)(?!\s*(?:[%a-z]|/))", re.IGNORECASE)
+               r"(\d+(?:\.\d+)?)(?![\d.])(?!\s*(?:[%a-z]|/))", re.IGNORECASE)
 
 
 def find(text: str) -> list[Measurement]:

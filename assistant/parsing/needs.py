@@ -148,8 +148,9 @@ def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
         assumed["workload"] = "pretrain"
 
 
-# Weights said to be quantized, bits not said: 4-bit, what GPTQ, AWQ and GGUF Q4 releases
-# mostly ship (note gptq-awq-formats); the answer states it as an assumption.
+# Weights said to be quantized, bits not said: 4-bit, the width GPTQ and AWQ releases are made
+# at (gptq-awq-formats#group-scales); the answer states it as an assumption, so an 8-bit release
+# is one word away ("int8").
 QUANTIZED_DEFAULT = "int4"
 
 

@@ -692,7 +692,8 @@ def _memory(ctx: Context) -> list[Finding]:
                     lower_is_better=True)]
 
 
-# Logits under this many GB are left out of the causes: they matter at long sequences only.
+# Logits under this many GB are left out of the causes (this tool's display threshold: at a
+# few thousand tokens they are a rounding error beside the states, logits-memory).
 LOGITS_WORTH_GB = 1.0
 
 
