@@ -1619,3 +1619,19 @@ def test_values_for_tp_and_pp_and_not_using_the_gpus_fully():
                      "分利用显卡 ... 不用deepspeed会爆显存， 有没有推荐的预训练参数设置，可以"
                      "全程高效率的跑GPU")
     assert answer.intent.kind == "diagnose"
+
+
+def test_vllms_kv_refusal_with_no_model_says_which_lever_closes_the_gap():
+    # https://github.com/vllm-project/vllm/issues/11391: room for 43,328 tokens, 56,000 asked:
+    # 56,000 / 43,328 = 1.29x short; an FP8 cache halves the bytes a token, 2 x 43,328 = 86,656.
+    answer = respond("I have encountered \"The model's max seq len (56000) is larger than the m"
+                     "aximum number of tokens that can be stored in KV cache (43328)\" numerous"
+                     " times. Although it can be solved by setting a smaller --max-model-len p"
+                     "arameter, it's actually an issue when you really want to set a large --m"
+                     "ax-model-len for a large context. What makes it more complicated is that"
+                     " the KV cache number changes automatically when we set different --max-m"
+                     "odel-len. My question is: 1) can we change the size of KV cache? 2) how?"
+                     " 3) Anyway for us user to manage the KV cache issue more directly?")
+    assert answer.intent.kind == "diagnose"
+    assert "(1.29× short)" in answer.markdown
+    assert "holds about 86,656 tokens, enough for 56,000" in answer.markdown

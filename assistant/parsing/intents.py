@@ -273,6 +273,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # ("--pipeline-parallel-size 2 ... ValueError: ... KV cache is needed"): the room is asked.
     ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t) or KV_NEEDED.search(t))
      and _has_model(s) and not HOW_MANY.search(t)),
+    # the refusal quoted with no model named: its two figures are still the question
+    ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t)) and not HOW_MANY.search(t)),
     # A KV-cache size claimed for a length ("for 3000 tokens is just under 8GB"), or the room a
     # server reported on GPUs named ("KV Cache is only 8.69GiB"): checked.
     ("diagnose", lambda t, s: bool(KV_CLAIM.search(t)) and _has_model(s)

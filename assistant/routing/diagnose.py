@@ -846,9 +846,11 @@ def _kv_room(ctx: Context) -> list[Finding]:
     """vLLM's "max seq len (N) is larger than ... KV cache (M)": the tokens of KV cache its
     share of the GPUs should hold once the weights are in, against the M it found."""
     refusal = KV_REFUSAL.search(ctx.text)
-    if not refusal or not ctx.has_model():
+    if not refusal:
         return []
     wanted, got = int(refusal[1]), int(refusal[2])
+    if not ctx.has_model():
+        return [_kv_room_levers(wanted, got)]
     payload = memory_payload(ctx.intent) | {"workload": "inference", "gpu": ctx.gpu(),
                                             "gpus": slot(ctx.intent, "gpus") or 1}
     result = ctx.calls.run("memory", payload, "weights and overhead per GPU under vLLM")
@@ -881,6 +883,26 @@ def _kv_room(ctx: Context) -> list[Finding]:
     what = f"KV-cache room on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
     return [Finding(what, expected, got, "tokens", causes,
                     "serving-memory-preallocation#vllm-default")]
+
+
+def _kv_room_levers(wanted: int, got: int) -> Finding:
+    """The refusal with no model named: the room vLLM found against the context asked, and
+    which levers close the gap, each by the factor it brings."""
+    short = wanted / got
+    enough = "enough" if 2 * got >= wanted else "still short"
+    causes = [
+        (f"an FP8 KV cache (kv_cache_dtype fp8) stores each token in half the bytes: the same "
+         f"memory holds about {num(2 * got)} tokens, {enough} for {num(wanted)}",
+         "kv-cache#cache-dtype-default"),
+        (f"the cache gets what is left of gpu_memory_utilization's share after the weights, the "
+         f"profiling run's activations and memory outside PyTorch: {num(short)}× the room needs "
+         "a higher utilization, chunked prefill (a smaller profiling run) or more GPUs (tensor "
+         "parallelism spreads the weights and adds their memory)",
+         "serving-memory-preallocation#vllm-default"),
+    ]
+    return Finding(f"KV-cache room vLLM found against the context asked ({num(short)}× short)",
+                   float(wanted), float(got), "tokens", causes,
+                   "serving-memory-preallocation#vllm-default")
 
 
 def _kv_needed(ctx: Context) -> list[Finding]:
