@@ -1640,6 +1640,6 @@ def test_vllms_kv_refusal_with_no_model_says_which_lever_closes_the_gap():
 def test_the_memory_a_fine_tune_needs_with_no_model_named_is_asked_for_the_model():
     # https://github.com/Yuliang-Liu/Monkey/issues/104: "how much memory does a full fine-tune
     # need? ... 4*A800(80g), only batch size 1, is that normal?" names no model: it is asked.
-    answer = respond("全参数微调需要多少显存？ ... 我用4*A800(80g),只能设置batchsize=1，这正常吗？\n"
-                     "正常微调需要几张？batchsize为多少？")
+    answer = respond("全参数微调需要多少显存？ ... 我用4*A800(80g),"
+                     "只能设置batchsize=1，这正常吗？\n正常微调需要几张？batchsize为多少？")
     assert answer.clarification is not None and answer.intent.missing == ["model"]
