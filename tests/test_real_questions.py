@@ -1496,7 +1496,7 @@ def test_zero3_across_nodes_on_ten_gigabit_ethernet_gathers_over_the_network():
     slots = answer.intent.slots
     assert slots["zero_stage"] == 3 and slots["links"] == ["eth-10"]
     assert "ZeRO-3 forward and backward on 2 nodes over Ethernet 10 GbE" in answer.markdown
-    assert "(1 a node, 1.25 GB/s one way)" in answer.markdown
+    assert "(1 port a node, 1.25 GB/s one way)" in answer.markdown
     assert "hybrid sharding" in answer.markdown
 
 

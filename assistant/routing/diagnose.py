@@ -789,8 +789,9 @@ def _zero3_network(ctx: Context) -> list[Finding]:
         causes.append(("NCCL on its socket transport (TCP through the host) instead of RDMA "
                        "reaches less than the line rate", "ethernet-roce#tcp-sockets"))
     return [Finding(f"ZeRO-3 forward and backward on {nodes} nodes over {net.name} "
-                    f"({nics} a node, {num(net.line_rate_per_direction_gb_s * nics)} GB/s one "
-                    f"way): 2 all-gathers of {weights}", seconds, measured, "s", causes,
+                    f"({nics} port{'s' if nics > 1 else ''} a node, "
+                    f"{num(net.line_rate_per_direction_gb_s * nics)} GB/s one way): 2 all-gathers "
+                    f"of {weights}", seconds, measured, "s", causes,
                     "zero-paper#stage-3", lower_is_better=True)]
 
 
