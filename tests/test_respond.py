@@ -568,6 +568,10 @@ def test_an_a40_fit_uses_its_ecc_on_capacity():
     assert memory["gpu_memory_gb"] == pytest.approx(46_068 * 2**20 / 1e9, rel=1e-9)
     assert memory["fits"] is False
     assert "nvidia-a40-datasheet" in {c.id for c in answer.citations}
+    # the GPU asked about heads the fewest-GPUs table: 64 heads split 4 ways (3 does not
+    # divide them), 141.1 / 4 = 35.3 GB of weights a GPU
+    assert "| GPU | fewest GPUs that hold it |\n| --- | --- |\n| NVIDIA A40 48GB | 4 |" \
+        in answer.markdown
 
 
 def test_a_served_model_that_misses_says_which_smaller_weights_fit():

@@ -78,6 +78,9 @@ def totals(result: dict[str, Any]) -> list[str]:
 def min_gpus_table(result: dict[str, Any]) -> str:
     fewest = result.get("min_gpus") or {}
     shown = [g for g in SHOWN_GPUS if g in fewest] or list(fewest)[:6]
+    asked = result.get("gpu")
+    if asked in fewest and asked not in shown:  # the GPU the question named comes first
+        shown = [asked, *shown]
     return table(["GPU", "fewest GPUs that hold it"],
                  [[gpu_name(g), fewest[g] if fewest[g] is not None else "none fits"]
                   for g in shown])
