@@ -1643,3 +1643,20 @@ def test_the_memory_a_fine_tune_needs_with_no_model_named_is_asked_for_the_model
     answer = respond("全参数微调需要多少显存？ ... 我用4*A800(80g),"
                      "只能设置batchsize=1，这正常吗？\n正常微调需要几张？batchsize为多少？")
     assert answer.clarification is not None and answer.intent.missing == ["model"]
+
+
+def test_communication_share_on_gigabit_ethernet_against_faster_nics():
+    # https://github.com/facebookresearch/fairscale/issues/793: communication is 90 % of the
+    # step on a "GB NIC" (1 Gb/s = 0.125 GB/s). The same bytes on 40 GbE (5 GB/s, 40x) leave
+    # 0.1 + 0.9 / 40 = 12.25 % of the step (8.16x faster); on 100 GbE 0.1 + 0.009 = 10.9 %.
+    answer = respond("I did some experiment on multi-machine.However, I found that it is reall"
+                     "y slow on training. I tried to find the reason. Finally, I found that th"
+                     "e amount of communication data is huge and the communication time cost a"
+                     " lot,which is more than 90% of the total running time. My internet inter"
+                     "face controller(NIC) is GB NIC， whose highest bandwidth is around 1000 M"
+                     "bit/s. Thus, I womder know whether it is necessary to upgrade my NIC to "
+                     "40GB or 100GB NIC.")
+    assert answer.intent.slots["links"] == ["eth-1", "eth-40", "eth-100"]
+    assert "size" not in answer.intent.slots  # "40GB or 100GB NIC" names ports, not bytes
+    assert "the step would take 12.2% of today's (8.16× faster)" in answer.markdown
+    assert "the step would take 10.9% of today's (9.17× faster)" in answer.markdown

@@ -243,9 +243,12 @@ def num_b(params_b: float) -> str:
 def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
     """'NVLink' is the NVLink of the GPU named (else NVLink 4); 'InfiniBand' alone is NDR."""
     links: list[tuple[int, str]] = []
-    if (ten := TEN_GBE.search(found.masked)) and "eth-10" in catalog.links.rows:
-        links.append((ten.start(), "eth-10"))
-        found.readings.append(f"read '{ten[0]}' as eth-10 (10 Gb/s Ethernet)")
+    for m in ETHERNET_CARD.finditer(found.masked):
+        rate = ZH_ETHERNET.get(m[0][:2]) or int(m[1] or 1)
+        link = f"eth-{rate}"
+        if link in catalog.links.rows:
+            links.append((m.start(), link))
+            found.readings.append(f"read '{m[0].strip()}' as {link} ({rate} Gb/s Ethernet)")
     for m in GENERIC_LINK.finditer(found.masked):
         word = m[0]
         if NO_LINK_BEFORE.search(found.masked[max(0, m.start() - 12):m.start()]):
@@ -280,8 +283,12 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
     return links
 
 
-# "万兆网卡": a ten-gigabit Ethernet card (note ethernet-roce#eth-10).
-TEN_GBE = lazy(r"万兆(?:网卡|网络|以太网)?")
+# An Ethernet card by its rate: "万兆网卡" (ten-gigabit), "千兆网卡" (gigabit), "a GB NIC",
+# "upgrade to 40GB or 100GB NIC" (a NIC's "GB" is gigabit Ethernet; note ethernet-roce).
+ZH_ETHERNET = {"万兆": 10, "千兆": 1}
+ETHERNET_CARD = lazy(r"(?:万兆|千兆)(?:网卡|网络|以太网)?|"
+                     r"(?<![\w.])(?:(1|10|25|40|100)\s*)?g(?:b|bit)?e?(?=\s+(?:or\s+\d+\s*g(?:b|bit)?e?"
+                     r"\s+)?nics?\b)", _I)
 # A fabric said to be missing: "没有IB网卡", "no InfiniBand", "without NVLink".
 NO_LINK_BEFORE = lazy(r"(?:没有|无|不带|\bno|\bwithout|\bnot?\s+using)\s*$", _I)
 

@@ -27,7 +27,8 @@ SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion
          "t": 1e12, "trillion": 1e12}
 
 _I = re.IGNORECASE
-SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*[sS]|ps)")
+SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*[sS]|ps)"
+            r"(?!(?i:\s+(?:or\s+\d+\s*gb\s+)?nics?\b))")  # "40GB or 100GB NIC": ports
 BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*[sS](?:ec)?\b|([kKMGT])(bps|Bps)\b)")
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")

@@ -1271,6 +1271,13 @@ def _unmeasured(ctx: Context) -> Reply:
     offload = _offload_need(ctx)
     if offload:
         lead = offload + " " + lead
+    upgrade = _network_upgrade(ctx)
+    if upgrade:
+        lead = upgrade + " " + lead.replace("This asks for a check of a measurement, but no "
+                                            "figure in it could be checked by a calculator as "
+                                            "stated (a rate with its unit: GB/s, tokens/s, "
+                                            "TFLOP/s, MFU %, s/it, or GPU memory in use with a "
+                                            "model). ", "")
     held, fits = checked if checked is not None else (None, False)
     if held is not None:
         lead = held.headline + (
@@ -1284,15 +1291,49 @@ def _unmeasured(ctx: Context) -> Reply:
                     "with both", "activation-memory#full-recompute")] if fits else []) + causes
     if not causes:
         lead = lead.replace("Likely causes for what it describes, ranked:",
-                            "Nothing in it names a setting the calculators can relate to, so no "
-                            "cause is ranked.")
+                            "" if upgrade else "Nothing in it names a setting the calculators "
+                            "can relate to, so no cause is ranked.").strip()
     tables = [table(["rank", "likely cause", "note"],
                     [[i + 1, c, k] for i, (c, k) in enumerate(causes)])] if causes else []
     if held is not None:
         tables = held.tables[:1] + tables
     return Reply(headline=lead, tables=tables, assumptions=ctx.assumptions
-                 + (held.assumptions if held else []),
+                 + (held.assumptions if held else []), steps=ctx.steps,
                  citations=[note_ref(k) for _, k in causes])
+
+
+# "the communication time ... is more than 90% of the total running time"
+COMM_SHARE = lazy(r"communicat\w*[^.%]{0,80}?(\d+(?:\.\d+)?)\s*%", 2)
+
+
+def _network_upgrade(ctx: Context) -> str | None:
+    """Communication measured as a share of the step on the slowest network named, and what
+    the faster ones named would leave of the step (the same bytes, Amdahl's law)."""
+    share_m = COMM_SHARE.search(ctx.text)
+    links = catalog().links.rows
+    nets = sorted((links[k] for k in ctx.intent.slots.get("links", [])
+                   if k in links and links[k].scope == "inter_node"),
+                  key=lambda x: x.line_rate_per_direction_gb_s)
+    if not share_m or len(nets) < 2:
+        return None
+    share = min(float(share_m[1]) / 100, 1.0)
+    slow = nets[0]
+    parts = []
+    for fast in nets[1:]:
+        ratio = fast.line_rate_per_direction_gb_s / slow.line_rate_per_direction_gb_s
+        left = (1 - share) + share / ratio
+        parts.append(f"over {fast.name} ({num(fast.line_rate_per_direction_gb_s)} GB/s, "
+                     f"{num(ratio)}×) the step would take {pct(left)} of today's "
+                     f"({num(1 / left)}× faster)")
+        ctx.steps.append(Step(label=f"step on {fast.id} against {slow.id}",
+                              formula="(1 − comm share) + comm share × slow rate / fast rate",
+                              inputs={"comm share": q(share), "slow": q(
+                                  slow.line_rate_per_direction_gb_s, "GB/s"),
+                                      "fast": q(fast.line_rate_per_direction_gb_s, "GB/s")},
+                              result=q(left), notes=[slow.source_note, fast.source_note]))
+    return (f"Communication takes {pct(share)} of the step over {slow.name} "
+            f"({num(slow.line_rate_per_direction_gb_s)} GB/s each way). With the same bytes, "
+            + "; ".join(parts) + ": beyond that the compute, not the network, sets the pace.")
 
 
 def _training_fit(ctx: Context) -> tuple[Reply, bool] | None:
