@@ -243,12 +243,12 @@ def num_b(params_b: float) -> str:
 def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[tuple[int, str]]:
     """'NVLink' is the NVLink of the GPU named (else NVLink 4); 'InfiniBand' alone is NDR."""
     links: list[tuple[int, str]] = []
-    for m in ETHERNET_CARD.finditer(found.masked):
-        rate = ZH_ETHERNET.get(m[0][:2]) or int(m[1] or 1)
-        link = f"eth-{rate}"
-        if link in catalog.links.rows:
-            links.append((m.start(), link))
-            found.readings.append(f"read '{m[0].strip()}' as {link} ({rate} Gb/s Ethernet)")
+    for card in ETHERNET_CARD.finditer(found.masked):
+        gbit = ZH_ETHERNET.get(card[0][:2]) or int(card[1] or 1)
+        if f"eth-{gbit}" in catalog.links.rows:
+            links.append((card.start(), f"eth-{gbit}"))
+            found.readings.append(f"read '{card[0].strip()}' as eth-{gbit} ({gbit} Gb/s "
+                                  "Ethernet)")
     for m in GENERIC_LINK.finditer(found.masked):
         word = m[0]
         if NO_LINK_BEFORE.search(found.masked[max(0, m.start() - 12):m.start()]):
