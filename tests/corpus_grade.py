@@ -296,9 +296,10 @@ def fact_found(fact: dict[str, Any], answer: Any) -> bool:
     tol = max(float(fact.get("tol") or 0.0), 0.005)
     target = _unit(fact.get("unit"))
     for value, unit in numbers(answer):
-        if _close(value, want, tol):  # the same number, in the fact's unit or unit-less
-            return True
         have = _unit(unit)
+        if _close(value, want, tol) and (have is None or target is None
+                                         or have[0] == target[0]):
+            return True  # the same number, unit-less or of the fact's dimension
         if target and have and have[0] == target[0] and have[1] != target[1]:
             if _close(value * have[1] / target[1], want, tol):
                 return True
