@@ -251,7 +251,7 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
                                   "Ethernet)")
     for m in GENERIC_LINK.finditer(found.masked):
         word = m[0]
-        if NO_LINK_BEFORE.search(found.masked[max(0, m.start() - 12):m.start()]):
+        if NEGATED_BEFORE.search(found.masked[max(0, m.start() - 30):m.start()]):
             found.readings.append(f"'{word}': said to be absent, not read as a link")
             continue
         if word.lower() == "nvlink":
@@ -289,9 +289,6 @@ ZH_ETHERNET = {"万兆": 10, "千兆": 1}
 ETHERNET_CARD = lazy(r"(?:万兆|千兆)(?:网卡|网络|以太网)?|"
                      r"(?<![\w.])(?:(1|10|25|40|100)\s*)?g(?:b|bit)?e?(?=\s+(?:or\s+\d+\s*g(?:b|bit)?e?"
                      r"\s+)?nics?\b)", _I)
-# A fabric said to be missing: "没有IB网卡", "no InfiniBand", "without NVLink".
-NO_LINK_BEFORE = lazy(r"(?:没有|无|不带|\bno|\bwithout|\bnot?\s+using)\s*$", _I)
-
 # Weights said to be quantized with no format named: "quantized model shards", "量化模型".
 QUANTIZED = lazy(r"\bquanti[sz]ed\b|\bquantified\b|量化(?:后的|的)?模型|量化版", _I)
 
@@ -329,10 +326,11 @@ def _other_version(text: str, row: Any) -> bool:
     return said is not None and said[1] not in re.findall(r"\d+(?:\.\d+)?", row.name)
 
 
-# "without peft", "not LoRA", "no QLoRA", "LoRA is not the best option", "不用LoRA": a
-# method named only to be ruled out.
+# "without peft", "not LoRA", "no QLoRA", "LoRA is not the best option", "不用LoRA", "没有IB": a
+# method or a fabric named only to be ruled out.
 NEGATED_BEFORE = lazy(r"(?:\b(?:without|no|not|w/o|instead\s+of|rather\s+than|other\s+than|"
-                      r"except)\s+(?:using\s+|use\s+|the\s+|a\s+)?|不用|不使用|不想用|没有用)$", _I)
+                      r"except)\s+(?:using\s+|use\s+|the\s+|a\s+)?|"
+                      r"(?:不用|不使用|不想用|没有用?|不带)\s*)$", _I)
 NEGATED_AFTER = lazy(r"^\s*(?:is\s+not|isn't|is\s+no|are\s+not|aren't|won't|doesn't)\b", _I)
 
 

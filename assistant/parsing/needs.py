@@ -7,10 +7,9 @@ changes the answer by a factor (which model, how many GPUs, which GPU to price) 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.intents import MEMORY_NEEDED
 from clusterplan.assistant.parsing.measurements import MEASURED_COLLECTIVE, find
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.interconnect import DEFAULT_GPUS_PER_NODE
@@ -97,7 +96,7 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ("model",)
     if kind == "diagnose" and "gpu" in slots and slots.get("workload") not in (None,
                                                                            "inference") \
-            and MEMORY_ASKED.search(str(slots.get("question", ""))) \
+            and MEMORY_NEEDED.search(str(slots.get("question", ""))) \
             and not any(m.kind in ("memory", "step_time", "tflops", "mfu", "bandwidth")
                         for m in find(str(slots.get("question", "")))):
         # "全参数微调需要多少显存？... 4*A800, only batch size 1, is this normal?": the memory a
@@ -106,10 +105,6 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 
-
-# The memory a job needs, asked outright: "how much VRAM does it need", "需要多少显存".
-MEMORY_ASKED = lazy(r"\bhow\s+much\s+(?:gpu\s+)?(?:memory|vram)\b|需要多少显存|要多少显存|"
-                    r"多少显存", re.IGNORECASE)
 
 
 def _collective_measured(slots: Slots) -> bool:

@@ -102,13 +102,7 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     steps: list[Step] = []
     if result["workload"] == "inference":
         lead += f", KV cache {num(parts['kv_cache'])} GB"
-        kv = _kv_sentence(intent, result)
-        lead = kv + " " + lead if _asks_kv(intent) else lead
-        formula = _their_formula(intent, result)
-        if formula:
-            lead = f"{formula[0]} {lead}"
-            tables.insert(0, formula[1])
-            steps.append(formula[2])
+        lead = _kv_first(intent, result, lead, tables, steps)
     else:
         lead += f", gradients {num(parts['gradients'])} GB, optimizer states " \
                 f"{num(parts['optimizer'])} GB, activations {num(parts['activations'])} GB"
@@ -120,6 +114,20 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
     return Reply(headline=lead, tables=tables, steps=steps)
+
+
+def _kv_first(intent: Intent, result: dict[str, Any], lead: str, tables: list[str],
+              steps: list[Step]) -> str:
+    """A served model's answer led by its KV cache when the question is about the cache, and
+    by the asker's own KV formula, set against the model's, when one is shown."""
+    if _asks_kv(intent):
+        lead = f"{_kv_sentence(intent, result)} {lead}"
+    formula = _their_formula(intent, result)
+    if formula:
+        lead = f"{formula[0]} {lead}"
+        tables.insert(0, formula[1])
+        steps.append(formula[2])
+    return lead
 
 
 def _their_formula(intent: Intent, result: dict[str, Any]) -> tuple[str, str, Step] | None:
@@ -209,15 +217,9 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
         elif result["workload"] == "inference" and "precision" not in intent.slots:
             lead += _smaller_precision(intent, calls)
     tables = [breakdown_table(result), min_gpus_table(result), *totals(result)]
-    if result["workload"] == "inference" and _asks_kv(intent):
-        # "the KV cache itself is already 623GB (2*64*2048*14848*80*2)": the cache first, and
-        # the asker's own formula set against the model's
-        lead = _kv_sentence(intent, result) + " " + lead
-        formula = _their_formula(intent, result)
-        if formula:
-            lead = f"{formula[0]} {lead}"
-            tables.insert(0, formula[1])
-            steps.append(formula[2])
+    if result["workload"] == "inference":
+        # "the KV cache itself is already 623GB (2*64*2048*14848*80*2)": the cache first
+        lead = _kv_first(intent, result, lead, tables, steps)
     return Reply(headline=lead, tables=tables, steps=steps,
                  assumptions=_least(result) if least else [])
 
