@@ -27,6 +27,10 @@ ASSUMED_KV_HEADS = 8
 ASSUMED_FFN_RATIO = 3.5          # 14336/4096 in Llama 3 8B
 ASSUMED_VOCAB = 128256
 SHAPE_NOTE = "model-llama-3#assumed-shape"
+# A MoE known by its counts alone is routed like Qwen3's (the note's hand check).
+MOE_SHAPE_NOTE = "model-qwen3#assumed-moe"
+ASSUMED_EXPERTS = 128
+ASSUMED_TOP_K = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,27 +120,58 @@ def shape_from_config(config: dict[str, Any]) -> ModelShape:
 
 
 def shape_from_params(params_b: float, given: dict[str, Any]) -> ModelShape:
-    """A shape for `params_b` parameters: the user's fields, the rest Llama-like (listed)."""
+    """A shape for `params_b` parameters: the user's fields, the rest Llama-like (listed).
+    Given fewer active parameters than total and no experts, a mixture of experts: its
+    attention and depth sized from the active parameters, its experts assumed (see
+    `_assumed_routing`)."""
     known = {k: v for k, v in given.items() if v is not None}
-    hidden = known.get("hidden") or _assumed_hidden(params_b, known.get("layers"))
+    stated_active = known.get("active_params_b")
+    active_b = float(stated_active) if stated_active else params_b
+    moe_by_count = active_b < params_b and not known.get("experts")
+    if moe_by_count:
+        experts, top_k = _assumed_routing(params_b, active_b)
+    else:
+        experts, top_k = known.get("experts") or 1, known.get("experts_per_token") or 1
+    sized_by = active_b if moe_by_count else params_b
+    hidden = known.get("hidden") or _assumed_hidden(sized_by, known.get("layers"))
     heads = known.get("heads") or max(1, hidden // ASSUMED_HEAD_DIM)
     layers = known.get("layers") or max(1, round(hidden / ASSUMED_HIDDEN_PER_LAYER))
     kv_heads = known.get("kv_heads") or math.gcd(heads, ASSUMED_KV_HEADS)
-    ffn = known.get("ffn_hidden") or 256 * max(1, round(ASSUMED_FFN_RATIO * hidden / 256))
-    experts, top_k = known.get("experts") or 1, known.get("experts_per_token") or 1
-    active = known.get("active_params_b") or _assumed_active(params_b, layers, hidden, ffn,
-                                                             experts, top_k)
+    ffn = known.get("ffn_hidden") or (
+        _assumed_expert_width(params_b, active_b, layers, hidden, experts, top_k)
+        if moe_by_count else 256 * max(1, round(ASSUMED_FFN_RATIO * hidden / 256)))
+    active = stated_active or _assumed_active(params_b, layers, hidden, ffn, experts, top_k)
     assumed = tuple(k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
-                                "active_params_b") if k not in known
-                    and (k != "active_params_b" or experts > 1))
+                                "experts", "experts_per_token", "active_params_b")
+                    if k not in known and (k != "active_params_b" or experts > 1)
+                    and (k not in ("experts", "experts_per_token") or moe_by_count))
     attention = "mha" if kv_heads == heads else "mqa" if kv_heads == 1 else "gqa"
-    return ModelShape(id=f"custom-{params_b:g}b", name=f"a {params_b:g}B-parameter model",
+    name = (f"a {params_b:g}B-parameter MoE with {active_b:g}B active" if moe_by_count
+            else f"a {params_b:g}B-parameter model")
+    return ModelShape(id=f"custom-{params_b:g}b", name=name,
                       params_b=params_b, active_params_b=min(active, params_b), layers=layers,
                       hidden=hidden, heads=heads, kv_heads=kv_heads,
                       head_dim=max(1, hidden // heads), ffn_hidden=ffn,
                       vocab=known.get("vocab") or ASSUMED_VOCAB,
                       experts=experts, experts_per_token=top_k,
                       attention=attention, assumed=assumed)
+
+
+def _assumed_routing(params_b: float, active_b: float) -> tuple[int, int]:
+    """Experts and experts a token for a MoE known by its total and active counts alone
+    (MOE_SHAPE_NOTE): 8 a token, and 128 experts as Qwen3's MoE models have, or more
+    (a power of two) when the total is so many times the active that 128 would leave the
+    layers outside the experts under a fifth of the active parameters."""
+    ratio = max(ASSUMED_EXPERTS // ASSUMED_TOP_K, (params_b / active_b - 0.2) / 0.8)
+    return ASSUMED_TOP_K * 2 ** math.ceil(math.log2(ratio)), ASSUMED_TOP_K
+
+
+def _assumed_expert_width(params_b: float, active_b: float, layers: int, hidden: int,
+                          experts: int, top_k: int) -> int:
+    """The FFN width of each expert that puts the routed parameters, (P - A)·E/(E - k), in
+    `experts` gated FFNs of 3·hidden·width per layer (a multiple of 128)."""
+    routed = (params_b - active_b) * 1e9 * experts / (experts - top_k)
+    return 128 * max(1, round(routed / (3 * hidden * layers * experts) / 128))
 
 
 def _assumed_active(params_b: float, layers: int, hidden: int, ffn: int, experts: int,

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from clusterplan.tools.contract import Quantity, Step
 from clusterplan.tools.memory import activations, kv_cache
 from clusterplan.tools.memory.job import Job, Layout
-from clusterplan.tools.memory.model_shape import SHAPE_NOTE
+from clusterplan.tools.memory.model_shape import MOE_SHAPE_NOTE, SHAPE_NOTE
 from clusterplan.tools.memory.precision import BYTES, NOTES
 from clusterplan.tools.memory.terms import (
     CUDA_CONTEXT_BYTES,
@@ -58,6 +58,8 @@ def model_step(job: Job) -> Step:
     s = job.shape
     # A catalog row cites its note; a user's own architecture needs none unless we filled in.
     notes = [SHAPE_NOTE] if s.assumed else [s.source_note] if s.source_note else []
+    if "experts" in s.assumed:
+        notes.append(MOE_SHAPE_NOTE)
     if s.source_note:
         formula = "catalog row"
     elif s.assumed:

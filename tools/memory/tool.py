@@ -46,6 +46,7 @@ class MemoryResult(ToolResult):
     model: str = Field(description="catalog id, or custom-<N>b for a params_b model")
     workload: str
     params_b: float
+    active_params_b: float = Field(description="used by each token: below params_b for a MoE")
     layout: dict[str, int] = Field(description="dp, tp, pp, ep and gpus used")
     per_gpu_gb: float = Field(description="the busiest GPU (first pipeline stage), GB")
     total_gb: float = Field(description="per_gpu_gb × gpus, GB")
@@ -100,10 +101,17 @@ def prepare(inp: MemoryInput, catalog: Any = None) -> tuple[Job, Layout, list[st
         given = [k for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
                  if k not in shape.assumed]
         which = f"{', '.join(given)} as given, the rest" if given else "not given, so"
-        said.append(f"architecture: {which} a Llama 3-like shape for {shape.params_b:g}B "
+        sized = (f"the {shape.active_params_b:g}B active" if "experts" in shape.assumed
+                 else f"{shape.params_b:g}B")
+        said.append(f"architecture: {which} a Llama 3-like shape for {sized} "
                     f"parameters: layers={shape.layers}, hidden={shape.hidden}, heads="
                     f"{shape.heads}, kv_heads={shape.kv_heads}, ffn_hidden={shape.ffn_hidden} "
                     f"(assumed: {', '.join(shape.assumed)})")
+        if "experts" in shape.assumed:
+            said.append(f"mixture of experts: {shape.active_params_b:g}B of {shape.params_b:g}B "
+                        f"active, its experts routed like Qwen3's: {shape.experts} "
+                        f"experts of width {shape.ffn_hidden}, {shape.experts_per_token} a "
+                        "token (assumed; model-qwen3#assumed-moe)")
     job = resolve_job(inp, shape, said)
     gpu_row = _find_gpu.find(inp.gpu, catalog) if inp.gpu else None
     node = gpu_row.gpus_per_node if gpu_row else DEFAULT_NODE_GPUS
@@ -147,6 +155,7 @@ def run(inp: MemoryInput) -> MemoryResult:
         "warnings": warnings_for(inp, job, layout, per_gpu_gb, memory)
         + _precision_warning(job.precision, gpu_row),
         "model": job.shape.id, "workload": job.workload, "params_b": job.shape.params_b,
+        "active_params_b": job.shape.active_params_b,
         "layout": {"dp": layout.dp, "tp": layout.tp, "pp": layout.pp, "ep": layout.ep,
                    "gpus": gpus},
         "per_gpu_gb": per_gpu_gb, "total_gb": round(per_gpu_gb * gpus, 3),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusterplan.tools.contract import Step, q
-from clusterplan.tools.memory.model_shape import SHAPE_NOTE
+from clusterplan.tools.memory.model_shape import MOE_SHAPE_NOTE, SHAPE_NOTE
 from clusterplan.tools.parallelism import layout_search as rules
 from clusterplan.tools.parallelism.cluster import Cluster, JobContext, memory_of
 from clusterplan.tools.parallelism.input import ParallelismInput
@@ -45,6 +45,7 @@ def model_step(ctx: JobContext) -> Step:
                         "layers": q(s.layers), "hidden": q(s.hidden), "heads": q(s.heads),
                         "kv_heads": q(s.kv_heads), "experts": q(s.experts)},
                 result=q(s.id), notes=[s.source_note] if s.source_note else
+                [SHAPE_NOTE, MOE_SHAPE_NOTE] if "experts" in s.assumed else
                 [SHAPE_NOTE] if s.assumed else [])
 
 
