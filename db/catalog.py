@@ -56,9 +56,13 @@ class Table(Generic[Row]):
         return self.rows[row_id]
 
     def nearest(self, name: str, n: int = 3) -> list[str]:
+        """The ids spelled most like `name`, else the first few ids (something to offer)."""
+        return self.close(name, n) or sorted(self.rows)[:n]
+
+    def close(self, name: str, n: int = 3) -> list[str]:
+        """The ids spelled like `name`; none when nothing is close."""
         keys = difflib.get_close_matches(normalise(name), list(self._index), n=n * 3, cutoff=0.5)
-        ids = list(dict.fromkeys(self._index[k] for k in keys))[:n]
-        return ids or sorted(self.rows)[:n]
+        return list(dict.fromkeys(self._index[k] for k in keys))[:n]
 
     def ids(self) -> list[str]:
         return sorted(self.rows)

@@ -18,6 +18,12 @@ from clusterplan.assistant.parsing.quantities import (
     read_params_b,
     read_quantities,
 )
+from clusterplan.assistant.parsing.unknown_model import (
+    NamedSize,
+    mask_active_words,
+    read_named_size,
+    unknown_reading,
+)
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.memory.precision import FORMATS
 
@@ -206,8 +212,12 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
         return
     params_b, said = size
     at = found.masked.find(said)
+    named = read_named_size(found.masked, at, said) if at >= 0 else NamedSize(None, None)
+    if named.active_b and named.active_b < params_b:
+        found.slots["active_params_b"] = named.active_b
+        found.masked = mask_active_words(found.masked)
     if at >= 0 and VARIANT.search(found.masked[max(0, at - 25):at]):
-        found.slots["params_b"] = params_b  # 'Qwen2-VL-72B' is not Qwen2 72B: a size only
+        _size_only(found, params_b, named, catalog)  # 'Qwen2-VL-72B' is not Qwen2 72B
         return
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
     matches = []
@@ -230,10 +240,19 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
         found.slots["model"] = row.id
         found.readings.append(f"read '{said}' with '{named}' as {row.id}")
         return
-    found.slots["params_b"] = params_b
+    _size_only(found, params_b, named, catalog)
     if matches:
         found.readings.append(f"read '{said}' as a {num_b(params_b)} model: the catalog has "
                               + ", ".join(r.id for r, _ in matches) + " of that size")
+
+
+def _size_only(found: Entities, params_b: float, named: NamedSize, catalog: Catalog) -> None:
+    """The model is its size (and active count): the name, if one was written, is said to be
+    outside the catalog."""
+    found.slots["params_b"] = params_b
+    reading = unknown_reading(named, params_b, catalog)
+    if reading:
+        found.readings.append(reading)
 
 
 def num_b(params_b: float) -> str:

@@ -62,8 +62,11 @@ def model_name(result: dict[str, Any]) -> str:
     """'Llama 3 70B' for a catalog model, 'a 7B-parameter model' for a size alone (whose id,
     custom-7b, means nothing to the person who asked)."""
     rows = catalog().models.rows
-    return rows[result["model"]].name if result["model"] in rows else \
-        f"a {result['params_b']:g}B-parameter model"
+    if result["model"] in rows:
+        return str(rows[result["model"]].name)
+    active = result.get("active_params_b") or result["params_b"]
+    moe = f" MoE with {active:g}B active" if active < result["params_b"] else " model"
+    return f"a {result['params_b']:g}B-parameter" + moe
 
 
 def subject(intent: Intent, result: dict[str, Any]) -> str:

@@ -175,7 +175,9 @@ def model_fields(intent: Intent) -> dict[str, Any]:
         return {"model": intent.slots["model"]}
     if "config" in intent.slots:  # a config.json pasted into the question
         return {"config": intent.slots["config"]}
-    return {"params_b": intent.slots.get("params_b"), **intent.slots.get("shape", {})}
+    active = {"active_params_b": intent.slots["active_params_b"]} \
+        if "active_params_b" in intent.slots else {}
+    return {"params_b": intent.slots.get("params_b"), **active, **intent.slots.get("shape", {})}
 
 
 def model_shape(intent: Intent) -> ModelShape | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import table
-from clusterplan.assistant.parsing.jobs import memory_payload
+from clusterplan.assistant.parsing.jobs import memory_payload, model_name
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.assistant.routing.memory import PRECISION_NAMES, cluster_rows
 from clusterplan.tools.contract import ToolError
@@ -88,5 +88,5 @@ def glance_table(result: dict[str, Any]) -> str:
     rows += cluster_rows(result)
     rows.append(["KV cache per token (MB)", result["kv_cache_bytes_per_token"] / 1e6])
     name = result["model"] if not str(result["model"]).startswith("custom-") else \
-        f"{result['params_b']:g}B model"
+        model_name(result).removeprefix("a ")
     return table([f"the model ({name}) at a glance", "GB"], rows)
