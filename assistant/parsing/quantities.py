@@ -90,7 +90,9 @@ UTILISATION = lazy(NUM + r"\s*%", _I)
 SHARE_OF_PEAK = lazy(r"\b(?:mfu|hfu|flops?|tflops?)\b|\bof\s+peak\b", _I)
 # "ZeRO-3", "zero stage 2", and DeepSpeed configs named for it: "ds_z3_config.json",
 # "llama3_lora_sft_ds3.yaml".
-ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b|(?<![a-z])ds_?z?([0-3])(?![0-9a-z])", _I)
+# "ZeRO-3", "zero stage 2", "ds_z3", "DeepSpeed Stage 3", "DeepSpeedStage3"
+ZERO = lazy(r"\bzero[\s_-]*(?:stage[\s_-]*)?([0-9])\b|(?<![a-z])ds_?z?([0-3])(?![0-9a-z])|"
+            r"deep[\s_-]*speed[\s_-]*stage[\s_-]*([0-3])(?![0-9])", _I)
 DEGREES = lazy(r"\b(tp|pp|dp|ep)\s*(?:=|:|\bto\b)?\s*(\d+)\b", _I)
 # A degree spelled out before its number, as launch flags and configs write it
 # ("tensor_parallelism=2", "--pipeline-model-parallel-size 8", "data parallel size of 4").
@@ -322,7 +324,7 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
         slots["utilization"] = number(m[1], "the utilisation") / 100
     m = ZERO.search(text)
     if m:
-        slots["zero_stage"] = int(m[1] or m[2])
+        slots["zero_stage"] = int(m[1] or m[2] or m[3])
     for name, value in DEGREES.findall(text):  # the layout stated first ("tp 4 + pp 16 vs tp 64")
         slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
     named: dict[str, int] = {}

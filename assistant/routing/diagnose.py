@@ -1226,8 +1226,32 @@ def _pipeline_in_serving(ctx: Context) -> list[tuple[str, str]]:
              "serving-pipeline-parallel#replicas-for-throughput")]
 
 
+def _moe_under_zero3(ctx: Context) -> list[tuple[str, str]]:
+    """A mixture of experts trained under ZeRO-3: the gathers follow its total parameters, the
+    compute its active ones, and the experts' changing order defeats the prefetch."""
+    if slot(ctx.intent, "zero_stage") != 3 or slot(ctx.intent, "workload") == "inference":
+        return []
+    try:
+        shape = model_shape(ctx.intent)
+    except ToolError:
+        return []
+    if shape is None or not shape.is_moe:
+        return []
+    ratio = shape.params_b / shape.active_params_b
+    return [(f"ZeRO-3 gathers every expert's weights in each pass ({num(shape.params_b)}B "
+             f"parameters) while each token computes with {num(shape.active_params_b)}B: "
+             f"{ratio:.0f}× the gathers per FLOP of a dense model of the same compute",
+             "moe-zero3#gathers-every-expert"),
+            ("the experts that run change from pass to pass, which defeats ZeRO-3's prefetch; "
+             "mark the MoE block a ZeRO-3 leaf module (deepspeed.utils.set_z3_leaf_modules), "
+             "which LLaMA-Factory does only for the MoE model types it lists",
+             "moe-zero3#leaf-modules"),
+            ("or keep the weights whole with ZeRO-2 when they fit, or place whole experts with "
+             "expert parallelism instead of gathering them", "moe-zero3#other-ways")]
+
+
 def _unmeasured(ctx: Context) -> Reply:
-    causes: list[tuple[str, str]] = []
+    causes: list[tuple[str, str]] = _moe_under_zero3(ctx)
     checked = _training_fit(ctx)  # out of memory on GPUs named: the fit comes first
     if QUANT_WORDS.search(ctx.text):
         causes.append(("quantized weights are expanded to 16 bits inside each matmul; memory "
@@ -1241,7 +1265,8 @@ def _unmeasured(ctx: Context) -> Reply:
         if row is None or row.over_pcie() or int(slot(ctx.intent, "nodes") or 1) > 1:
             causes.append(("gradients or parameters cross a slow link every step (PCIe, "
                            "Ethernet)", "pcie-bandwidth#gen4-rate"))
-        causes.append(("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3"))
+        if not any(ref.startswith("moe-zero3") for _, ref in causes):
+            causes.append(("ZeRO-3 gathers the parameters in every pass", "zero-paper#stage-3"))
     if STAGES_COMPARED.search(ctx.text) and MEMORY_WORDS.search(ctx.text):
         causes.append(("ZeRO stage 3 partitions the parameters too, where stage 2 keeps a whole "
                        "copy on every GPU (and offloads only the optimizer side), so stage 3 "
