@@ -143,6 +143,10 @@ def read_layout(text: str) -> Layout:
         if m:
             nodes = number(m[1]) if m[1] else 1
             per_node = number(m[2])
+            if nodes > 0 and per_node > 0 and _in_all(m, nodes, per_node):
+                # "4 nodes with 14 H100s": more than a server holds, so the whole cluster's
+                return Layout(per_node, nodes, per_node // nodes if per_node % nodes == 0
+                              else None)
             if nodes > 0 and per_node > 0:
                 return Layout(nodes * per_node, nodes, per_node)
     own = OWN_COUNT.search(text)
@@ -163,6 +167,17 @@ def read_layout(text: str) -> Layout:
         layout.gpus = next((v for _, v in found if v > 1), found[0][1])
     _nodes_and_size(text, layout)
     return layout
+
+
+# The most GPUs one server holds in the catalog's systems (an HGX or DGX board has 8).
+SERVER_GPUS = 8
+
+
+def _in_all(m: re.Match[str], nodes: int, count: int) -> bool:
+    """'4 nodes with 14 H100s' counts the cluster, not each node: no "each", more nodes than
+    one, and more GPUs than one server holds."""
+    return nodes > 1 and count > SERVER_GPUS and "each" not in m[0].lower() \
+        and re.search(r"\b(?:with|of)\b", m[0], _I) is not None
 
 
 def _nodes_and_size(text: str, layout: Layout) -> None:

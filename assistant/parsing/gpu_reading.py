@@ -205,8 +205,11 @@ def _by_memory(found: Entities, mention: Mention, gb: int | None, catalog: Catal
         if gpu_family(row_id) == stem and any(abs(row.memory_bytes / unit - gb) <= 0.03 * gb
                                               for unit in (2**30, 1e9)):
             return row_id
-    # "8xH100s (640 GB of total VRAM)", "T4 64GB" (4 x 16): the memory of several, not a variant
-    labels = [size for _, size in kin if size]
+    # "8xH100s (640 GB of total VRAM)", "T4 64GB" (4 x 16), "2xH100 NVL 196GB" (2 x 98 GiB as
+    # the driver counts): the memory of several, by label or by driver total, not a variant
+    labels = [size for _, size in kin if size] + [
+        row.memory_bytes / unit for row_id, row in rows.items() if gpu_family(row_id) == stem
+        for unit in (2**30, 1e9)]
     if any(round(gb / size) >= 2 and abs(gb / size - round(gb / size)) <= 0.03 * gb / size
            for size in labels):
         return gpu_id

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.quantities import AFTER_GPU
 
 _I = re.IGNORECASE
 # A figure starts where its run of digits starts: tried from inside a run, a 2,000-digit
@@ -253,8 +254,9 @@ def _memory(text: str) -> list[tuple[int, Measurement]]:
                 or FILE_SIZE.search(clause) or KV_SIZE.search(clause) \
                 or DOCUMENTED.search(text[max(0, clause_start - 40):m.start()]):
             continue  # not in use, a file's size, a KV size worked out, or a README's figure
-        if re.search(r"[x×*]\s*$|<g\d>\s*$", before):
-            continue  # "8x40GB", "A100 80G": a card's size
+        if re.search(r"[x×*]\s*$", before) or \
+                AFTER_GPU.search(text[max(0, m.start() - 20):m.start()]):
+            continue  # "8x40GB", "A100 80G", "H100 SXM 80GB": a card's size
         out.append((m.start(), Measurement("memory", _gb(_f(m[1]), m[2]), "GB", m[0])))
     return out
 

@@ -207,8 +207,15 @@ def _global_batch(text: str, slots: dict[str, Any]) -> str:
     return text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
 
 
+# A GPU's memory label right after its name ("H100 SXM 80GB", "A100 (80GB)"): the card, not
+# a size to convert or a memory measured.
+AFTER_GPU = lazy(r"(?:<g\d+>|\b(?:[abhl]\d{2,3}[a-z]?|mi\d{3}[a-z]?|rtx\s*[a-z]?\d{4})\b)\s*"
+                 r"(?:(?:sxm\d?|pcie|nvl|hbm\d?e?)\s*)*[-(（]?\s*$", _I)
+
+
 def _sizes(text: str, slots: dict[str, Any]) -> None:
-    size = SIZE.search(text)
+    size = next((m for m in SIZE.finditer(text)
+                 if not AFTER_GPU.search(text[max(0, m.start() - 20):m.start()])), None)
     if size:
         slots["size"] = f"{size[1].replace(',', '')} {_byte_unit(size[2])}"
     rates = []

@@ -28,7 +28,9 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
     else:
         payload["gpus"] = slot(intent, "gpus")
         if "nodes" in intent.slots:
-            payload["gpus_per_node"] = slot(intent, "gpus") // intent.slots["nodes"]
+            # 14 GPUs on 4 nodes: nodes of up to 4, so that 4 nodes hold them (-(-a // b) is
+            # the ceiling)
+            payload["gpus_per_node"] = -(-slot(intent, "gpus") // intent.slots["nodes"])
     if workload == "inference":
         payload.update(context_len=slot(intent, "context_len"), concurrency=slot(intent, "batch"))
     else:
@@ -54,6 +56,8 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     the cluster's links dictate)."""
     if not has_model(intent):
         return rule_of_thumb(intent, calls)
+    if "gpu" not in intent.slots and "gpu_memory_gb" in intent.slots:
+        return _memory_only(intent, calls)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
     reply = Reply(headline=layout_sentence(result), tables=plan_tables(result))
     # TP asked for (or chosen) wider than the cards' NVLink: say it runs over PCIe
@@ -63,6 +67,18 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     if wide is not None:
         reply.headline = f"{wide.said} {reply.headline}"
         reply.steps += wide.steps
+    return reply
+
+
+def _memory_only(intent: Intent, calls: Calls) -> Reply:
+    """A GPU outside the catalog, known by its memory alone: the search has no links or FLOP/s
+    to time layouts with, so the answer is the memory per GPU at the layout asked (or the
+    least a layout allows), said as such."""
+    reply = fit(intent, calls)
+    said = intent.slots.get("unknown_gpu", "the GPU named")
+    reply.headline = (f"The layout search times layouts with a catalog GPU's links and FLOP/s, "
+                      f"and '{said}' is not in the catalog, so this is the memory check alone. "
+                      + reply.headline)
     return reply
 
 
