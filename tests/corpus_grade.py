@@ -7,8 +7,9 @@ by `respond`, the function behind `clusterplan ask --json`, and graded on:
 - crash:    the answer is not an internal error;
 - intent:   the kind equals the expected one, or one of its documented equivalents (EQUIVALENT);
 - model:    the model slot is the expected catalog model (through MODEL_ALIASES and the
-            catalog's own aliases), or, when the collector also gave a size and the question
-            was read as a size only, that size within 5 %; a model the
+            catalog's own aliases) or one of the models sized side by side, or, when the
+            collector also gave a size and the question was read as a size only, that size
+            within 5 %; a model the
             catalog lacks must not be read as a different catalog model; a size alone
             (params_b) must be matched within 5 %;
 - gpu:      the GPU slot is the expected catalog GPU (through GPU_ALIASES); a GPU the catalog
@@ -218,7 +219,9 @@ def _model_ok(expect: dict[str, Any], slots: dict[str, Any], names: dict[str, st
             if got is None and size and slots.get("params_b") is not None:
                 # read as a size only (several catalog versions share it): the size must match
                 return abs(float(slots["params_b"]) - float(size)) <= 0.05 * float(size)
-            return got == want
+            # several models named are sized side by side: the expected one among them
+            listed = {e.get("model") for e in slots.get("model_list") or []}
+            return got == want or want in listed
         if got in models:  # a model outside the catalog read as a different one
             return False
     if size and not (want and want in models):
