@@ -1721,3 +1721,15 @@ def test_a_layout_on_a_gpu_outside_the_catalog_is_its_memory_check():
     assert "'A800 40GB' is not in the catalog, so this is the memory check alone" in \
         answer.markdown
     assert answer.data["memory"]["breakdown_gb"]["weights"] == pytest.approx(109, rel=0.01)
+
+
+def test_the_askers_gpu_is_not_the_papers():
+    # graph-r1-9 (https://github.com/LHRLAB/Graph-R1/issues/9): the paper's 4 x A100 is someone
+    # else's run; "4 × 48 GB GPUs (e.g., A40s on Runpod)" is the asker's own, the A40.
+    answer = respond("Could you share a ballpark training duration so we can better budget the "
+                     "costs that would be necessary to reproduce those results? From the paper I "
+                     "see you used 4 × A100 (80 GB), and Graph-R1 was trained with GRPO for 3 "
+                     "epochs, batch size 128, max length 4096 (per Appendix G). ... roughly how "
+                     "long should we expect on 4 × 48 GB GPUs (e.g., A40s on Runpod) to reach "
+                     "your reported results on e.g. HotpotQA?")
+    assert answer.intent.slots["gpu"] == "a40" and answer.intent.slots["gpus"] == 4

@@ -159,9 +159,15 @@ def _distinct_gpus(found: Entities, catalog: Catalog) -> list[str]:
     return [g for g in dict.fromkeys(kept) if g]
 
 
-# Words that put a GPU mention out of the question: the asker lacks it, or an error names it.
+# Words that put a GPU mention out of the question: the asker lacks it, or an error names it
+# ("e.g." in an error message; but "48 GB GPUs (e.g., A40s)" gives the asker's own kind), or
+# someone else ran on it.
 NOT_MINE = lazy(r"(?:(?:do|does|did)\s+not|don'?t|doesn'?t|didn'?t)\s+have\s+(?:an?\s+|any\s+)?"
-                r"$|\bwithout\s+(?:an?\s+|any\s+)?$|\be\.?\s?g\.?,?\s*$|\binstead\s+of\s+$|"
+                r"$|\bwithout\s+(?:an?\s+|any\s+)?$|(?<!gpus\s\()(?<!gpus\()\be\.?\s?g\.?,?\s*$|"
+                r"\binstead\s+of\s+$|"
+                # "From the paper I see you used 4 × A100": someone else's run, not the asker's
+                r"\b(?:you|they|the\s+authors?)\s+(?:used|trained\s+on|ran\s+on)\s+"
+                r"(?:\d+\s*[×x*]\s*)?$|"
                 r"没有\s*$", _I)
 
 
