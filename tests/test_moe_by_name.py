@@ -78,3 +78,26 @@ def test_training_an_unknown_moe_counts_its_active_parameters():
     per_token = 6 * 3e9 + 12 * shape.layers * 4096 * shape.hidden
     seconds = 1e12 * per_token / (64 * 989.4e12 * best["mfu"])
     assert training["training_days"] == pytest.approx(seconds / 86400, rel=0.01)
+
+
+def test_the_trainers_batch_and_accumulation_make_the_global_batch():
+    # LlamaFactory#9374: "bs = 1 and grad. accum=4" on 8 H100 under ZeRO-3, every GPU a
+    # data-parallel rank: 1 x 4 x 8 = 32 sequences a step.
+    answer = respond("Slow training of Qwen3-VL-30B-A3B with DeepSpeed Stage 3 ... With "
+                     "DeepSpeed stage 3, without CPU offload, with bs = 1 and grad. accum=4 ~On "
+                     "average it computes 1 step (bs1, grad. accum_4 in 166 secs on 8 * H100 "
+                     "GPUs)")
+    slots = answer.intent.slots
+    assert (slots["micro_batch"], slots["grad_accum"], slots["global_batch"]) == (1, 4, 32)
+
+
+def test_why_it_runs_slow_right_after_sizing_the_job_is_about_that_job():
+    # The fit of the fine-tune, then "it runs at 166 s per step ... why so slow?" keeps the
+    # MoE, the 8 H100 and ZeRO-3 (shown as kept), so the MoE causes are ranked.
+    first = respond("Can I do full SFT of Qwen3-VL-30B-A3B on 8x H100 80GB with DeepSpeed "
+                    "ZeRO-3?")
+    answer = respond("it runs at 166 s per step with bs 1 and grad accum 4, why so slow?",
+                     previous=first.intent)
+    assert answer.intent.kind == "diagnose"
+    assert any(a.startswith("kept from the previous question") for a in answer.assumptions)
+    assert "moe-zero3" in {c.id for c in answer.citations}

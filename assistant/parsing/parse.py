@@ -126,6 +126,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             f"{k}={v}" for k, v in stated.items()))
     _kv_arithmetic(text, slots, found.readings)
     _flags(text, slots, found.masked)
+    _global_batch(slots, found.readings)
     _sizes_in_general(text, slots, found.readings, catalog)
     measured = calibration.read(text)
     if measured:
@@ -178,6 +179,19 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
 KV_SIZE_ASKED = lazy(r"^\W*(?:what(?:'s|\s+is)\s+(?:the\s+)?)?kv[\s-]*cache\s+(?:size|memory)\b",
                      re.IGNORECASE)
 CACHE_PRECISIONS = ("fp8", "int8", "fp16", "bf16", "int4")
+
+
+def _global_batch(slots: dict[str, Any], readings: list[str]) -> None:
+    """A Trainer's per-GPU batch and accumulation on GPUs named, with no model parallelism
+    said: every GPU is a data-parallel rank (as under ZeRO or FSDP), so a step holds their
+    product."""
+    if "grad_accum" not in slots or "gpus" not in slots or "global_batch" in slots \
+            or any(k in slots for k in ("tp", "pp")):
+        return
+    slots["global_batch"] = slots["micro_batch"] * slots["grad_accum"] * slots["gpus"]
+    readings.append(f"global batch {slots['global_batch']} sequences: {slots['micro_batch']} "
+                    f"a GPU × {slots['grad_accum']} accumulation steps × {slots['gpus']} GPUs, "
+                    "each a data-parallel rank")
 
 
 def _kv_arithmetic(text: str, slots: dict[str, Any], readings: list[str]) -> None:
@@ -304,9 +318,11 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
         return True
     if previous.missing and BARE_NUMBER.match(text):
         return True
+    new_model = "model" in slots or "params_b" in slots
+    if _run_of_the_last_job(text, kind, new_model, slots, previous):
+        return True
     if strong and not _same_subject(kind, previous):
         return False
-    new_model = "model" in slots or "params_b" in slots
     if _lacks_the_model(kind, new_model, previous):
         return True  # "how long on 2T tokens?" after sizing Llama 3 70B is about Llama 3 70B
     if ON_THESE.search(text) and not new_model:
@@ -317,6 +333,21 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
         return True
     own_subject = new_model or any(k in slots for k in SUBJECTS)
     return not own_subject or (bool(REFERS_BACK.search(text)) and not new_model)
+
+
+# "it runs at 166 s per step, why so slow?": the run of the job just asked about.
+THE_RUN = lazy(r"^\W*(?:it|this|that|the\s+(?:run|training|job|step))\b|"
+               r"^\W*(?:training|inference)\s+(?:runs|is|takes)\b", re.IGNORECASE)
+
+
+def _run_of_the_last_job(text: str, kind: str, new_model: bool, slots: dict[str, Any],
+                         previous: Intent) -> bool:
+    """A measurement to explain that names neither model nor GPU, said of "it" right after a
+    job was sized: that job's run, its model and cluster kept (and shown as kept)."""
+    had_job = ("model" in previous.slots or "params_b" in previous.slots) and \
+        "gpu" in previous.slots
+    return kind == "diagnose" and had_job and not new_model and "gpu" not in slots \
+        and bool(THE_RUN.search(text))
 
 
 def _lacks_the_model(kind: str, new_model: bool, previous: Intent) -> bool:

@@ -318,10 +318,23 @@ def _k(value: str, k: str | None, vllm: bool = False) -> int:
     return int(number(value, "the context length") * (scale if k else 1))
 
 
+# Hugging Face Trainer's per-GPU batch and accumulation ("per_device_train_batch_size: 2",
+# "gradient_accumulation_steps: 8", "bs = 1 and grad. accum=4", "bs1, grad. accum_4").
+PER_DEVICE_BATCH = lazy(r"\b(?:per[_\s-]*device[_\s-]*train[_\s-]*batch[_\s-]*size|bs)\s*"
+                        r"(?:=|:)?\s*(\d+)\b", _I)
+GRAD_ACCUM = lazy(r"\b(?:gradient[_\s-]*accumulation[_\s-]*steps|grad\.?[_\s-]*accum"
+                  r"(?:ulation)?(?:[_\s-]*steps)?)\s*(?:=|:|_)?\s*(\d+)\b", _I)
+
+
 def _batches(text: str, slots: dict[str, Any]) -> None:
     m = MICRO_BATCH.search(text)
     if m:
         slots["micro_batch"] = count(m[1], "the micro-batch")
+    accum = GRAD_ACCUM.search(text)
+    per_device = PER_DEVICE_BATCH.search(text)
+    if accum and per_device and not m:
+        slots["micro_batch"] = count(per_device[1], "the micro-batch")
+        slots["grad_accum"] = count(accum[1], "the gradient accumulation")
     m = CONCURRENCY.search(text) or BATCH.search(text)
     if m:
         slots["batch"] = count(m[1], "the batch")
