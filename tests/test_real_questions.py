@@ -1706,9 +1706,14 @@ def test_a_run_slower_than_reported_is_a_diagnosis_and_the_card_size_is_no_measu
                      "training script takes around 9 hours(estimated from early iterations, "
                      "excluding time for validation) instead of the reported ~3 hours. I used 8x "
                      "H100 SXM 80GB rented from cloud. Did not modify any configurations. ... "
+                     "--config recipes/Qwen2.5-Math-7B/grpo/config_simple_rl.yaml ... "
                      "3/468 [03:25<8:51:40, 68.60s/it]")
     assert answer.intent.kind == "diagnose" and "size" not in answer.intent.slots
     assert "GPU memory for" not in answer.markdown
+    # A GRPO step generates before it trains: its time is not rated by a training MFU, and the
+    # progress bar's "3/468" (steps done of all) is no TFLOP/s over a peak.
+    assert "MFU from" not in answer.markdown
+    assert "rl-step-time" in {c.id for c in answer.citations}
 
 
 def test_a_layout_on_a_gpu_outside_the_catalog_is_its_memory_check():

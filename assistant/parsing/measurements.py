@@ -57,7 +57,8 @@ TFLOPS = lazy(NUM + r"\s*(?:tflops?|tflop/s|teraflops?|tera\s*flops)|"
               r"\btflops?\s*[=:]\s*(?P<after>\d[\d,]*(?:\.\d+)?)", _I)
 PER_TOKEN = lazy(r"\s*(?:per|a|/)\s*tokens?\b", _I)
 # "420/1979": a throughput divided by a peak (checked against the catalog's peaks by the route)
-OVER_PEAK = lazy(NUM + r"\s*/\s*(\d{3,4}(?:\.\d+)?)\b(?!\s*(?:GB|G\b|MB|tokens?|s\b))", _I)
+# (Not a progress bar's "3/468 [03:25<8:51:40, 68.60s/it]": steps done of steps in all.)
+OVER_PEAK = lazy(NUM + r"\s*/\s*(\d{3,4}(?:\.\d+)?)\b(?!\s*(?:GB|G\b|MB|tokens?|s\b|\[))", _I)
 MFU = lazy(r"\bmfu\b\D{0,30}?" + NUM + r"\s*%|" + NUM + r"\s*%\s*(?:of\s+)?mfu\b", _I)
 # "70B trains at 20% MFU, 32B at 47%": a later "at N%" in a sentence about MFU is one too.
 MFU_MORE = lazy(r"\bat\s+" + NUM + r"\s*%", _I)

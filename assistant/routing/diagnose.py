@@ -148,9 +148,12 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
                   _zero3_network, _scaling,
                   _tp_compare, _one_step):
+        if check in (_flops, _one_step) and RL_STEP.search(text) \
+                and not (ctx.of("mfu") or ctx.of("tflops")):
+            continue  # an RL step's time is mostly generation (rl-step-time#generation-in-step)
         findings.extend(check(ctx))
-    if not findings:
-        findings = _duration(ctx) or _network(ctx)
+    if not findings:  # an RL run's hours are not a training run's tokens (rl-step-time)
+        findings = (_duration(ctx) if not RL_STEP.search(text) else []) or _network(ctx)
     if not findings:
         return _unmeasured(ctx)
     for f in findings:
@@ -1250,8 +1253,25 @@ def _moe_under_zero3(ctx: Context) -> list[tuple[str, str]]:
              "expert parallelism instead of gathering them", "moe-zero3#other-ways")]
 
 
+# A reinforcement-learning run: its steps generate before they train.
+RL_STEP = lazy(r"\b(?:grpo|ppo|dapo|rlhf|rollouts?|verl|openrlhf)\b", re.IGNORECASE)
+
+
+def _rl_step(ctx: Context) -> list[tuple[str, str]]:
+    """A PPO or GRPO run: the generation stage and its longest responses set the step time."""
+    if not RL_STEP.search(ctx.text):
+        return []
+    return [("each RL step first generates its responses token by token (decoding, bound by "
+             "memory bandwidth), then scores them, then trains: the step time is mostly the "
+             "generation, which a training MFU does not measure", "rl-step-time#generation-in-"
+             "step"),
+            ("the generation stage waits for its longest response: the maximum completion "
+             "length, the generations per prompt and the generation engine's batch set much of "
+             "the step", "rl-step-time#long-tail")]
+
+
 def _unmeasured(ctx: Context) -> Reply:
-    causes: list[tuple[str, str]] = _moe_under_zero3(ctx)
+    causes: list[tuple[str, str]] = _rl_step(ctx) + _moe_under_zero3(ctx)
     checked = _training_fit(ctx)  # out of memory on GPUs named: the fit comes first
     if QUANT_WORDS.search(ctx.text):
         causes.append(("quantized weights are expanded to 16 bits inside each matmul; memory "
