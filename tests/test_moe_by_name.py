@@ -101,3 +101,13 @@ def test_why_it_runs_slow_right_after_sizing_the_job_is_about_that_job():
     assert answer.intent.kind == "diagnose"
     assert any(a.startswith("kept from the previous question") for a in answer.assumptions)
     assert "moe-zero3" in {c.id for c in answer.citations}
+
+
+def test_the_assumed_expert_count_is_capped_above_the_catalogs_largest():
+    # 30B with 0.0001B active would take (300,000 - 0.2)/0.8 -> 2^19 x 8 experts by the rule;
+    # it stops at 512, above Kimi K2's 384 (its config.json), the most in the catalog.
+    kimi = json.loads((CONFIGS / "moonshotai--Kimi-K2-Instruct.json").read_text())
+    assert kimi["n_routed_experts"] == 384
+    shape = shape_from_params(30, {"active_params_b": 0.0001})
+    assert (shape.experts, shape.experts_per_token) == (512, 8)
+    assert 0 <= shape.dense_params <= 30e9

@@ -1738,3 +1738,12 @@ def test_the_askers_gpu_is_not_the_papers():
                      "long should we expect on 4 × 48 GB GPUs (e.g., A40s on Runpod) to reach "
                      "your reported results on e.g. HotpotQA?")
     assert answer.intent.slots["gpu"] == "a40" and answer.intent.slots["gpus"] == 4
+
+
+def test_a_layout_on_gpus_known_by_their_memory_alone_assumes_no_gpu_kind():
+    # "4x 48GB GPUs" names no kind: the memory check on 48 GiB each (51.5 GB, as the driver
+    # counts a 48GB label), never an assumed H100. Llama 3 70B's 70.55B in BF16 is 141 GB.
+    answer = respond("what TP/PP layout for llama 3 70b on 4x 48GB GPUs?")
+    assert "the GPUs are known only by their memory" in answer.markdown
+    assert "H100" not in answer.markdown.split("\n")[0]
+    assert answer.data["memory"]["gpu_memory_gb"] == pytest.approx(48 * 2**30 / 1e9, rel=1e-3)

@@ -169,7 +169,8 @@ def read_layout(text: str) -> Layout:
     return layout
 
 
-# The most GPUs one server holds in the catalog's systems (an HGX or DGX board has 8).
+# The most GPUs one server holds in the catalog's systems: 8 on a DGX or HGX board
+# (megatron-lm-2021#tp-within-node).
 SERVER_GPUS = 8
 
 

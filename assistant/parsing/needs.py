@@ -211,7 +211,7 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
     # A GPU named outside the catalog is asked about; "6GB VRAM" with no kind is a budget of
     # GPU memory, answered as such (no GPU kind assumed).
     if kind in GPU_DEFAULT_KINDS and "gpu" not in slots and not slots.get("egress") \
-            and "unknown_gpu" not in slots and not (kind in BUDGET_KINDS
+            and "unknown_gpu" not in slots and not (kind in (*BUDGET_KINDS, "layout")
                                                     and "gpu_memory_gb" in slots):
         assumed["gpu"] = DEFAULT_GPU
     _default_count_and_tokens(kind, slots, assumed, catalog)

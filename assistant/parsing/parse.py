@@ -126,7 +126,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             f"{k}={v}" for k, v in stated.items()))
     _kv_arithmetic(text, slots, found.readings)
     _flags(text, slots, found.masked)
-    _global_batch(slots, found.readings)
+    _trainer_global_batch(slots, found.readings)
     _sizes_in_general(text, slots, found.readings, catalog)
     measured = calibration.read(text)
     if measured:
@@ -181,7 +181,7 @@ KV_SIZE_ASKED = lazy(r"^\W*(?:what(?:'s|\s+is)\s+(?:the\s+)?)?kv[\s-]*cache\s+(?
 CACHE_PRECISIONS = ("fp8", "int8", "fp16", "bf16", "int4")
 
 
-def _global_batch(slots: dict[str, Any], readings: list[str]) -> None:
+def _trainer_global_batch(slots: dict[str, Any], readings: list[str]) -> None:
     """A Trainer's per-GPU batch and accumulation on GPUs named, with no model parallelism
     said: every GPU is a data-parallel rank (as under ZeRO or FSDP), so a step holds their
     product."""

@@ -75,10 +75,10 @@ def _memory_only(intent: Intent, calls: Calls) -> Reply:
     to time layouts with, so the answer is the memory per GPU at the layout asked (or the
     least a layout allows), said as such."""
     reply = fit(intent, calls)
-    said = intent.slots.get("unknown_gpu", "the GPU named")
+    said = (f"'{intent.slots['unknown_gpu']}' is not in the catalog"
+            if "unknown_gpu" in intent.slots else "the GPUs are known only by their memory")
     reply.headline = (f"The layout search times layouts with a catalog GPU's links and FLOP/s, "
-                      f"and '{said}' is not in the catalog, so this is the memory check alone. "
-                      + reply.headline)
+                      f"and {said}, so this is the memory check alone. " + reply.headline)
     return reply
 
 

@@ -144,16 +144,16 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     text = str(intent.slots.get("question", ""))
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
+    rl_run = bool(RL_STEP.search(text))
     for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
                   _zero3_network, _scaling,
                   _tp_compare, _one_step):
-        if check in (_flops, _one_step) and RL_STEP.search(text) \
-                and not (ctx.of("mfu") or ctx.of("tflops")):
+        if check in (_flops, _one_step) and rl_run and not (ctx.of("mfu") or ctx.of("tflops")):
             continue  # an RL step's time is mostly generation (rl-step-time#generation-in-step)
         findings.extend(check(ctx))
     if not findings:  # an RL run's hours are not a training run's tokens (rl-step-time)
-        findings = (_duration(ctx) if not RL_STEP.search(text) else []) or _network(ctx)
+        findings = (_duration(ctx) if not rl_run else []) or _network(ctx)
     if not findings:
         return _unmeasured(ctx)
     for f in findings:

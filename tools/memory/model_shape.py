@@ -31,6 +31,7 @@ SHAPE_NOTE = "model-llama-3#assumed-shape"
 MOE_SHAPE_NOTE = "model-qwen3#assumed-moe"
 ASSUMED_EXPERTS = 128
 ASSUMED_TOP_K = 8
+MOST_EXPERTS = 512  # the rule's cap, above Kimi K2's 384 (model-qwen3#assumed-moe)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +164,7 @@ def _assumed_routing(params_b: float, active_b: float) -> tuple[int, int]:
     (a power of two) when the total is so many times the active that 128 would leave the
     layers outside the experts under a fifth of the active parameters."""
     ratio = max(ASSUMED_EXPERTS // ASSUMED_TOP_K, (params_b / active_b - 0.2) / 0.8)
-    return ASSUMED_TOP_K * 2 ** math.ceil(math.log2(ratio)), ASSUMED_TOP_K
+    return min(MOST_EXPERTS, ASSUMED_TOP_K * 2 ** math.ceil(math.log2(ratio))), ASSUMED_TOP_K
 
 
 def _assumed_expert_width(params_b: float, active_b: float, layers: int, hidden: int,
