@@ -118,6 +118,10 @@ class ParallelismResult(ToolResult):
     global_batch: int | None = None
     seq_len: int | None = None
     tokens: float | None = None
+    active_params_b: float | None = Field(
+        default=None, description="parameters a token passes through, billions (all, if dense)")
+    model_flops_per_token: float | None = Field(
+        default=None, description="6·N_active + 12·l·s·d_attn (4·N with frozen weights)")
     efficiency_scale: float = Field(
         default=1.0, description="factor on every layout's compute efficiency: 1 unless "
         "calibrated on a measurement (measured_*) or given (efficiency_scale)")

@@ -18,6 +18,7 @@ from clusterplan.tools.parallelism.layout_search import (
 )
 from clusterplan.tools.parallelism.matmul_efficiency import is_measured
 from clusterplan.tools.parallelism.result import RecipeComparison, TrainingPlan
+from clusterplan.tools.parallelism.step_time import model_flops_per_token
 from clusterplan.tools.parallelism.training_plans import MOST_FRUGAL, TrainingSearch
 
 TP_RULE_NOTES = ["parallelism-strategies#tp-inside-node", "megatron-lm-2021#tp-within-node",
@@ -47,6 +48,23 @@ def model_step(ctx: JobContext) -> Step:
                 result=q(s.id), notes=[s.source_note] if s.source_note else
                 [SHAPE_NOTE, MOE_SHAPE_NOTE] if "experts" in s.assumed else
                 [SHAPE_NOTE] if s.assumed else [])
+
+
+def flops_per_token_step(ctx: JobContext, seq_len: int, frozen: bool) -> tuple[float, Step]:
+    """The model FLOPs one trained token costs, whatever the layout: what sets the GPU-hours
+    of a token budget, so two models compare by it before any cluster is chosen."""
+    s = ctx.shape
+    active, attn_dim = s.active_params_b * 1e9, s.heads * s.head_dim
+    flops = model_flops_per_token(active, s.layers, seq_len, attn_dim, frozen)
+    per_param = "4·N (frozen weights: no weight gradients)" if frozen else "6·N"
+    return flops, Step(
+        label="model FLOPs per trained token", formula=f"{per_param} + 12·l·s·d_attn "
+        "(N: parameters a token passes through, the active ones of an MoE)",
+        inputs={"N": q(s.active_params_b, "billion params"), "l": q(s.layers),
+                "s": q(seq_len), "d_attn": q(attn_dim)},
+        result=q(flops, "FLOP"),
+        notes=["megatron-lm-2021#flops-derivation", "mfu-calibration#model-flops-per-token"]
+        + (["qlora-paper#lora-compute"] if frozen else []))
 
 
 def rule_steps(outcome: SearchOutcome) -> list[Step]:

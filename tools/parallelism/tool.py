@@ -38,6 +38,7 @@ from clusterplan.tools.parallelism.serving import (
 from clusterplan.tools.parallelism.steps import (
     best_by_shape,
     compare_recipe,
+    flops_per_token_step,
     memory_step,
     model_step,
     rule_steps,
@@ -99,6 +100,10 @@ def _train(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
     result.efficiency_scale = cluster.efficiency_scale
     out = found.outcome
     result.global_batch, result.seq_len, result.tokens = batch, seq_len, inp.tokens
+    result.active_params_b = ctx.shape.active_params_b
+    result.model_flops_per_token, flops_step = flops_per_token_step(
+        ctx, seq_len, frozen=inp.workload in ("lora", "qlora"))
+    result.steps.append(flops_step)
     result.rejected, result.rejected_examples = out.rejected.counts, out.rejected.examples
     result.evaluated = out.evaluated
     result.steps += rule_steps(out)
