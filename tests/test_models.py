@@ -140,6 +140,21 @@ WIDER = {
 }
 
 
+# Qwen3 rows known from their cards and configs (model-qwen3#qwen3-small-mid), with no saved
+# config: their shape, counted by hand here, gives the card's rounded total (1.72B, 4.02B and
+# 14.77B against 1.7, 4.0 and 14.8: inside 1.5%), and the catalog's count is the card's.
+@pytest.mark.parametrize(("row_id", "tied", "card_b"), [
+    ("qwen3-1.7b", True, 1.7), ("qwen3-4b", True, 4.0), ("qwen3-14b", False, 14.8)])
+def test_a_qwen3_row_without_a_saved_config_counts_to_its_card(row_id, tied, card_b):
+    row = catalog_rows()[row_id]
+    attention = 2 * row.hidden * row.heads * row.head_dim + 2 * row.hidden * row.kv_heads \
+        * row.head_dim
+    layer = attention + 3 * row.hidden * row.ffn_hidden
+    total = row.layers * layer + row.vocab * row.hidden * (1 if tied else 2)
+    assert total / 1e9 == pytest.approx(card_b, rel=0.015)
+    assert row.params_b == card_b
+
+
 @pytest.mark.parametrize("stem", sorted({*PUBLISHED, *WIDER}))
 def test_parameter_count_from_the_shape_matches_the_published_one(stem):
     published, tolerance = WIDER.get(stem, (PUBLISHED.get(stem), 0.015))
