@@ -90,8 +90,9 @@ def layout_sentence(result: dict[str, Any]) -> str:
         if not small:
             return f"No layout fits on {where}: {result['verdict']}."
         return (f"No layout fits on {where}. The smallest cluster that holds it: "
-                f"**{small['gpus']} GPUs** ({plural(small['nodes'], 'node')}), with "
-                f"{_split(small['layout'])}: {num(small['per_gpu_gb'])} GB per GPU.")
+                f"**{small['gpus']} GPUs** ({plural(small['nodes'], 'node')}), where "
+                f"{_split(small['layout'])} holds {num(small['per_gpu_gb'])} GB per GPU (the "
+                f"fastest layout there may differ).")
     best = result["plans"][0]
     if result["workload"] == "inference":
         return (f"Serve with **TP {best['tp']} × PP {best['pp']}** per replica, "
@@ -161,7 +162,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
         return Reply(headline=" ".join([layout_sentence(result), *_instead(intent, calls, result)]),
                      tables=plan_tables(result))
     tokens = result["tokens"]
-    said = _tokens_said(tokens)
+    said = tokens_said(tokens)
     lead = (f"Training on {said} tokens on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
@@ -173,7 +174,7 @@ def training(intent: Intent, calls: Calls) -> Reply:
     return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result))
 
 
-def _tokens_said(tokens: float) -> str:
+def tokens_said(tokens: float) -> str:
     """15T, 20.0B, 550M: the unit a person would write."""
     if tokens >= 1e12:
         return f"{num(tokens / 1e12)}T"
@@ -191,7 +192,7 @@ def _instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
                           f"training time on the smallest cluster that holds it "
                           f"({small['gpus']} GPUs)")
         if there["plans"] and there.get("training_days"):
-            said.append(f"On {small['gpus']} GPUs, {_tokens_said(tokens)} tokens take about "
+            said.append(f"On {small['gpus']} GPUs, {tokens_said(tokens)} tokens take about "
                         f"**{num(there['training_days'])} days** "
                         f"({num(there['gpu_hours'])} GPU-hours{_cost_of(intent, calls, there)}).")
     if result["workload"] == "full_finetune" and tokens:

@@ -12,8 +12,8 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
-from clusterplan.assistant.routing.cluster import parallel_payload, price_run
-from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.assistant.routing.cluster import parallel_payload, price_run, tokens_said
+from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields
 from clusterplan.assistant.routing.memory import in_nodes
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import ToolError
@@ -27,6 +27,8 @@ def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     reply = _count_range(intent, calls, _gpu_kinds(intent, calls, reply))
     reply = _setups(intent, calls, reply)
     listed = intent.slots.get("model_list") or []
+    if len(listed) >= 2 and intent.kind == "training":
+        return _models_trained(intent, calls, reply, listed)
     if len(listed) < 2 or intent.kind not in KINDS:
         return reply
     rows, said = [], []
@@ -165,3 +167,93 @@ def _setups(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     clusters = [(f"{gpus}× {gpu_name(gpu)}", {"gpu": gpu, "gpus": gpus})
                 for gpu, gpus in zip(kinds, counts, strict=True)]
     return _fits_on(intent, calls, reply, clusters, "setup", "Each setup named, same job")
+
+
+def _models_trained(intent: Intent, calls: Calls, reply: Reply,
+                    listed: list[dict[str, Any]]) -> Reply:
+    """"Qwen 235B A22 vs Qwen 32B dense, how many more GPU-hours on the same data": each model
+    trained on the same tokens at the same sequence length, a row each, and the comparison put
+    first since it is what was asked. Per token the cost is the model FLOPs (6·N of the active
+    parameters, plus attention, which grows with the sequence), and the GPU-hours follow from
+    them and the MFU each model's best layout reaches; a model too big for the GPUs asked is
+    timed on the smallest cluster that holds it."""
+    base = parallel_payload(intent)
+    base = {k: v for k, v in base.items() if k not in model_fields(intent)}
+    runs: list[tuple[str, dict[str, Any]]] = []
+    failed: list[str] = []
+    for entry in listed:
+        run = _trained(calls, base, entry)
+        if isinstance(run, str):
+            failed.append(run)
+        else:
+            runs.append((_name(entry), run))
+    if len({round(run["model_flops_per_token"], -6) for _, run in runs}) < 2:
+        return reply  # one architecture under several names (DeepSeek-V3 and -R1): no contrast
+    reply.tables.insert(0, table(
+        ["model", "active params (B)", "6·N (GFLOP)", "attention (GFLOP)", "per token (GFLOP)",
+         "GPUs", "best layout", "MFU", "GPU-hours"], [_trained_row(run) for _, run in runs]))
+    seq_len = runs[0][1].get("seq_len")
+    tokens = runs[0][1].get("tokens")
+    lead = (f"Trained on the same {tokens_said(tokens)} tokens" if tokens else "Trained alike")
+    lead += f" at {seq_len:,}-token sequences: " if seq_len else ": "
+    lead += "; ".join(_per_token_said(name, run) for name, run in runs) + ". "
+    (name, run), others = runs[0], runs[1:]
+    lead += " ".join(_ratio_said(name, run, other, theirs) for other, theirs in others)
+    reply.headline = " ".join([lead, *failed, reply.headline])
+    return reply
+
+
+def _weights_flops(run: dict[str, Any]) -> float:
+    """The 6·N part of a run's model FLOPs per token (4·N when the weights are frozen)."""
+    per_param = 4 if run["workload"] in ("lora", "qlora") else 6
+    return per_param * float(run["active_params_b"]) * 1e9
+
+
+def _trained_row(run: dict[str, Any]) -> list[Any]:
+    best = (run.get("plans") or [{}])[0]
+    flops, weights = run["model_flops_per_token"], _weights_flops(run)
+    return [_name({"model": run["model"]}) if run["model"] in catalog().models.rows
+            else run["model"], run["active_params_b"], num(weights / 1e9),
+            num((flops - weights) / 1e9), num(flops / 1e9), run["gpus"],
+            _layout(best) if best else "no layout", pct(best["mfu"]) if best else "-",
+            num(run["gpu_hours"]) if run.get("gpu_hours") else "-"]
+
+
+def _per_token_said(name: str, run: dict[str, Any]) -> str:
+    flops, weights = run["model_flops_per_token"], _weights_flops(run)
+    return (f"{name} costs {num(flops / 1e9)} GFLOP a token ({num(weights / 1e9)} GFLOP for "
+            f"its {run['active_params_b']:g}B active parameters, "
+            f"{num((flops - weights) / 1e9)} GFLOP for attention)")
+
+
+def _ratio_said(name: str, run: dict[str, Any], other: str, theirs: dict[str, Any]) -> str:
+    said = (f"{name} needs **{run['model_flops_per_token'] / theirs['model_flops_per_token']:.2f}"
+            f"×** the compute a token of {other}")
+    if run.get("gpu_hours") and theirs.get("gpu_hours"):
+        said += (f", and **{run['gpu_hours'] / theirs['gpu_hours']:.2f}×** its GPU-hours at each "
+                 f"one's best layout ({num(run['gpu_hours'])} against "
+                 f"{num(theirs['gpu_hours'])}, at {pct(run['plans'][0]['mfu'])} and "
+                 f"{pct(theirs['plans'][0]['mfu'])} MFU)")
+    return said + "."
+
+
+def _trained(calls: Calls, base: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any] | str:
+    """One model's run on the GPUs asked, or on the smallest cluster that holds it; a line
+    saying why when it cannot be timed."""
+    name = _name(entry)
+    try:
+        run = calls.run("parallelism", {**base, **entry}, f"the same run for {name}")
+        small = run.get("smallest_cluster")
+        if not run["plans"] and small:
+            run = calls.run("parallelism", {**base, **entry, "gpus": small["gpus"]},
+                            f"the same run for {name} on the smallest cluster that holds it")
+    except (ToolError, ValueError, LookupError) as exc:
+        return f"{name} could not be timed: {exc}"
+    if not run.get("model_flops_per_token"):
+        return f"{name} could not be timed"
+    return run
+
+
+def _layout(plan: dict[str, Any]) -> str:
+    return f"tp {plan['tp']} pp {plan['pp']} dp {plan['dp']}" + "".join(
+        f" {part} {plan[part]}" for part in ("ep", "cp") if plan.get(part, 1) > 1)
