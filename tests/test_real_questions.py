@@ -1747,3 +1747,103 @@ def test_a_layout_on_gpus_known_by_their_memory_alone_assumes_no_gpu_kind():
     assert "the GPUs are known only by their memory" in answer.markdown
     assert "H100" not in answer.markdown.split("\n")[0]
     assert answer.data["memory"]["gpu_memory_gb"] == pytest.approx(48 * 2**30 / 1e9, rel=1e-3)
+
+
+def test_two_models_trained_on_the_same_data_compare_by_their_flops_a_token():
+    # ms-swift-4696 (https://github.com/modelscope/ms-swift/issues/4696): "Qwen 235B A22" is
+    # Qwen3-235B-A22B (235B with 22B active), "Qwen 32B dense" its generation's Qwen3-32B, and
+    # the GPU-hours (卡时) asked are a training question, at 32k. By hand, from the real configs
+    # (both 64 heads of 128, d_attn = 8,192; 94 and 64 layers): 6 x 22e9 = 132 GFLOP and
+    # 12 x 94 x 32,768 x 8,192 = 302.8 GFLOP of attention, 434.8 in all; 6 x 32.8e9 = 196.8
+    # and 12 x 64 x 32,768 x 8,192 = 206.2, 403.0 in all; 434.8 / 403.0 = 1.08. The asker's
+    # "4~5x" is not the compute: per token the MoE costs about what the dense model does.
+    answer = respond("求问 Qwen 235B A22 训练成本和 Qwen 32B dense 对比 ... "
+                     "请问一下这两个模型训练同样的数据，需要的卡时区别大吗？"
+                     "假设 32k 上下文。我自己估算理论上应该是 4~5 倍，"
+                     "求问一下有没有训练过的同学分享一下")
+    assert answer.intent.kind == "training"
+    assert answer.intent.slots["model_list"] == [{"model": "qwen3-235b-a22b"},
+                                                 {"model": "qwen3-32b"}]
+    first = answer.markdown.split("\n")[0]
+    assert first.startswith("Trained on the same")
+    assert "435 GFLOP a token (132 GFLOP for its 22B active parameters, 303 GFLOP" in first
+    assert "403 GFLOP a token (197 GFLOP for its 32.8B active parameters, 206 GFLOP" in first
+    assert "needs **1.08×** the compute a token of Qwen3 32B" in first
+
+
+def test_an_moe_named_by_its_total_and_active_count_is_the_catalog_model():
+    # "Qwen 30B A3B" is Qwen3-30B-A3B (30.5B, 3.3B active: names round the active count);
+    # a total alone ("Qwen 30B") still names no MoE.
+    assert respond("memory for Qwen 30B A3B").intent.slots.get("model") == "qwen3-30b-a3b"
+    assert "model" not in respond("memory for Qwen 30B").intent.slots
+
+
+def test_gpu_hours_quoted_with_a_cluster_in_thousands_give_the_wall_clock():
+    # llama3-91 (https://github.com/meta-llama/llama3/issues/91): "24K GPUs (24576, to be
+    # precise)" is 24,576 GPUs, not a 24K-token context; 1.3M GPU-hours on all of them is
+    # 1,300,000 / 24,576 = 52.9 hours, the asker's own check, shown as arithmetic.
+    answer = respond("I'm struggling to make sense of the pre-training time needed for Meta "
+                     "Llama 3. The 8B model is quoted as requiring 1.3M GPU hours of compute, "
+                     "for example, which seems like a lot, but given that your training clusters "
+                     "each have 24K GPUs (24576, to be precise), that would seem to indicate that "
+                     "only 53 hours of pre-training would be needed if utilising an entire "
+                     "cluster (`1300000 / 24576`). What am I failing to understand here please, "
+                     "or is that actually correct?")
+    assert answer.intent.slots["gpus"] == 24576 and "seq_len" not in answer.intent.slots
+    assert "| wall-clock time on all the GPUs | 1,300,000 GPU-hours ÷ 24,576 GPUs | 52.9 h" \
+        in answer.markdown
+
+
+def test_thousands_of_gpus_are_a_count_not_a_context():
+    # "16K H100 GPUs" (Llama 3 405B's cluster) is 16,000 GPUs, not a 16K sequence.
+    intent = respond("how long would llama 3 405b take on 16K H100 GPUs?").intent
+    assert intent.slots["gpus"] == 16000 and "seq_len" not in intent.slots
+
+
+def test_one_architecture_under_two_names_is_not_compared_with_itself():
+    # deepseek-r1-485: DeepSeek-R1 is DeepSeek-V3's architecture, so "how long, how many GPUs"
+    # ("花费多少时间") is one training time, with no side-by-side of identical rows.
+    answer = respond("从DeepSeekV3开始，训练DeepSeek-R1的过程，需要多少的GPU资源，花费多少时间？\n"
+                     "是否可以披露类似V3论文的数据，训练V3是需要2048 H800 GPUs。")
+    assert answer.intent.kind == "training"
+    assert "Trained on the same" not in answer.markdown
+
+
+def test_a_progress_bar_is_read_as_the_runs_pace_against_its_stated_hours():
+    # open-r1-251 (https://github.com/huggingface/open-r1/issues/251): "3/468 [03:25<8:51:40,
+    # 68.60s/it]" is 468 x 68.6 s = 32,104.8 s = 8.92 h; the reported ~3 hours would be
+    # 3 x 3600 / 468 = 23.1 s a step. Qwen2.5-Math-7B is Qwen2.5-7B's shape (its card's
+    # base_model), so the model is the catalog's, not a bare 7B.
+    answer = respond("Training with GRPO takes longer than reported ... Running the given GRPO "
+                     "training script takes around 9 hours(estimated from early iterations, "
+                     "excluding time for validation) instead of the reported ~3 hours. I used "
+                     "8x H100 SXM 80GB rented from cloud. Did not modify any configurations. ... "
+                     "--config recipes/Qwen2.5-Math-7B/grpo/config_simple_rl.yaml ... "
+                     "3/468 [03:25<8:51:40, 68.60s/it]")
+    assert answer.intent.slots["model"] == "qwen2.5-7b"
+    assert "| whole run at the progress bar's pace | 468 steps × 68.6 s | 8.92 h |" \
+        in answer.markdown
+    assert "| time per step if the run took 3.00 h | 3.00 h × 3600 ÷ 468 steps | 23.1 s" \
+        in answer.markdown
+
+
+def test_a_code_or_math_fine_tune_is_sized_as_its_base_and_a_vision_one_is_not():
+    # Qwen2.5-Coder-7B-Instruct keeps Qwen2.5-7B's 7.61B (model-qwen2-5#math-coder-same-shape);
+    # Qwen2-VL-72B adds a vision encoder, so it is read from its name as 72B, not Qwen2 72B.
+    assert respond("lora Qwen2.5-Coder-7B-Instruct on a 4090, does it fit?"
+                   ).intent.slots["model"] == "qwen2.5-7b"
+    vision = respond("serve Qwen2-VL-72B on 4 H100, memory?").intent.slots
+    assert "model" not in vision and vision["params_b"] == 72.0
+
+
+def test_qwen3_4b_is_the_catalog_model_and_its_kv_cache_is_counted_from_its_shape():
+    # qwen3-1509 (https://github.com/QwenLM/Qwen3/issues/1509): Qwen3 4B holds
+    # 2 x 36 layers x 8 KV heads x 128 x 2 B = 147,456 B a token, so 8,192 tokens are
+    # 147,456 x 8,192 = 1.208e9 B = 1.21 GB.
+    answer = respond("Qwen3 4B AWQ量化模型在vllm下显存占用高达18G\n"
+                     "如题，调整gpu_memory_utilizaton参数到低于18G就会报显存不足的错误，"
+                     "但是读取参数只需要2.5G+，token长度设置的8192。"
+                     "请问这中间的十几G显存开销是在哪里呢，有办法减少吗？")
+    assert answer.intent.slots["model"] == "qwen3-4b"
+    assert "147,456 bytes per token" in answer.markdown and "| 8,192 tokens | 1.21 |" \
+        in answer.markdown

@@ -130,9 +130,23 @@ def number(text: str) -> int:
     return count(text)
 
 
+# "24K GPUs", "16k H100s": thousands, and "24K GPUs (24576, to be precise)" the number the
+# parenthesis gives when it is the same count written exactly.
+THOUSANDS = lazy(rf"{B}(\d+(?:\.\d+)?)\s*k(?=\s+(?:{G}|gpus?\b|cards?\b|accelerators?\b))"
+                 rf"((?:\s+(?:{G}|gpus?|cards?|accelerators?))+\s*\(\s*(\d[\d,]*))?", _I)
+
+
+def _thousands(m: re.Match[str]) -> str:
+    rough = round(float(m[1]) * 1000)
+    exact = int(m[3].replace(",", "")) if m[3] else None
+    said = exact if exact and abs(exact - rough) <= 0.05 * rough else rough
+    return f"{said}" + (m[2] or "")
+
+
 def read_layout(text: str) -> Layout:
     """The GPU count and node layout the (masked) question states."""
     text = text.replace("\\*", "*")  # Markdown-escaped stars: "2\*8\*A100"
+    text = THOUSANDS.sub(_thousands, text)
     dgx = DGX.search(text)
     if dgx and number(dgx[1]) > 0:
         nodes, per_node = number(dgx[1]), int(dgx[2]) if dgx[2] else None

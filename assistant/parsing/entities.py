@@ -119,6 +119,11 @@ PRICE_KINDS = (
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))|\broce(?:\s*v?2)?\b", _I)
 VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
+# A math or code fine-tune keeps its base model's shape (Qwen2.5-Math-7B is Qwen2.5-7B's 28
+# layers of 3,584 with its 152,064-token vocabulary: model-qwen2-5#math-coder-same-shape);
+# a vision or audio one adds an encoder the base does not have.
+SAME_SHAPE_VARIANT = lazy(r"^[-_ ](?:math|coder)\b", _I)
+TUNED_SUFFIX = lazy(r"[-_ ](?:instruct|chat|base|it)$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
 
@@ -216,18 +221,23 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     if named.active_b and named.active_b < params_b:
         found.slots["active_params_b"] = named.active_b
         found.masked = mask_active_words(found.masked)
-    if at >= 0 and VARIANT.search(found.masked[max(0, at - 25):at]):
+    variant = VARIANT.search(found.masked[max(0, at - 25):at]) if at >= 0 else None
+    if variant and SAME_SHAPE_VARIANT.search(variant[0]) and _base_model(found, named, catalog):
+        return
+    if variant and not SAME_SHAPE_VARIANT.search(variant[0]):
         _size_only(found, params_b, named, catalog)  # 'Qwen2-VL-72B' is not Qwen2 72B
         return
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
     matches = []
     for row in catalog.models.rows.values():
         family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
-        # a total size alone names a dense model, not an MoE of that total
+        # a total size alone names a dense model, not an MoE of that total; with its active
+        # count ("Qwen 235B A22") it names the MoE
         if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \
                 and not _other_version(found.masked, row) \
-                and (row.active_params_b >= row.params_b * 0.99 or "moe" in words):
-            matches.append((row, ", ".join(sorted(words & family - {"b"}))))
+                and (row.active_params_b >= row.params_b * 0.99 or "moe" in words
+                     or _same_active(named, row.active_params_b)):
+            matches.append((row, ", ".join(sorted(w for w in words & family if len(w) > 1))))
     # One catalog model of that family and size is the one meant; several ("Qwen 72B": Qwen1.5,
     # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version. Among several,
     # the only one whose every name word the question says is meant ("Llama 3.1 ... the 70B"
@@ -238,12 +248,39 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     if len(matches) == 1:
         row, named = matches[0]
         found.slots["model"] = row.id
-        found.readings.append(f"read '{said}' with '{named}' as {row.id}")
+        found.slots.pop("active_params_b", None)  # the catalog model has its own
+        found.readings.append(
+            f"'{variant[0].strip(' -_')}' is a fine-tune of {row.id}, sized with its shape"
+            if variant else f"read '{said}' with '{named}' as {row.id}")
         return
     _size_only(found, params_b, named, catalog)
     if matches:
         found.readings.append(f"read '{said}' as a {num_b(params_b)} model: the catalog has "
                               + ", ".join(r.id for r, _ in matches) + " of that size")
+
+
+def _base_model(found: Entities, named: NamedSize, catalog: Catalog) -> bool:
+    """'Qwen2.5-Math-7B' is sized as the catalog's Qwen2.5-7B, whose shape it keeps; the name
+    rounds the size (7.6B), so the base is found by name, not by size."""
+    if named.name is None:
+        return False
+    variant = SAME_SHAPE_VARIANT.pattern.lstrip("^")
+    base = re.sub(variant + r"(?=[-_ ])", "", named.name, flags=_I)
+    base = TUNED_SUFFIX.sub("", base).lower().replace(" ", "-")
+    row = catalog.models.rows.get(base)
+    if row is None or row.family != "qwen2.5":  # the family model-qwen2-5 vouches for
+        return False
+    found.slots["model"] = base
+    found.slots.pop("params_b", None)
+    found.slots.pop("active_params_b", None)
+    found.readings.append(f"'{named.name}' is a fine-tune of {base}, sized with its shape")
+    return True
+
+
+def _same_active(named: NamedSize, active_b: float) -> bool:
+    """The active count read from the name is the catalog model's: names round it ("A3B" is
+    Qwen3-30B-A3B's 3.3B), so within 15%."""
+    return named.active_b is not None and abs(named.active_b - active_b) <= 0.15 * active_b
 
 
 def _size_only(found: Entities, params_b: float, named: NamedSize, catalog: Catalog) -> None:

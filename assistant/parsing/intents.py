@@ -82,7 +82,7 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tu
                      r"\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                      r"\bhow\s+many\s+(?:hours|days|weeks)\b.*\b(?:train|fine-?tun)|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
-                           r"多长时间|多久|耗时|训练时长|训练时间|花费了多长",
+                           r"多长时间|多久|耗时|训练时长|训练时间|花费了多长|多少时间|卡时|GPU\s*时",
                            _I)
 # "Training Memory Cost (GB)", "compute cost in FLOPs": a cost in bytes or work, not money.
 COST = lazy(r"\b(?<!memory\s)(?<!vram\s)(?<!compute\s)costs?\b(?!\s*\((?:gb|gib|mb)\))|"

@@ -57,4 +57,8 @@ def _sibling(model: str | None, size: float, catalog: Catalog) -> str | None:
     if not m:
         return None
     candidate = model[:m.start(1)] + f"{size:g}" + model[m.end(1):]
-    return candidate if candidate in catalog.models.rows else None
+    if candidate in catalog.models.rows:
+        return candidate
+    # 'qwen3-235b-a22b' and 32 -> 'qwen3-32b': the same generation without the MoE's suffix
+    dense = model[:m.start(1)] + f"{size:g}b"
+    return dense if dense in catalog.models.rows else None

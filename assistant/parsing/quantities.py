@@ -52,7 +52,7 @@ BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
               # a count of things is no context: "230k data samples", "50k steps", "24K GPUs";
               # nor is a CPU's model number ("i9 14900k")
               r"(?!\s*(?:data\s+|training\s+)?(?:samples?|examples?|rows?|steps?|iterations?|"
-              r"images?|documents?|records?|gpus?|cards?|nodes?|条)"
+              r"images?|documents?|records?|gpus?|cards?|nodes?|条|<[gu]\d+>)"
               # nor a vocabulary: "250k vocab size"
               r"|\s*(?:tokens?\s+)?vocab)", _I)
 # An engine's own name for the context: "--max-model-len 29k", "num_ctx 32768", "n_ctx=4096".

@@ -16,8 +16,9 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.db.catalog import Catalog
 
 _I = re.IGNORECASE
-# "30B-A3B", "80B A3B", "21B_A3B": the active count written right after the total.
-ACTIVE_AFTER = lazy(r"^[-_ ]?a(\d+(?:\.\d+)?)b(?![a-z0-9])", _I)
+# "30B-A3B", "80B A3B", "21B_A3B", "235B A22": the active count written right after the total
+# (its "B" is sometimes left off: the total's unit carries over).
+ACTIVE_AFTER = lazy(r"^[-_ ]?a(\d+(?:\.\d+)?)b?(?![a-z0-9.])", _I)
 # "(3B active)", "3.3B activated parameters", "with 22B active params"
 ACTIVE_WORDS = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*b\s+(?:active|activated)\b"
                     r"(?:\s+param(?:eter)?s?)?", _I)

@@ -29,6 +29,7 @@ from clusterplan.assistant.parsing.measurements import (
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.memory import fit
+from clusterplan.assistant.routing.run_figures import PROGRESS_BAR
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, ToolError, q
@@ -1303,6 +1304,9 @@ def _unmeasured(ctx: Context) -> Reply:
     lead = ("This asks for a check of a measurement, but no figure in it could be checked by a "
             "calculator as stated (a rate with its unit: GB/s, tokens/s, TFLOP/s, MFU %, s/it, "
             "or GPU memory in use with a model). Likely causes for what it describes, ranked:")
+    if PROGRESS_BAR.search(ctx.text):
+        lead = ("This asks for a check of a run's pace: its progress bar is worked out against "
+                "the run times it states below. Likely causes for what it describes, ranked:")
     if ctx.has_model() and (slot(ctx.intent, "workload") or "inference") == "inference":
         try:
             payload = {**model_fields(ctx.intent), "workload": slot(ctx.intent, "workload")

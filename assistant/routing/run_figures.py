@@ -27,10 +27,17 @@ TOTAL_WORDS = lazy(r"\bof\s+(?:the\s+)?total\b|\bout\s+of\b|占(?:了)?(?:总|�
 HOURS = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h|小时)(?![\w/])", _I)
 TO_SECONDS = {"h": 3600.0, "hour": 3600.0, "hr": 3600.0, "小时": 3600.0, "minute": 60.0,
               "min": 60.0, "分钟": 60.0, "second": 1.0, "sec": 1.0, "s": 1.0, "秒": 1.0}
+# A compute budget in GPU-hours: "1.3M GPU hours", "6.4M H100 GPU-hours", "2,788K GPU hours"
+GPU_HOURS = lazy(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(k|m|million|thousand)?\s*"
+                 r"(?:<g\d+>\s*)?gpu[\s-]*hours?\b", _I)
+GPU_HOURS_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
 KINDS = ("training", "diagnose", "pricing", "concept", "checkpoint")
 # A dataset and its passes: "230k data samples", "an epoch of 3", "3 epochs"
 SAMPLES = lazy(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(k|m)?\s*(?:data\s+|training\s+)?"
                r"(?:samples?|examples?|条(?:数据|样本)?)\b", _I)
+# A tqdm progress bar: "3/468 [03:25<8:51:40, 68.60s/it]" or "12/500 [00:10<06:40, 1.22it/s]"
+PROGRESS_BAR = lazy(r"(?<![\w.])(\d+)/(\d+)\s*\[[\d:]+<[\d:?]+,\s*(\d+(?:\.\d+)?)\s*"
+                    r"(s/it|it/s)\]", _I)
 EPOCHS = lazy(r"\b(?:epochs?\s*(?:of|=|:)?\s*(\d+)|(\d+)\s*epochs?)\b", _I)
 # What a step takes: "per_device_train_batch_size 4", "gradient_accumulation_steps = 8";
 # "Both per_device_train_batch_size and gradient_accumulation_steps are set to 1"
@@ -65,11 +72,62 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
         reply.steps.append(Step(label="time per step", formula="time ÷ steps",
                                 inputs={"time": q(seconds, "s"), "steps": q(steps)},
                                 result=q(round(per_step, 4), "s"), notes=[]))
+    rows += _wall_clock(text, gpus, reply)
+    rows += _progress_bar(text, intent, reply)
     rows += _dataset_steps(text, intent, reply)
     rows += _share_of_total(text, reply)
     if rows:
         reply.tables.append(table(["from the question", "arithmetic", "result"], rows))
     return reply
+
+
+def _wall_clock(text: str, gpus: int | None, reply: Reply) -> list[list[str]]:
+    """"1.3M GPU hours ... 24,576 GPUs": the days those GPU-hours take when every GPU named
+    runs at once, the figure such a question checks."""
+    if not gpus or int(gpus) < 2:
+        return []
+    rows = []
+    for m in GPU_HOURS.finditer(text):
+        gpu_hours = float(m[1].replace(",", "")) * GPU_HOURS_SCALE.get((m[2] or "").lower(), 1)
+        if gpu_hours <= 0:
+            continue
+        hours = gpu_hours / int(gpus)
+        rows.append(["wall-clock time on all the GPUs", f"{num(gpu_hours)} GPU-hours ÷ "
+                     f"{int(gpus):,} GPUs", f"{num(hours)} h ({num(hours / 24)} days)"])
+        reply.steps.append(Step(label="wall-clock time on all the GPUs", formula="GPU-hours ÷ "
+                                "GPUs", inputs={"gpu_hours": q(gpu_hours, "GPU-hours"),
+                                                "gpus": q(gpus)},
+                                result=q(round(hours, 2), "h"), notes=[]))
+    return rows
+
+
+def _progress_bar(text: str, intent: Intent, reply: Reply) -> list[list[str]]:
+    """"3/468 [03:25<8:51:40, 68.60s/it]": the whole run at the bar's pace, and the time a step
+    would take for each run time the question states ("~3 hours" is 23.1 s a step over 468),
+    so the gap between them is a ratio the asker can read."""
+    m = PROGRESS_BAR.search(text)
+    if m is None or int(m[2]) <= 0 or float(m[3]) <= 0:
+        return []
+    total, rate = int(m[2]), float(m[3])
+    per_step = rate if m[4].lower() == "s/it" else 1 / rate
+    hours = total * per_step / 3600
+    rows = [["whole run at the progress bar's pace", f"{total:,} steps × {num(per_step)} s",
+             f"{num(hours)} h"]]
+    reply.steps.append(Step(label="whole run at the progress bar's pace", formula="steps × "
+                            "seconds per step", inputs={"steps": q(total),
+                                                        "per_step": q(per_step, "s")},
+                            result=q(round(hours, 3), "h"), notes=[]))
+    for stated in _run_hours(text, intent.slots.get("hours")):
+        implied = stated * 3600 / total
+        ratio = num(per_step / implied)
+        rows.append([f"time per step if the run took {num(stated)} h",
+                     f"{num(stated)} h × 3600 ÷ {total:,} steps",
+                     f"{num(implied)} s (the bar's {num(per_step)} s is {ratio}×)"])
+        reply.steps.append(Step(label="time per step a stated run time implies",
+                                formula="hours × 3600 ÷ steps",
+                                inputs={"hours": q(stated, "h"), "steps": q(total)},
+                                result=q(round(implied, 3), "s"), notes=[]))
+    return rows
 
 
 def _dataset_steps(text: str, intent: Intent, reply: Reply) -> list[list[str]]:
