@@ -91,6 +91,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "day": ("s", 86400.0),
     "%": ("%", 1.0),
     "tflops": ("flop/s", 1e12), "tflop/s": ("flop/s", 1e12), "flop": ("flop", 1.0),
+    "gflop": ("flop", 1e9), "tflop": ("flop", 1e12),
 }
 # Counts a fact may be given in, matched as plain numbers.
 COUNT_UNITS = ("GPUs", "tokens/s", "samples", "replicas")
@@ -227,11 +228,20 @@ def _model_ok(expect: dict[str, Any], slots: dict[str, Any], names: dict[str, st
     if size and not (want and want in models):
         read = slots.get("params_b")
         if read is None and got in models:
-            return False
+            # a size written down before the catalog knew the model: the catalog model read
+            # must be that size
+            return _catalog_size_ok(got, float(size))
         if read is not None:
             return abs(float(read) - float(size)) <= 0.05 * float(size)
         return got is not None or not want
     return True
+
+
+def _catalog_size_ok(model_id: str, size: float) -> bool:
+    from clusterplan.db.active import catalog
+
+    row = catalog().models.rows[model_id]
+    return abs(row.params_b - size) <= 0.05 * size
 
 
 def _gpu_ok(want: str | None, slots: dict[str, Any], gpus: set[str]) -> bool:
@@ -250,7 +260,7 @@ def _gpu_ok(want: str | None, slots: dict[str, Any], gpus: set[str]) -> bool:
 
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?:e|×\s*10\^?)"
                      r"([-+]?\d+))?\s*(GiB/s|GB/s|TB/s|MB/s|Gbit/s|KiB|MiB|GiB|TiB|KB|MB|GB|TB"
-                     r"|bytes|B|ms|µs|us|s|min|h|hours|days|%)?(?![\w/])")
+                     r"|GFLOP|TFLOP|bytes|B|ms|µs|us|s|min|h|hours|days|%)?(?![\w/])")
 
 
 def _unit(unit: str | None) -> tuple[str, float] | None:
