@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.unknown_model import ACTIVE_AFTER
 from clusterplan.db.catalog import Catalog
 
 _I = re.IGNORECASE
@@ -30,23 +31,41 @@ def read_model_list(masked: str, first_model: str | None, mention_ids: list[str]
     entries: list[dict[str, Any]] = [{"model": m} for m in dict.fromkeys(mention_ids)]
     known = {round(float(catalog.models.rows[m].params_b), 1) for m in mention_ids
              if m in catalog.models.rows}
-    for size in _sizes(masked):
+    for size, active in _sizes(masked):
         if round(size, 1) in known:
             continue
         known.add(round(size, 1))
-        sibling = _sibling(first_model, size, catalog)
-        entries.append({"model": sibling} if sibling else {"params_b": size})
+        sibling = _moe_sibling(first_model, size, active, catalog) if active else \
+            _sibling(first_model, size, catalog)
+        entries.append({"model": sibling} if sibling else
+                       {"params_b": size, **({"active_params_b": active} if active else {})})
     entries = [dict(t) for t in dict.fromkeys(tuple(e.items()) for e in entries)]
     return entries if 2 <= len(entries) <= MOST else []
 
 
-def _sizes(masked: str) -> list[float]:
-    found: list[float] = []
+def _sizes(masked: str) -> list[tuple[float, float | None]]:
+    """Each size named, with the active count written after it ("235B A22") if any."""
+    found: dict[float, float | None] = {}
     for m in LISTED.finditer(masked):
-        found += [float(x) for x in re.findall(SIZE, m[1])]
+        found.update((float(x), None) for x in re.findall(SIZE, m[1]))
     for m in ONE.finditer(masked):
-        found.append(float(m[1]))
-    return [s for s in dict.fromkeys(found) if 0.1 <= s <= 2000]
+        active = ACTIVE_AFTER.match(masked[m.end():].lstrip())
+        if found.get(float(m[1])) is None:
+            found[float(m[1])] = float(active[1]) if active else None
+    return [(s, a) for s, a in found.items() if 0.1 <= s <= 2000]
+
+
+def _moe_sibling(model: str | None, size: float, active: float,
+                 catalog: Catalog) -> str | None:
+    """'Qwen3 32B vs Qwen 235B A22': the catalog MoE of the first model's family with that total
+    and active count (names round the active count, so within 15%)."""
+    row = catalog.models.rows.get(model or "")
+    if row is None:
+        return None
+    same = [r.id for r in catalog.models.rows.values() if r.family == row.family
+            and abs(r.params_b - size) <= 0.03 * size
+            and abs(r.active_params_b - active) <= 0.15 * r.active_params_b]
+    return same[0] if len(same) == 1 else None
 
 
 def _sibling(model: str | None, size: float, catalog: Catalog) -> str | None:

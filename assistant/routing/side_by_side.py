@@ -7,6 +7,7 @@ workload, precision, context and GPUs), so none of them is dropped.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
@@ -81,7 +82,10 @@ def _name(entry: dict[str, Any]) -> str:
     rows = catalog().models.rows
     if "model" in entry:
         return rows[entry["model"]].name if entry["model"] in rows else str(entry["model"])
-    return f"a {entry['params_b']:g}B model"
+    active = f" ({entry['active_params_b']:g}B active)" if entry.get("active_params_b") else ""
+    size = f"{entry['params_b']:g}"
+    article = "an" if re.match(r"8|11(?!\d)|18(?!\d)", size) else "a"  # "an 80B", "an 11B"
+    return f"{article} {size}B model{active}"
 
 
 def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
