@@ -35,7 +35,7 @@ def respond(question: str, previous: Intent | None = None,
                                     clarifying(text, intent, clarification(intent, cat)))
         reply = add_side_by_side(intent, calls, route(intent, calls))
         reply = add_glance(intent, calls, reply)
-        reply = add_run_figures(text, intent, reply)
+        reply = add_run_figures(text, intent, reply, calls)
         intent.assumed.update(reply.resolved)
         result = answer(text, intent, reply, calls)
     except (ToolError, ValidationError, LookupError, ValueError) as exc:

@@ -1792,6 +1792,14 @@ def test_gpu_hours_quoted_with_a_cluster_in_thousands_give_the_wall_clock():
     assert answer.intent.slots["gpus"] == 24576 and "seq_len" not in answer.intent.slots
     assert "| wall-clock time on all the GPUs | 1,300,000 GPU-hours ÷ 24,576 GPUs | 52.9 h" \
         in answer.markdown
+    # The answer leads with that check, and with the tokens the quoted GPU-hours train at the
+    # found layout's pace: 1.3M GPU-hours x the estimate's tokens / the estimate's GPU-hours.
+    assert answer.markdown.startswith("The quoted 1,300,000 GPU-hours on all 24,576 GPUs are "
+                                      "**52.9 hours** of wall clock")
+    [step] = [s for s in answer.trace if s.label.startswith("tokens the quoted GPU-hours")]
+    inputs = step.inputs
+    assert step.result.value == pytest.approx(
+        1.3e6 * inputs["tokens"].value / inputs["estimate"].value, rel=1e-9)
 
 
 def test_thousands_of_gpus_are_a_count_not_a_context():
@@ -1847,3 +1855,14 @@ def test_qwen3_4b_is_the_catalog_model_and_its_kv_cache_is_counted_from_its_shap
     assert answer.intent.slots["model"] == "qwen3-4b"
     assert "147,456 bytes per token" in answer.markdown and "| 8,192 tokens | 1.21 |" \
         in answer.markdown
+
+
+def test_an_moe_named_second_by_total_and_active_count_is_compared_as_that_moe():
+    # With Qwen3 32B named first, "Qwen 235B A22" is still Qwen3-235B-A22B (22B of 235B
+    # active), not a dense 235B; a size the catalog lacks keeps its active count.
+    listed = respond("Pretraining Qwen 235B A22 vs Qwen3 32B on 1T tokens with 512 H100, which "
+                     "costs less compute?").intent.slots["model_list"]
+    assert {"model": "qwen3-235b-a22b"} in listed
+    answer = respond("serve qwen3 32b or a 80B A3B model on 4 H100, which needs less memory?")
+    assert {"params_b": 80.0, "active_params_b": 3.0} in answer.intent.slots["model_list"]
+    assert "an 80B model (3B active)" in answer.markdown

@@ -12,7 +12,8 @@ import re
 from clusterplan.assistant.answer import Answer, Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.routing.dispatch import Reply
+from clusterplan.assistant.routing.cluster import tokens_said
+from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.tools.contract import Step, q
 
 _I = re.IGNORECASE
@@ -47,7 +48,8 @@ PER_DEVICE = lazy(r"\bper_device_train_batch_size\s*(?:=|:|is|of|to)?\s*(\d+)", 
 ACCUMULATION = lazy(r"\bgradient_accumulation_steps\s*(?:=|:|is|of|to)?\s*(\d+)", _I)
 
 
-def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
+def add_run_figures(text: str, intent: Intent, reply: Reply,
+                    calls: Calls | None = None) -> Reply:
     """The reply with GPU-hours and seconds per step, when the question gives what they need."""
     if intent.kind not in KINDS:
         return reply
@@ -72,7 +74,7 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
         reply.steps.append(Step(label="time per step", formula="time ÷ steps",
                                 inputs={"time": q(seconds, "s"), "steps": q(steps)},
                                 result=q(round(per_step, 4), "s"), notes=[]))
-    rows += _wall_clock(text, gpus, reply)
+    rows += _wall_clock(text, gpus, reply, calls)
     rows += _progress_bar(text, intent, reply)
     rows += _dataset_steps(text, intent, reply)
     rows += _share_of_total(text, reply)
@@ -81,7 +83,8 @@ def add_run_figures(text: str, intent: Intent, reply: Reply) -> Reply:
     return reply
 
 
-def _wall_clock(text: str, gpus: int | None, reply: Reply) -> list[list[str]]:
+def _wall_clock(text: str, gpus: int | None, reply: Reply,
+                calls: Calls | None) -> list[list[str]]:
     """"1.3M GPU hours ... 24,576 GPUs": the days those GPU-hours take when every GPU named
     runs at once, the figure such a question checks."""
     if not gpus or int(gpus) < 2:
@@ -98,7 +101,33 @@ def _wall_clock(text: str, gpus: int | None, reply: Reply) -> list[list[str]]:
                                 "GPUs", inputs={"gpu_hours": q(gpu_hours, "GPU-hours"),
                                                 "gpus": q(gpus)},
                                 result=q(round(hours, 2), "h"), notes=[]))
+        rows += _tokens_of_gpu_hours(gpu_hours, int(gpus), hours, reply, calls)
     return rows
+
+
+def _tokens_of_gpu_hours(gpu_hours: float, gpus: int, hours: float, reply: Reply,
+                         calls: Calls | None) -> list[list[str]]:
+    """The tokens quoted GPU-hours train at the pace of the layout the answer found: "1.3M
+    GPU-hours" checks against a token count, which the estimate may have had to assume."""
+    timed = [c.data for c in calls.made if c.name == "parallelism" and not c.aside] \
+        if calls else []
+    if not timed or not timed[0].get("tokens") or not timed[0].get("gpu_hours"):
+        return []
+    tokens_run, spent = float(timed[0]["tokens"]), float(timed[0]["gpu_hours"])
+    tokens = gpu_hours * tokens_run / spent
+    reply.steps.append(Step(label="tokens the quoted GPU-hours train at this pace",
+                            formula="quoted GPU-hours × tokens ÷ the estimate's GPU-hours",
+                            inputs={"gpu_hours": q(gpu_hours, "GPU-hours"),
+                                    "tokens": q(tokens_run, "tokens"),
+                                    "estimate": q(spent, "GPU-hours")},
+                            result=q(tokens, "tokens"), notes=[]))
+    reply.headline = (f"The quoted {num(gpu_hours)} GPU-hours on all {gpus:,} GPUs are "
+                      f"**{num(hours)} hours** of wall clock; at the pace of the layout below "
+                      f"they train about **{tokens_said(tokens)} tokens** (the estimate below "
+                      f"is for {tokens_said(tokens_run)}). " + reply.headline)
+    return [["tokens they train at the layout's pace", f"{num(gpu_hours)} GPU-hours × "
+             f"{tokens_said(tokens_run)} tokens ÷ {num(spent)} GPU-hours",
+             f"{tokens_said(tokens)} tokens"]]
 
 
 def _progress_bar(text: str, intent: Intent, reply: Reply) -> list[list[str]]:
