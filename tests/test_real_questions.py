@@ -1866,3 +1866,22 @@ def test_an_moe_named_second_by_total_and_active_count_is_compared_as_that_moe()
     answer = respond("serve qwen3 32b or a 80B A3B model on 4 H100, which needs less memory?")
     assert {"params_b": 80.0, "active_params_b": 3.0} in answer.intent.slots["model_list"]
     assert "an 80B model (3B active)" in answer.markdown
+
+
+def test_a_count_of_gpus_with_their_memory_between_is_read():
+    # https://github.com/hiyouga/LlamaFactory/issues/388: "4个80G A100显卡" is four A100 80GB,
+    # not one.
+    slots = respond("推理和微调LlaMA2-70B内存和gpu需要多少呢 4个80G A100显卡可以进行推理和微调嘛"
+                    ).intent.slots
+    assert slots["gpus"] == 4 and slots["gpu"] == "a100-sxm-80gb"
+
+
+def test_a_serving_engines_launch_command_is_a_serving_question():
+    # https://github.com/vllm-project/vllm/issues/15228: vLLM's api_server with
+    # --max-model-len is serving, never a training layout of the 72B model.
+    answer = respond("python -m vllm.entrypoints.openai.api_server --tensor-parallel-size 2 "
+                     "--model Qwen2.5-72B-Instruct-GPTQ-Int4 --gpu-memory-utilization 0.9 "
+                     "--max-model-len 16000 Out of Memory error in 0.8.0, worked fine in 0.7.2")
+    assert answer.intent.slots["workload"] == "inference"
+    assert answer.intent.slots["context_len"] == 16000
+    assert answer.markdown.startswith("Serve with") and "step time" not in answer.markdown

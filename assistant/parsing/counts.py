@@ -79,7 +79,7 @@ COUNTS = (
     lazy(rf"{B}{COUNT}\s+of\s+(?:them|those|these)\b", _I),
     # "两张4090", "2块V100", "3个A100", "8卡A800", "3090双卡", "千卡"
     lazy(rf"{ZN}\s*[张块](?!量)"),
-    lazy(rf"{ZN}\s*个\s*(?:{G}|gpu|显卡|卡)", _I),
+    lazy(rf"{ZN}\s*个\s*(?:{MEM}\s*)?(?:{G}|gpu|显卡|卡)", _I),  # "4个80G A100显卡"
     lazy(r"((?<!\d)\d+|[单两二双三四五六七八九十千万])\s*卡"),
 )
 N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),

@@ -81,8 +81,11 @@ WORKLOADS = (
           _I), "full_finetune"),
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
           _I), "pretrain"),
+    # a serving engine's launcher or flags ("vllm.entrypoints.openai.api_server",
+    # "--max-model-len", "--gpu-memory-utilization", "sglang.launch_server") name serving too
     (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
-                r"\bdecod|\bkv[\s-]*cache\b|推理|部署", _I), "inference"),
+          r"\bdecod|\bkv[\s-]*cache\b|推理|部署|\bapi_server\b|\blaunch_server\b|"
+          r"--max[-_]model[-_]len\b|\bgpu[-_]memory[-_]utili[sz]ation\b", _I), "inference"),
     (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
     (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
