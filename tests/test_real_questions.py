@@ -1885,3 +1885,25 @@ def test_a_serving_engines_launch_command_is_a_serving_question():
     assert answer.intent.slots["workload"] == "inference"
     assert answer.intent.slots["context_len"] == 16000
     assert answer.markdown.startswith("Serve with") and "step time" not in answer.markdown
+
+
+def test_a_vision_variant_written_after_a_catalog_name_is_not_that_model():
+    # https://github.com/vllm-project/vllm/issues/20745: "Qwen-2.5-72B Vision-Language" is
+    # Qwen2.5-VL-72B, whose vision encoder the text model lacks: named as outside the catalog
+    # and sized from its name, never silently swapped for Qwen2.5 72B.
+    answer = respond("I'm trying to serve the Qwen-2.5-72B Vision-Language model using vLLM on a "
+                     "single node with 8× H200 GPUs. Despite having such a large amount of GPU "
+                     "memory, I'm still facing OOM issues.")
+    assert "model" not in answer.intent.slots and answer.intent.slots["params_b"] == 72.0
+    assert "'Qwen-2.5-72B Vision-Language' is not a model in the catalog" in answer.markdown
+
+
+def test_a_chinese_input_length_in_ten_thousands_is_a_context():
+    # https://github.com/QwenLM/Qwen3/issues/603: "输入长度可以到128k" and "输入长度到2w多"
+    # (2w = 2 x 10,000 = 20,000 tokens) are the two contexts compared; at 128K the KV cache of
+    # Qwen2 72B is 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B x 131,072 = 42.9 GB.
+    answer = respond("请问一下，官方benchmark说，2张a100的80G，vllm推理qwen2-72b-instruct-gptq-int4"
+                     "输入长度可以到128k，可是我这里4张a100 40G，输入长度到2w多，显存就要满了。"
+                     "这是什么情况呢。")
+    assert answer.intent.slots["context_list"] == [20000, 131072]
+    assert "**42.9 GB** for 131,072 tokens" in answer.markdown

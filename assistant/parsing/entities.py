@@ -174,10 +174,10 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
             found.readings.append(f"read '{m.text}' as {m.id}")
     read_gpus(found, catalog)
     models = [m for i, m in enumerate(by_kind(found.mentions, "models"))
-              if not _other_size(found, m, i, catalog)]
+              if not _other_size(found, m, i, catalog) and not _vision_after(found, m, i, catalog)]
     if models:
         slots["model"] = models[0].id
-    else:
+    elif "params_b" not in slots:
         _model_by_size(found, catalog)
     listed = read_model_list(found.masked, slots.get("model"), [m.id for m in models], catalog)
     if listed:
@@ -208,6 +208,25 @@ def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bo
         return False
     found.readings.append(f"'{m.text} {said[1]}B' is not {m.id} ({num_b(row.params_b)}); read "
                           f"as a {num_b(size)} model")
+    return True
+
+
+# "Qwen-2.5-72B Vision-Language", "Llama 3.2 11B Vision": a catalog name followed by words
+# that make it another model, one with an image or audio encoder the catalog row lacks.
+VISION_AFTER = lazy(r"^\s*[-_ ]?\s*(vision[\s-]*language|vision|vl|audio|omni)\b", _I)
+
+
+def _vision_after(found: Entities, m: Mention, index: int, catalog: Catalog) -> bool:
+    """A vision or audio variant written after a catalog name is not that model: it is said to
+    be outside the catalog and sized by the name's own count, as 'Qwen2-VL-72B' is."""
+    at = found.masked.find(f"<m{index}>")
+    variant = VISION_AFTER.match(found.masked[at + len(f"<m{index}>"):]) if at >= 0 else None
+    size = read_params_b(m.text)
+    if variant is None or size is None:
+        return False
+    found.slots["params_b"] = size[0]
+    said = unknown_reading(NamedSize(f"{m.text} {variant[1]}", None), size[0], catalog)
+    found.readings.append(said or f"read '{m.text} {variant[1]}' as {num_b(size[0])}")
     return True
 
 
