@@ -44,6 +44,10 @@ CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt
 CONTEXT_BEFORE = lazy(r"(?:\b(?:context(?:\s+(?:length|window|len|size))?|input\s+length)|"
                       r"token\s*长度(?:设置的|设置为|设为|为|是)?)\s*"
                       r"(?:of|=|:|to)?\s*" + NUM + r"\s*(k)?\b", _I)
+# "输入长度到2w多", "输入长度可以到128k", "上下文长度为8192": a Chinese input length, where
+# w and 万 are ten thousands
+CONTEXT_ZH = lazy(r"(?:输入|上下文|序列|文本)\s*长度\s*(?:可以|能|最多|最长)?\s*"
+                  r"(?:到|为|是|设为|设置为|达到|超过)?\s*" + NUM + r"\s*(k|w|万)?", _I)
 # No context is shorter than this: "context length of 3.1" names a model version.
 MIN_CONTEXT = 128
 # "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
@@ -270,7 +274,8 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
         m = pattern.search(text)
         if m:
             slots["seq_len"] = _k(m[1], m[2])
-    m = next((m for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT)
+    m = next((m for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT,
+                                CONTEXT_ZH)
               for m in pattern.finditer(text) if _k(m[1], m[2]) >= MIN_CONTEXT), None)
     each = CONTEXT_EACH.search(text)
     if m:
@@ -294,7 +299,8 @@ def _context_list(text: str, slots: dict[str, Any]) -> None:
     when it names more than one: the KV cache is then shown at each, side by side."""
     found = {slots["context_len"]}
     spans = []
-    for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT):
+    for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT,
+                                CONTEXT_ZH):
         for m in pattern.finditer(text):
             if _k(m[1], m[2]) >= MIN_CONTEXT:
                 found.add(_k(m[1], m[2], vllm=_is_vllm_flag(m)))
@@ -314,6 +320,8 @@ def _k(value: str, k: str | None, vllm: bool = False) -> int:
     # "32k" context means 32 x 1024 tokens, as model cards count them (32k = 32,768); vLLM's
     # --max-model-len reads a lowercase k as 1,000 (serving-memory-preallocation#
     # max-model-len-suffix).
+    if k in ("w", "W", "万"):
+        return int(number(value, "the context length") * 10_000)
     scale = 1000 if vllm and k == "k" else 1024
     return int(number(value, "the context length") * (scale if k else 1))
 
