@@ -75,7 +75,7 @@ CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
-         "quantized", "oom_seen")
+         "quantized", "oom_seen", "vllm_no_tp")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -283,8 +283,16 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["variants"] = True
     if OUT_OF_MEMORY.search(text):
         slots["oom_seen"] = True  # the run ran out of memory, whatever figures are quoted
+    if VLLM.search(text) and not TP_FLAG.search(text):
+        slots["vllm_no_tp"] = True  # vLLM with no tensor parallelism set runs on one GPU
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
+
+
+VLLM = lazy(r"\bvllm\b", re.IGNORECASE)
+# vLLM's tensor-parallel setting in any of its spellings: "--tensor-parallel-size 4", "-tp 8",
+# "tensor_parallel_size=2"
+TP_FLAG = lazy(r"tensor[-_]parallel[-_]size|(?<![\w-])-tp\b|\btp\s*[=:]?\s*\d", re.IGNORECASE)
 
 
 # A serving figure asked of a job already on the table: its speed, not the idea.

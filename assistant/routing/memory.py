@@ -189,6 +189,10 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             extra, step = _kv_room(result)
             lead += " " + extra
             steps.append(step)
+        one_gpu = _vllm_on_one_gpu(intent, result)
+        if one_gpu:
+            lead += one_gpu[0]
+            steps.append(one_gpu[1])
     else:
         fewest = (result.get("min_gpus") or {}).get(result["gpu"])
         layout = result["layout"]
@@ -246,6 +250,26 @@ def _thin_margin(intent: Intent, spare: float, memory_gb: float) -> tuple[str, S
                 result=q(spare / memory_gb), notes=["gpu-memory-overhead#fragmentation",
                                                      "zero3-at-scale#fsdp-prefetch",
                                                      "logits-memory#fp32-for-the-loss"])
+    return said, step
+
+
+def _vllm_on_one_gpu(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:
+    """vLLM ran out of memory on several GPUs that hold the model sharded, and no tensor
+    parallelism was set: vLLM's default is one GPU, which the whole weights overflow."""
+    weights = (result.get("whole_model_gb") or {}).get("weights", 0.0)
+    memory_gb, gpus = result["gpu_memory_gb"], int(result["layout"]["gpus"])
+    if not (slot(intent, "vllm_no_tp") and slot(intent, "oom_seen") and gpus > 1
+            and result["workload"] == "inference" and weights > memory_gb):
+        return None
+    said = (f" But vLLM runs on **one GPU** unless `--tensor-parallel-size` is set (its default "
+            f"is 1), and the whole weights, {num(weights)} GB, do not fit one {num(memory_gb)} GB "
+            f"GPU: that is the out-of-memory error. Start it with `--tensor-parallel-size "
+            f"{gpus}`.")
+    step = Step(label="vLLM without tensor parallelism", formula="whole weights > one GPU's "
+                "memory (tensor_parallel_size defaults to 1)",
+                inputs={"weights": q(weights, "GB"), "GPU memory": q(memory_gb, "GB")},
+                result=q(weights / memory_gb),
+                notes=["serving-memory-preallocation#vllm-tp-default"])
     return said, step
 
 
