@@ -1912,9 +1912,11 @@ def test_a_chinese_input_length_in_ten_thousands_is_a_context():
 def test_vllm_out_of_memory_with_no_tensor_parallelism_is_one_gpu_holding_the_model():
     # https://github.com/QwenLM/Qwen3/issues/67: Qwen1.5-72B-Chat on 8 A800s, vLLM started with
     # no --tensor-parallel-size (default 1) loads all 72.3B x 2 B = 145 GB on one 80 GiB GPU.
-    answer = respond("为什么使用huggingface可以启动72b-chat模型直接推理，但是用vllm不行呢。报错信息是："
+    answer = respond("为什么使用huggingface可以启动72b-chat模型直接推理，"
+                     "但是用vllm不行呢。报错信息是："
                      "torch.cuda.OutOfMemoryError: CUDA out of memory. 8张A800的显存，"
-                     "启动huggingface版本都是OK的，但是vllm却报错OOM? --model qwen/Qwen1.5-72B-Chat")
+                     "启动huggingface版本都是OK的，但是vllm却报错OOM? "
+                     "--model qwen/Qwen1.5-72B-Chat")
     assert "vLLM runs on **one GPU** unless `--tensor-parallel-size` is set" in answer.markdown
     assert "Start it with `--tensor-parallel-size 8`" in answer.markdown
     # set, the flag leaves the answer alone
