@@ -78,9 +78,10 @@ CHOICE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slow
 LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
-TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:train|fine-?tun)|\b(?:train|fine-?tun).*"
-                     r"\bhow\s+long\b|\bgpu[\s-]*hours\b|"
-                     r"\bhow\s+many\s+(?:hours|days|weeks)\b.*\b(?:train|fine-?tun)|"
+# "pretrain" is training too: "how long to pretrain llama 3 8b" asks a time, not a fit
+TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
+                     r"\b(?:pre-?)?(?:train|fine-?tun).*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
+                     r"\bhow\s+many\s+(?:hours|days|weeks)\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长|多少时间|卡时|GPU\s*时",
                            _I)
