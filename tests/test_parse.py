@@ -289,8 +289,10 @@ def test_what_cannot_be_assumed_is_missing(read, text, missing):
 @pytest.mark.parametrize("text, assumed", [
     ("Does llama 3 70b fit?", {"gpu": "h100-sxm", "gpus": 1}),
     ("How should I split llama 3 70b?", {"gpu": "h100-sxm", "gpus": 8}),
-    # 20 tokens per parameter: 20 x 8.03e9
-    ("How long to train llama 3 8b on H100s?", {"gpus": 8, "tokens": 160.6e9}),
+    # a named published model: its own pretraining tokens, Llama 3's 15T (pretraining-tokens)
+    ("How long to train llama 3 8b on H100s?", {"gpus": 8, "tokens": 15e12}),
+    # known only by its size: 20 tokens per parameter, 20 x 7e9
+    ("How long to train a 7B model on H100s?", {"gpus": 8, "tokens": 140e9}),
     ("How many H100s do I need and how long on 1B tokens for llama 3 8b?", {"gpus": 8}),
     ("How much does it cost per month?", {"gpu": "h100-sxm", "gpus": 1}),
 ])

@@ -11,6 +11,7 @@ from typing import Any
 
 from clusterplan.assistant.parsing.intents import MEMORY_NEEDED
 from clusterplan.assistant.parsing.measurements import MEASURED_COLLECTIVE, find
+from clusterplan.assistant.parsing.published_tokens import PUBLISHED_TOKENS
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.interconnect import DEFAULT_GPUS_PER_NODE
 from clusterplan.tools.units import UnitError, parse
@@ -257,6 +258,12 @@ def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
             + f" x {epochs} epoch{'s' if epochs != 1 else ''}")
         return
     if kind != "training":
+        return
+    published = PUBLISHED_TOKENS.get(slots.get("model") or "")
+    if published and slots.get("workload") == "pretrain":
+        name = catalog.models.rows[slots["model"]].name
+        assumed["tokens"] = published[0]
+        assumed["tokens_counted_as"] = f"{name}'s published pretraining tokens ({published[1]})"
         return
     params_b = slots.get("params_b")
     if params_b is None and slots.get("model") in catalog.models.rows:

@@ -8,10 +8,12 @@ from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.parsing import calibration
 from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.parsing.published_tokens import PUBLISHED_GPU_HOURS, PUBLISHED_TOKENS
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
+from clusterplan.tools.contract import Step, q
 
 MAX_PLANS = 5
 
@@ -163,7 +165,12 @@ def training(intent: Intent, calls: Calls) -> Reply:
                      tables=plan_tables(result))
     tokens = result["tokens"]
     said = tokens_said(tokens)
-    lead = (f"Training on {said} tokens on {result['gpus']}× "
+    if "published" in str(intent.assumed.get("tokens_counted_as", "")):
+        said += f" tokens ({catalog().models.rows[intent.slots['model']].name}'s published " \
+            "pretraining count)"
+    else:
+        said += " tokens"
+    lead = (f"Training on {said} on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = price_run(intent, calls, result)
@@ -171,7 +178,36 @@ def training(intent: Intent, calls: Calls) -> Reply:
     if cheapest and price.get("run_usd"):
         lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "
                  f"per GPU-hour it costs about **{usd(price['run_usd'])}**.")
-    return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result))
+    steps = []
+    published = _published_run(intent, result)
+    if published:
+        lead += " " + published[0]
+        steps.append(published[1])
+    return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result),
+                 steps=steps)
+
+
+def _published_run(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:
+    """The published run's own GPU-hours beside an estimate of that run (its model and its
+    published tokens): a real run counts every hour its GPUs were held, the estimate only the
+    uninterrupted steps of the found layout, so the ratio says how far apart the two are."""
+    model = slot(intent, "model")
+    published = PUBLISHED_GPU_HOURS.get(model or "")
+    own_tokens = PUBLISHED_TOKENS.get(model or "", (None, ""))[0]
+    if published is None or result.get("tokens") != own_tokens or not result.get("gpu_hours"):
+        return None
+    hours, gpu, claim = published
+    said = f"The published run took {num(hours)} {gpu_name(gpu)} GPU-hours"
+    if gpu == result["gpu"]:
+        said += (f", {num(hours / result['gpu_hours'])}× this estimate, which counts only "
+                 "uninterrupted training steps at the layout found.")
+    else:
+        said += "; it ran on another GPU, so the two are not compared."
+    step = Step(label="the published run's GPU-hours", formula="published GPU-hours ÷ estimate",
+                inputs={"published": q(hours, "GPU-hours"),
+                        "estimate": q(result["gpu_hours"], "GPU-hours")},
+                result=q(hours / result["gpu_hours"]), notes=[claim])
+    return said, step
 
 
 def tokens_said(tokens: float) -> str:
