@@ -1922,3 +1922,16 @@ def test_vllm_out_of_memory_with_no_tensor_parallelism_is_one_gpu_holding_the_mo
     # set, the flag leaves the answer alone
     answer = respond("vllm --tensor-parallel-size 8 OOM serving Qwen1.5-72B-Chat on 8 A800")
     assert "one GPU**" not in answer.markdown
+
+
+def test_a_count_before_the_makers_name_is_read():
+    # https://github.com/vfeofanov/mantis/issues/16: "4 NVIDIA Tesla V100-32GB GPUs" is four
+    # V100s (the words between the count and the name hid it, and one GPU was assumed); "how
+    # much time would it take to pre-train" asks a training time, and with no model named the
+    # model is asked for.
+    answer = respond("On 4 NVIDIA Tesla V100-32GB GPUs, with a batch size of 2048, approximately "
+                     "how much time would it take to pre-train the model for 100 epochs.")
+    assert answer.intent.kind == "training" and answer.intent.slots["gpus"] == 4
+    assert answer.clarification is not None and "model" in answer.clarification.missing
+    assert respond("does llama 3 70b fit on 8 NVIDIA H100 80GB").intent.slots["gpus"] == 8
+    assert respond("2x NVIDIA GeForce RTX 4090 for llama 3 8b lora").intent.slots["gpus"] == 2

@@ -146,6 +146,10 @@ GLUED_SIZE = lazy(r"(?<![A-Za-z0-9_.])(\d{1,4}(?:\.\d)?b)"
                   r"(?=(?!its?\b|illion|ytes?|f16|f8)[a-z]{3,})", _I)
 
 
+# "4 NVIDIA Tesla V100-32GB GPUs", "8 NVIDIA H100 80GB": the maker's and line's words between a
+# count and the GPU's name hide the count, so they are dropped before a GPU mention
+BRAND = r"(?:nvidia|amd|tesla|geforce|quadro|instinct|radeon)"
+BRAND_BEFORE_GPU = lazy(rf"\b{BRAND}\s+(?=(?:{BRAND}\s+)*<[gu]\d+>)", _I)
 DGX_GLUED = lazy(r"\b([DH]GX)[-_](?=[A-Z]\d)", _I)
 
 
@@ -159,7 +163,7 @@ def extract(text: str, catalog: Catalog) -> Entities:
     spaced = GLUED_SIZE.sub(r"\1 ", spaced)
     spaced = DGX_GLUED.sub(r"\1 ", spaced)  # "DGX-A100": the system, then its GPU's name
     mentions = find_mentions(spaced, catalog)
-    masked = mask(spaced, mentions)
+    masked = BRAND_BEFORE_GPU.sub("", mask(spaced, mentions))
     found = Entities(slots=read_quantities(masked), mentions=mentions, masked=masked)
     _catalog_slots(found, catalog)
     _words(found)

@@ -79,7 +79,7 @@ LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
 # "pretrain" is training too: "how long to pretrain llama 3 8b" asks a time, not a fit
-TIME_TO_TRAIN = lazy(r"\bhow\s+long\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
+TIME_TO_TRAIN = lazy(r"\bhow\s+(?:long|much\s+time)\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
                      r"\b(?:pre-?)?(?:train|fine-?tun).*\bhow\s+long\b|\bgpu[\s-]*hours\b|"
                      r"\bhow\s+many\s+(?:hours|days|weeks)\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
