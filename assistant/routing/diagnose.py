@@ -111,6 +111,10 @@ class Finding:
         return words[2] if r >= LOW_FROM else words[3]
 
 
+class GpuOutsideCatalog(LookupError):
+    """The question's GPU is not in the catalog: no rate of it can be expected."""
+
+
 @dataclass
 class Context:
     intent: Intent
@@ -125,6 +129,9 @@ class Context:
         gpu = slot(self.intent, "gpu")
         if gpu:
             return str(gpu)
+        unknown = slot(self.intent, "unknown_gpu")
+        if unknown:  # a GPU named outside the catalog is never checked as an H100
+            raise GpuOutsideCatalog(unknown)
         note = f"GPU not named: assumed {DEFAULT_GPU}"
         if note not in self.assumptions:
             self.assumptions.append(note)
@@ -152,9 +159,10 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
                   _tp_compare, _one_step):
         if check in (_flops, _one_step) and rl_run and not (ctx.of("mfu") or ctx.of("tflops")):
             continue  # an RL step's time is mostly generation (rl-step-time#generation-in-step)
-        findings.extend(check(ctx))
+        findings.extend(_unless_unknown_gpu(check, ctx))
     if not findings:  # an RL run's hours are not a training run's tokens (rl-step-time)
-        findings = (_duration(ctx) if not rl_run else []) or _network(ctx)
+        findings = (_unless_unknown_gpu(_duration, ctx) if not rl_run else []) \
+            or _network(ctx)
     if not findings:
         return _unmeasured(ctx)
     for f in findings:
@@ -185,6 +193,19 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     return Reply(headline=lead, tables=tables, steps=ctx.steps,
                  assumptions=ctx.assumptions + [BANDS],
                  citations=[note_ref(k) for k in dict.fromkeys(keys)])
+
+
+def _unless_unknown_gpu(check: Any, ctx: Context) -> list[Finding]:
+    """A check's findings; none, and the reason said once, when they need the rates of a GPU
+    named outside the catalog."""
+    try:
+        return list(check(ctx))
+    except GpuOutsideCatalog as unknown:
+        said = (f"'{unknown}' is not a GPU in the catalog, so nothing that depends on its memory "
+                "bandwidth or FLOP/s is checked (`clusterplan gpus list` shows the catalog's)")
+        if said not in ctx.assumptions:
+            ctx.assumptions.append(said)
+        return []
 
 
 def _ranked(findings: list[Finding]) -> list[tuple[str, str]]:
@@ -607,12 +628,17 @@ def _decode(ctx: Context) -> list[Finding]:
             TRAINING_WORDS.search(ctx.text) and slot(ctx.intent, "workload") != "inference"):
         return []
     gpus = slot(ctx.intent, "gpus") or 1
+    # the requests decoded together, when the question gives them ("batch size 4",
+    # "GLOBAL_BATCH_SIZE=4"): they share each pass over the weights
+    together = int(ctx.intent.slots.get("batch") or ctx.intent.slots.get("global_batch") or 1)
     payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
-               "gpus": gpus, "concurrency": 1, "precision": slot(ctx.intent, "precision")}
+               "gpus": gpus, "concurrency": together,
+               "precision": slot(ctx.intent, "precision")}
     if payload["precision"] not in (None, "bf16", "fp16", "fp8", "int8", "int4"):
         payload.pop("precision")
     try:
-        result = ctx.calls.run("parallelism", payload, "decode speed bound for one request")
+        result = ctx.calls.run("parallelism", payload, "decode speed bound for "
+                               + ("one request" if together == 1 else f"{together} requests"))
     except Exception:
         return []
     plans = result.get("plans") or []
@@ -650,7 +676,8 @@ def _decode(ctx: Context) -> list[Finding]:
     causes.append(("long prompts: the KV cache read grows with the context",
                    "inference-roofline#kv-cache-grows"))
     split = f"TP {best['tp']} × PP {best['pp']}" if best.get("pp", 1) > 1 else f"TP {best['tp']}"
-    return [Finding(f"decode tokens/s, one request, {gpus} x {ctx.gpu()} ({split}; bound: "
+    requests = "one request" if together == 1 else f"{together} requests at once"
+    return [Finding(f"decode tokens/s, {requests}, {gpus} x {ctx.gpu()} ({split}; bound: "
                     f"{best.get('decode_bound', 'memory bandwidth')})", expected, m.value,
                     "tokens/s", causes, "inference-roofline#decode-memory-bound")
             for m in tokens[:1]]
@@ -1304,6 +1331,11 @@ def _unmeasured(ctx: Context) -> Reply:
     lead = ("This asks for a check of a measurement, but no figure in it could be checked by a "
             "calculator as stated (a rate with its unit: GB/s, tokens/s, TFLOP/s, MFU %, s/it, "
             "or GPU memory in use with a model). Likely causes for what it describes, ranked:")
+    unknown = slot(ctx.intent, "unknown_gpu")
+    if unknown and ctx.found:
+        lead = (f"The figure quoted ({ctx.found[0].text.strip()}) cannot be checked: '{unknown}' "
+                "is not a GPU in the catalog, and its memory bandwidth and FLOP/s set what to "
+                "expect. Likely causes for what it describes, ranked:")
     if PROGRESS_BAR.search(ctx.text):
         lead = ("This asks for a check of a run's pace: its progress bar is worked out against "
                 "the run times it states below. Likely causes for what it describes, ranked:")
