@@ -1935,3 +1935,42 @@ def test_a_count_before_the_makers_name_is_read():
     assert answer.clarification is not None and "model" in answer.clarification.missing
     assert respond("does llama 3 70b fit on 8 NVIDIA H100 80GB").intent.slots["gpus"] == 8
     assert respond("2x NVIDIA GeForce RTX 4090 for llama 3 8b lora").intent.slots["gpus"] == 2
+
+
+def test_a_gpu_outside_the_catalog_is_never_checked_as_an_h100():
+    # https://github.com/mlc-ai/mlc-llm/issues/502: "llama-7B on 3080Ti ... only 10 tok/s"; the
+    # 3080 Ti is not in the catalog, so no decode rate is expected of it (it was checked as an
+    # H100's 230 tokens/s); MLC's q8f16_0 is 8-bit weights.
+    answer = respond("I am running the llama-7B model on 3080Ti, why is it only 10 tok/s? I am "
+                     "using q8f16_0 quantization")
+    assert answer.intent.slots["precision"] == "int8"
+    assert "h100" not in answer.markdown.lower()
+    assert "'3080Ti' is not a GPU in the catalog" in answer.markdown
+
+
+def test_requests_decoded_together_share_the_weights_pass():
+    # https://github.com/mit-han-lab/omniserve/issues/18: Llama 3 70B in w4a8kv4 (4-bit
+    # weights) on one L40S with GLOBAL_BATCH_SIZE=4: four requests share each read of the
+    # weights, so the memory-bound rate is close to 4x one request's, less their KV reads.
+    four = respond("I quantized Llama3-70B-Instruct with g128 and ran the benchmarking script on "
+                   "an L40s with GLOBAL_BATCH_SIZE=4, precision w4a8kv4. I get ~60 tokens/s, is "
+                   "this the expected throughput?")
+    one = respond("I quantized Llama3-70B-Instruct with g128 and ran it on an L40s, precision "
+                  "w4a8kv4. I get ~20 tokens/s, is this the expected throughput?")
+    assert four.intent.slots["precision"] == "int4"
+    [f4] = [s for s in four.trace if s.label.startswith("diagnosis: decode tokens/s, 4 requests")]
+    [f1] = [s for s in one.trace if s.label.startswith("diagnosis: decode tokens/s, one request")]
+    assert 3 * f1.inputs["expected"].value < f4.inputs["expected"].value \
+        < 4 * f1.inputs["expected"].value
+
+
+def test_t_per_s_is_tokens_per_second():
+    # https://github.com/turboderp/exllama/issues/266: Llama-2-70B-GPTQ on one A100 40GB at
+    # "around 9 t/s". Memory bound: 1,555 GB/s over 68.98e9 x 0.5 B of 4-bit weights (34.5 GB)
+    # + their group-128 scales and zeros (~1.35 GB) + the 16-bit embeddings and head
+    # (2 x 32,000 x 8,192 x 2 B = 1.05 GB) = 36.9 GB a token: 42.1 tokens/s.
+    answer = respond("I am testing Llama-2-70B-GPTQ with 1 * A100 40G, the speed is around 9 t/s. "
+                     "Is this the expected speed?")
+    [f] = [s for s in answer.trace if s.label.startswith("diagnosis: decode tokens/s")]
+    assert f.inputs["measured"].value == 9.0
+    assert f.inputs["expected"].value == pytest.approx(1555 / 36.9, rel=0.03)

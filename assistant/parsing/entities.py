@@ -29,6 +29,10 @@ from clusterplan.tools.memory.precision import FORMATS
 
 _I = re.IGNORECASE
 PRECISIONS = (
+    # weight bits first: MLC's "q4f16_1" / "q8f16_0" and "w4a8", "w4a16", "w8a8" name the
+    # weights' width before the activations' (the f16 in them is no 16-bit model)
+    (lazy(r"\b(?:q8f(?:16|32)_\d|w8a(?:8|16))\b", _I), "int8"),
+    (lazy(r"\b(?:q4f(?:16|32)_\d|w4a(?:4|8|16))(?:kv\d+)?\b", _I), "int4"),
     (lazy(r"\b(?:bf16|bfloat-?16)\b", _I), "bf16"),
     (lazy(r"\b(?:fp16|float-?16|half[\s-]precision)\b", _I), "fp16"),
     (lazy(r"\b(?:fp32|float-?32|full[\s-]precision)\b", _I), "fp32"),
