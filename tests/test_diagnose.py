@@ -135,12 +135,14 @@ def test_decode_speed_against_the_memory_bandwidth_bound():
     # https://github.com/vllm-project/vllm/issues/7567 : Llama 3.1 70B bf16 on "2xa100 pcie",
     # 17 tokens/s for 1 request. The catalog reads "a100 pcie" as the 40 GB card (1.555 TB/s,
     # A100 datasheet), where the weights do not fit, so the bound is computed as if they did:
-    # 70.55e9 x 2 B = 141.1 GB read per token; 2 x 1,555 GB/s / 141.1 GB = 22.0 tokens/s.
+    # 70.55e9 x 2 B = 141.1 GB read per token at 80% of the bandwidth (serving-latency#weights-
+    # read-efficiency): 2 x 1,555 GB/s x 0.8 / 141.1 GB = 17.6 tokens/s, so the 17 measured is
+    # what the hardware gives (17 / 17.6 = 0.96).
     answer = ask(corpus_question("vllm-7567"))
     [d] = diagnoses(answer)
-    assert value(d, "expected") == pytest.approx(2 * 1555 / 141.1, rel=0.01)
+    assert value(d, "expected") == pytest.approx(2 * 1555 * 0.8 / 141.1, rel=0.01)
     assert value(d, "measured") == 17
-    assert d["result"]["value"] == "below expected"
+    assert d["result"]["value"] == "as expected"
     assert d["notes"][1] == "megatron-lm-2021#tp-allreduces"  # TP over PCIe ranks first
     assert any("do not fit" in a for a in answer["assumptions"])
 

@@ -122,11 +122,12 @@ def test_tesla_p40_is_in_the_catalog_counted_and_bandwidth_bound():
                     "Smaug-72B-v0.1-q4_k_m.gguf quantised model from HuggingFace ((4.84 bpw).")
     assert (answer.intent.slots["gpu"], answer.intent.slots["gpus"]) == ("tesla-p40", 2)
     # github.com/vllm-project/vllm/issues/1374: one request on a P40 streams the 16-bit weights
-    # per token: 7e9 x 2 B / 346e9 B/s = 40.5 ms; the KV cache read and overheads add under 10 %.
+    # per token at 80% of its bandwidth (serving-latency#weights-read-efficiency):
+    # 7e9 x 2 B / (346e9 x 0.8) B/s = 50.6 ms; the KV cache read and overheads add under 10 %.
     answer = _reads("Hello! Has anyone used GPU p40? I'm interested to know how many tokens it "
                     "generates per second. Preferably on 7B models.")
     ms = float(re.search(r"([\d.]+) ms per token", answer.markdown)[1])
-    assert 40.4 <= ms <= 44.5
+    assert 50.5 <= ms <= 55.7
 
 
 @pytest.mark.parametrize("question, said, gpus", [

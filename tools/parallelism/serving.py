@@ -94,12 +94,14 @@ def serving_steps(cluster: Cluster, ctx: JobContext, best: ServingPlan | None) -
         Step(label="fewest GPUs per replica", formula="first (tp, pp) whose busiest GPU holds "
              "its weights, KV cache and overhead", inputs={"tp": q(best.tp), "pp": q(best.pp)},
              result=q(best.per_gpu_gb, "GB per GPU"), notes=["memory-sizing"]),
-        Step(label="decode step", formula="max(pp x (weights + KV per GPU) / HBM bandwidth, "
-             "2·N·batch FLOPs / (tp x peak x efficiency)) + TP all-reduces + PP sends",
-             inputs={"HBM": q(cluster.gpu.memory_bandwidth_tb_s, "TB/s"),
-                     "bound": q(best.decode_bound)},
+        Step(label="decode step", formula="max(pp x (weights per GPU / (HBM x 0.8) + KV per GPU "
+             "/ (HBM x 0.5)), 2·N·batch FLOPs / (tp x peak x efficiency)) + TP all-reduces + PP "
+             "sends", inputs={"HBM": q(cluster.gpu.memory_bandwidth_tb_s, "TB/s"),
+                              "bound": q(best.decode_bound)},
              result=q(best.time_per_output_token_ms, "ms per output token"),
-             notes=["inference-roofline#decode-memory-bound", cluster.gpu.source_note]),
+             notes=["inference-roofline#decode-memory-bound",
+                    "serving-latency#weights-read-efficiency",
+                    "serving-latency#kv-read-efficiency", cluster.gpu.source_note]),
         Step(label="decode throughput", formula="concurrency / decode step x replicas",
              inputs={"replicas": q(best.replicas)}, result=q(best.decode_tokens_per_s,
                                                               "tokens/s"),

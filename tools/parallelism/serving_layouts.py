@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from clusterplan.tools.parallelism.layout_search import Rejections
 from clusterplan.tools.parallelism.step_time import TP_ALL_REDUCE, Collective
 
+# Shares of the datasheet HBM bandwidth a decode step's reads reach (measured with Nsight
+# Compute): weights stream at 0.8, the paged KV cache at 0.5.
+WEIGHTS_READ_EFFICIENCY = 0.8  # serving-latency#weights-read-efficiency
+KV_READ_EFFICIENCY = 0.5  # serving-latency#kv-read-efficiency
+
 
 @dataclass(frozen=True)
 class ServingMemory:
@@ -133,8 +138,10 @@ def decode_bounds(space: ServingSpace, tp: int, pp: int, mem: ServingMemory) -> 
     reads its weights (a MoE's the experts its tokens were routed to) and KV once per step at tp
     GPUs' bandwidth.
     """
-    bytes_per_gpu = (mem.weights_gb * space.weights_read_share + mem.kv_cache_gb) * 1e9
-    memory_s = pp * bytes_per_gpu / (space.hbm_tb_s * 1e12)
+    # the reads reach a measured share of the datasheet bandwidth, weights more than paged KV
+    read_s = (mem.weights_gb * space.weights_read_share / WEIGHTS_READ_EFFICIENCY
+              + mem.kv_cache_gb / KV_READ_EFFICIENCY) * 1e9 / (space.hbm_tb_s * 1e12)
+    memory_s = pp * read_s
     flops = space.concurrency * (2 * space.active_params
                                  + 4 * space.layers * space.context_len * space.attn_dim)
     compute_s = flops / (tp * space.peak_flops * space.efficiency)

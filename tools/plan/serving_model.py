@@ -23,9 +23,11 @@ from clusterplan.tools.parallelism.cluster import (
 )
 from clusterplan.tools.parallelism.expert_reads import weights_read_share
 from clusterplan.tools.parallelism.input import ParallelismInput
+from clusterplan.tools.parallelism.serving_layouts import (
+    KV_READ_EFFICIENCY,
+    WEIGHTS_READ_EFFICIENCY,
+)
 
-WEIGHTS_READ_EFFICIENCY = 0.8  # serving-latency#weights-read-efficiency
-KV_READ_EFFICIENCY = 0.5  # serving-latency#kv-read-efficiency
 ACT_BYTES = 2.0  # BF16 activations on the wire (serving-latency#decode-step)
 
 
