@@ -165,6 +165,7 @@ MEMORY = lazy(r"\bmemory\b|\bvram\b|\bhbm\b|\bfootprint\b|\bkv[\s-]*cache\b|\bho
 CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expected|reasonable|"
              r"ok|okay|realistic)|\bnormal\b|\bexpected?\b|\bwhy\b|\bstrange\b|\bweird\b|"
              r"\bcrazy\b|\breason\b|\bwrong\b|\bmatch\b|\bshould\s+be\b|\bjumps?\s+(?:up\s+)?to\b|"
+             r"\bspeed\s+(?:this|it|things)\s+up\b|"
              r"\bgood\s+or\s+(?:it'?s\s+|is\s+it\s+)?(?:slow|bad)\b|"
              r"\bonly\s+(?:about\s+|around\s+|~\s*)?\d|正常|为什么|为啥|"
              r"原因|理论|怎么回事|实测|实际|只占用|"

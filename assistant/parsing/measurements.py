@@ -71,6 +71,12 @@ CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per
 COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:takes?|took|is|"
                        r"costs?|of)\s+(?:about\s+|around\s+|~)?" + NUM
                        + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)", _I)
+# A request's whole time, prompt to last token: "the average response time is about 7s",
+# "end-to-end latency of 2.5 seconds", "响应时间约7秒"
+RESPONSE_TIME = lazy(r"(?:\b(?:response|request|end[\s-]*to[\s-]*end|e2e)\s+(?:time|latency)|"
+                     r"响应时间|请求耗时)\s*(?:is|was|of|=|:|约|大约)?\s*(?:about|around|roughly|"
+                     r"~|≈)?\s*" + NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)(?![a-z])",
+                     _I)
 STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|per\s*|一个?)\s*"
                  r"(?:it|iter|iteration|step)s?\b|" + NUM + r"\s*(it/s)\b", _I)
 # "训练20个steps需要20分钟", "20 steps took 17 seconds", "43 hours for 750 steps": a time for
@@ -97,6 +103,7 @@ class Measurement:
     """One measured figure: what it measures, its value in the kind's unit, the text read."""
 
     # bandwidth | tflops | mfu | tokens_per_s | call_time | step_time | samples_per_s | memory
+    # | response_time
     kind: str
     value: float
     unit: str
@@ -210,6 +217,9 @@ def find(text: str) -> list[Measurement]:
         if int(steps) > 0:
             found.append((m.start(), Measurement("step_time", _duration(_f(value), unit)
                                                  / int(steps), "s", m[0])))
+    for m in RESPONSE_TIME.finditer(text):
+        found.append((m.start(), Measurement("response_time", _seconds(_f(m[1]), m[2]), "s",
+                                             m[0])))
     for m in SAMPLES.finditer(text):
         found.append((m.start(), Measurement("samples_per_s", _f(m[1]), "samples/s", m[0])))
     found.extend(_memory(text))
@@ -270,3 +280,26 @@ def _gb(value: float, unit: str) -> float:
 def any_in(text: str) -> bool:
     """Whether `text` states a measured figure."""
     return bool(find(text))
+
+
+# A request's prompt and answer in tokens: "1500 input tokens", "an input of 35 tokens",
+# "about 50-100 output tokens" (a range is read at its middle), "an output of 250 tokens"
+INPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens?|\b(?:input|prompt)s?\s+(?:of|"
+                    r"with)\s+(?:about\s+|around\s+|~)?" + NUM + r"\s*(k)?\s*tokens?", _I)
+OUTPUT_TOKENS = lazy(r"(?:" + NUM + r"\s*(?:-|–|to|~)\s*)?" + NUM + r"\s*(?:output|generated|"
+                     r"new)\s+tokens?|\boutputs?\s+of\s+(?:about\s+|around\s+|~)?" + NUM
+                     + r"\s*tokens?", _I)
+
+
+def request_tokens(text: str) -> tuple[float, float] | None:
+    """(prompt tokens, output tokens) of one request, when the question gives both; a range
+    of outputs ("50-100 output tokens") is read at its middle, the average request's."""
+    into, out = INPUT_TOKENS.search(text), OUTPUT_TOKENS.search(text)
+    if into is None or out is None:
+        return None
+    prompt = _f(into[1] or into[3]) * (1000 if (into[2] or into[4]) else 1)
+    if out[3]:
+        answer = _f(out[3])
+    else:
+        answer = (_f(out[1]) + _f(out[2])) / 2 if out[1] else _f(out[2])
+    return (prompt, answer) if prompt > 0 and answer > 0 else None

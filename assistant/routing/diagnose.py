@@ -25,6 +25,7 @@ from clusterplan.assistant.parsing.measurements import (
     KV_REFUSAL,
     Measurement,
     find,
+    request_tokens,
 )
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
@@ -34,6 +35,7 @@ from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
 from clusterplan.tools.contract import Step, ToolError, q
 from clusterplan.tools.memory.offload import DEEPSPEED_BUFFER
+from clusterplan.tools.parallelism.serving_layouts import WEIGHTS_READ_EFFICIENCY
 
 DEFAULT_GPU = "h100-sxm"
 # The verdict bands are this tool's own convention, stated in every answer that uses them.
@@ -153,7 +155,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     rl_run = bool(RL_STEP.search(text))
-    for check in (_collective, _flops, _call_time, _decode, _reservation, _memory, _kv_budget,
+    for check in (_collective, _flops, _call_time, _decode, _response_time, _reservation,
+                  _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
                   _zero3_network, _scaling,
                   _tp_compare, _one_step):
@@ -634,8 +637,7 @@ def _decode(ctx: Context) -> list[Finding]:
     payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
                "gpus": gpus, "concurrency": together,
                "precision": slot(ctx.intent, "precision")}
-    if payload["precision"] not in (None, "bf16", "fp16", "fp8", "int8", "int4"):
-        payload.pop("precision")
+    payload["precision"] = _served_bits(payload["precision"])
     try:
         result = ctx.calls.run("parallelism", payload, "decode speed bound for "
                                + ("one request" if together == 1 else f"{together} requests"))
@@ -652,15 +654,18 @@ def _decode(ctx: Context) -> list[Finding]:
         weights = _weights_gb(ctx)
         if not weights:
             return []
-        expected = gpus * float(row.memory_bandwidth_tb_s) * 1000 / weights
+        expected = gpus * float(row.memory_bandwidth_tb_s) * 1000 * WEIGHTS_READ_EFFICIENCY \
+            / weights
         ctx.steps.append(Step(label="decode bound from memory bandwidth",
-                              formula="GPUs x memory bandwidth / weight bytes per token",
+                              formula="GPUs x memory bandwidth x 0.8 / weight bytes per token",
                               inputs={"GPUs": {"value": gpus, "unit": ""},
                                       "bandwidth": {"value": float(row.memory_bandwidth_tb_s),
                                                     "unit": "TB/s"},
                                       "weights": {"value": weights, "unit": "GB"}},
                               result={"value": expected, "unit": "tokens/s"},
-                              notes=["inference-roofline#decode-memory-bound", row.source_note]))
+                              notes=["inference-roofline#decode-memory-bound",
+                                     "serving-latency#weights-read-efficiency",
+                                     row.source_note]))
         ctx.assumptions.append(f"the weights do not fit {gpus} x {row.name} by the memory "
                                f"calculator; the bound is computed as if they did (check which "
                                f"GPU variant you have)")
@@ -681,6 +686,60 @@ def _decode(ctx: Context) -> list[Finding]:
                     f"{best.get('decode_bound', 'memory bandwidth')})", expected, m.value,
                     "tokens/s", causes, "inference-roofline#decode-memory-bound")
             for m in tokens[:1]]
+
+
+# A named weight format as the serving model reads it: its width, or none (the checkpoint's)
+SERVED_BITS = {"gptq": "int4", "awq": "int4", "nf4": "int4", "gptq-8bit": "int8",
+               "bnb-int8": "int8"}
+
+
+def _served_bits(precision: Any) -> str | None:
+    if precision in (None, "bf16", "fp16", "fp8", "int8", "int4"):
+        return precision
+    return SERVED_BITS.get(str(precision))
+
+
+# --- a request's response time -----------------------------------------------------------------
+
+def _response_time(ctx: Context) -> list[Finding]:
+    """"1500 input tokens, 50-100 output tokens, response time about 7s": one request's prefill
+    of its prompt plus its output tokens at the time per output token (serving-latency)."""
+    times, sizes = ctx.of("response_time"), request_tokens(ctx.text)
+    if not times or sizes is None or not ctx.has_model():
+        return []
+    prompt, answer = sizes
+    gpus = slot(ctx.intent, "gpus") or 1
+    payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
+               "gpus": gpus, "concurrency": 1, "context_len": int(prompt + answer),
+               "precision": slot(ctx.intent, "precision")}
+    payload["precision"] = _served_bits(payload["precision"])
+    try:
+        plans = ctx.calls.run("parallelism", payload, "one request's prefill and decode").get(
+            "plans") or []
+    except Exception:
+        return []
+    if not plans:
+        return []
+    best = plans[0]
+    prefill_s = prompt / float(best["prefill_tokens_per_s_per_replica"])
+    decode_s = answer * float(best["time_per_output_token_ms"]) / 1000
+    ctx.steps.append(Step(label="one request's time", formula="prompt tokens / prefill rate + "
+                          "output tokens x time per output token",
+                          inputs={"prompt": q(prompt, "tokens"), "output": q(answer, "tokens"),
+                                  "prefill rate": q(best["prefill_tokens_per_s_per_replica"],
+                                                    "tokens/s"),
+                                  "time per output token": q(best["time_per_output_token_ms"],
+                                                             "ms")},
+                          result=q(prefill_s + decode_s, "s"),
+                          notes=["serving-latency#prefill", "serving-latency#decode-step"]))
+    causes = [("requests queued behind others: the time includes waiting for a batch slot",
+               "serving-latency#requests-per-second"),
+              ("the output tokens dominate: each waits for a whole decode step, bound by memory "
+               "bandwidth", "inference-roofline#decode-memory-bound")]
+    return [Finding(f"one request's time ({num(prompt)} prompt + {answer:g} output tokens, "
+                    f"{gpus} x {ctx.gpu()}, TP {best['tp']}): prefill {num(prefill_s)} s + "
+                    f"decode {num(decode_s)} s", prefill_s + decode_s, times[0].value, "s",
+                    causes, "serving-latency#decode-step", lower_is_better=True)]
 
 
 # --- GPU memory in use --------------------------------------------------------------------------
