@@ -17,7 +17,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.gpu_reading import gpu_family
-from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_name
+from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import (
     KV_CLAIM,
@@ -184,6 +184,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
                     f"**{f.verdict}**." if f.measured is not None else
                     f"{f.what}: expected about **{num(f.expected)} {f.unit}** (no measured "
                     f"figure in the question to set against it)." for f in findings)
+    lead = cap(lead)  # "decode tokens/s, ..." opens a sentence
     tables = [table(["check", "expected", "measured", "measured / expected", "verdict"], rows)]
     causes = _ranked(findings)
     if ctx.layouts:
