@@ -625,3 +625,17 @@ def test_a_precision_beside_a_kv_cache_size_is_the_caches():
     assert answer.intent.slots["kv_precision"] == "fp8"
     assert "The KV cache, kept in FP8, takes **65,536 bytes per token**: **8.59 GB**" \
         in answer.markdown
+
+
+def test_another_gpu_asked_after_a_measured_rate_is_that_jobs_rate_there():
+    # After "Llama-2-70B-GPTQ on one A100 40G at 9 t/s, expected?", "what would it be on an
+    # H100?" asks the same model's decode rate on an H100: 4-bit weights of 68.98e9 x 0.5 B plus
+    # scales and 16-bit embeddings, 36.9 GB, read at 80% of 3.35 TB/s: 13.8 ms a token at least.
+    measured = respond("I am testing Llama-2-70B-GPTQ with 1 * A100 40G, the speed is around "
+                       "9 t/s. Is this the expected speed?")
+    there = respond("what would it be on an H100?", previous=measured.intent)
+    assert there.intent.kind == "serving"
+    assert there.intent.slots["model"] == "llama-2-70b" and there.intent.slots["gpu"] == "h100-sxm"
+    best = there.data["parallelism"]["plans"][0]
+    floor_ms = 36.9 / (3350 * 0.8) * 1000
+    assert floor_ms < best["time_per_output_token_ms"] < 1.1 * floor_ms

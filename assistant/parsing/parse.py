@@ -27,12 +27,14 @@ from clusterplan.assistant.parsing.intents import (
     classify,
 )
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.measurements import any_in, find
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
 FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
-                       r"at|for|using|but|if|what\s+if|ok|okay|that|it)\b", re.IGNORECASE)
+                       r"at|for|using|but|if|what\s+if|ok|okay|that|it|"
+                       r"what\s+(?:would|will)\s+(?:it|that|this)\s+be)\b", re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b",
                          re.IGNORECASE)
 # "is TP 8 a good idea on these?": the GPUs of the last question, however long the sentence.
@@ -152,6 +154,12 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         _bare_answer(text, slots, previous)
         if (not strong or kind == "unknown") and previous.kind != "unknown":
             kind = previous.kind
+        if kind == "diagnose" and not any_in(text):
+            # "what would it be on an H100?" after a measured rate: the same job's figure there,
+            # not a check of a measurement the new question does not make
+            served = (previous.slots.get("workload") or previous.assumed.get("workload"))
+            rates = {m.kind for m in find(str(previous.slots.get("question", "")))}
+            kind = "serving" if served == "inference" or "tokens_per_s" in rates else "fit"
         before = _carried(previous, slots)
         kept = {k: v for k, v in before.items() if k not in slots and k not in FLAGS}
         if kept:
