@@ -17,7 +17,7 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table
 from clusterplan.assistant.parsing.gpu_reading import gpu_family
-from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, model_name
+from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_name
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import (
     KV_CLAIM,
@@ -184,7 +184,6 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
                     f"**{f.verdict}**." if f.measured is not None else
                     f"{f.what}: expected about **{num(f.expected)} {f.unit}** (no measured "
                     f"figure in the question to set against it)." for f in findings)
-    lead = cap(lead)  # "decode tokens/s, ..." opens a sentence
     tables = [table(["check", "expected", "measured", "measured / expected", "verdict"], rows)]
     causes = _ranked(findings)
     if ctx.layouts:
@@ -722,10 +721,14 @@ def _response_time(ctx: Context) -> list[Finding]:
     if not plans:
         return []
     best = plans[0]
-    prefill_s = prompt / float(best["prefill_tokens_per_s_per_replica"])
-    decode_s = answer * float(best["time_per_output_token_ms"]) / 1000
-    ctx.steps.append(Step(label="one request's time", formula="prompt tokens / prefill rate + "
-                          "output tokens x time per output token",
+    tpot_s = float(best["time_per_output_token_ms"]) / 1000
+    # a prompt is computed at the prefill rate, but never faster than one read of the weights,
+    # which a decode step also makes (serving-latency#prefill)
+    prefill_s = max(prompt / float(best["prefill_tokens_per_s_per_replica"]), tpot_s)
+    decode_s = answer * tpot_s
+    ctx.steps.append(Step(label="one request's time", formula="max(prompt tokens / prefill "
+                          "rate, one decode step's read) + output tokens x time per output "
+                          "token",
                           inputs={"prompt": q(prompt, "tokens"), "output": q(answer, "tokens"),
                                   "prefill rate": q(best["prefill_tokens_per_s_per_replica"],
                                                     "tokens/s"),
