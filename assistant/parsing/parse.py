@@ -154,7 +154,8 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         _bare_answer(text, slots, previous)
         if (not strong or kind == "unknown") and previous.kind != "unknown":
             kind = previous.kind
-        if kind == "diagnose" and not any_in(text):
+        if kind == "diagnose" and not any_in(text) and not previous.missing \
+                and "gpu" in slots:
             # "what would it be on an H100?" after a measured rate: the same job's figure there,
             # not a check of a measurement the new question does not make
             served = (previous.slots.get("workload") or previous.assumed.get("workload"))
