@@ -1993,11 +1993,22 @@ def test_a_requests_response_time_is_its_prefill_plus_its_decode():
     [step] = [s for s in answer.trace if s.label == "one request's time"]
     i = step.inputs
     assert i["prompt"].value == 1500 and i["output"].value == 75
+    tpot_s = i["time per output token"].value / 1000
     assert step.result.value == pytest.approx(
-        1500 / i["prefill rate"].value + 75 * i["time per output token"].value / 1000, rel=1e-9)
+        max(1500 / i["prefill rate"].value, tpot_s) + 75 * tpot_s, rel=1e-9)
     # memory bound: 68.98e9 x 2 B / 4 GPUs = 34.5 GB a GPU at 1,555 GB/s x 0.8
     # (serving-latency#weights-read-efficiency) is a 27.7 ms floor a token, the KV read and the
     # all-reduces adding under 15%: 75 tokens take 2.1-2.4 s, far under the 7 s measured
     floor_ms = 68.98e9 * 2 / 4 / (1555e9 * 0.8) * 1000
     assert floor_ms < i["time per output token"].value < 1.15 * floor_ms
     assert "far above expected" in answer.markdown
+
+
+def test_the_cost_of_training_a_named_model_is_a_training_run_priced():
+    # https://github.com/second-state/chat-with-chatgpt/issues/41: "训练一个GPT-3规模的...
+    # 需要多少钱" (what does training a GPT-3-scale model cost?) is a training run of GPT-3
+    # 175B on its published 300B tokens, priced, not an hourly GPU price.
+    answer = respond("使用深度学习云计算服务，训练一个GPT-3规模的大规模语言模型，需要多少钱？")
+    assert answer.intent.kind == "training"
+    assert answer.intent.assumed["tokens"] == 300e9
+    assert "300B tokens take about" in answer.markdown and "$" in answer.markdown
