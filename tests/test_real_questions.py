@@ -2012,3 +2012,13 @@ def test_the_cost_of_training_a_named_model_is_a_training_run_priced():
     assert answer.intent.kind == "training"
     assert answer.intent.assumed["tokens"] == 300e9
     assert "300B tokens take about" in answer.markdown and "$" in answer.markdown
+
+
+def test_a_deepseek_coder_is_neither_deepseek_v3_nor_a_distilled_qwen():
+    # https://github.com/deepseek-ai/DeepSeek-Coder/issues/78: "deepseek-coder-33b-instruct" is
+    # a 33B model outside the catalog, not the 32.8B R1-Distill-Qwen (a Qwen2.5 32B); "deepseek
+    # coder 33b" is not the family's catalog model, DeepSeek-V3 at 671B.
+    for question in ("how to finetune deepseek-coder-33b-instruct with 8*A800 80G?",
+                     "deepseek coder 33b on 2 H100, does it fit?"):
+        slots = respond(question).intent.slots
+        assert "model" not in slots and slots["params_b"] == 33.0

@@ -199,7 +199,9 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         slots["provider"] = providers[0].id
 
 
-SIZE_AFTER = lazy(r"^\s*[-_ ]?\s*(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", _I)
+# the size written after a name, past a variant's words: "deepseek 67b", "deepseek coder 33b"
+SIZE_AFTER = lazy(r"^\s*[-_ ]?\s*(?:(?:coder|math|chat|instruct|base|llm)[-_ ]?\s*)*"
+                  r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", _I)
 SIZE_WORD_IN = lazy(r"\d(?:\.\d+)?\s*[bm]\b|\d+x\d+", _I)  # a name with its size: "qwen 7B"
 
 
@@ -214,8 +216,8 @@ def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bo
     size = float(said[1])
     if any(abs(p - size) <= 0.05 * size for p in (row.params_b, row.active_params_b)):
         return False
-    found.readings.append(f"'{m.text} {said[1]}B' is not {m.id} ({num_b(row.params_b)}); read "
-                          f"as a {num_b(size)} model")
+    found.readings.append(f"'{m.text} {said[0].strip()}' is not {m.id} ({num_b(row.params_b)}); "
+                          f"read as a {num_b(size)} model")
     return True
 
 
@@ -254,8 +256,8 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     variant = VARIANT.search(found.masked[max(0, at - 25):at]) if at >= 0 else None
     if variant and SAME_SHAPE_VARIANT.search(variant[0]) and _base_model(found, named, catalog):
         return
-    if variant and not SAME_SHAPE_VARIANT.search(variant[0]):
-        _size_only(found, params_b, named, catalog)  # 'Qwen2-VL-72B' is not Qwen2 72B
+    if variant:  # 'Qwen2-VL-72B' is not Qwen2 72B, nor 'DeepSeek-Coder-33B' a 32.8B Qwen
+        _size_only(found, params_b, named, catalog)
         return
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
     matches = []
