@@ -2022,3 +2022,14 @@ def test_a_deepseek_coder_is_neither_deepseek_v3_nor_a_distilled_qwen():
                      "deepseek coder 33b on 2 H100, does it fit?"):
         slots = respond(question).intent.slots
         assert "model" not in slots and slots["params_b"] == 33.0
+
+
+def test_a_served_model_too_big_for_the_gpu_gets_its_speed_where_it_fits():
+    # https://github.com/vllm-project/vllm/issues/7567: Llama 3.1 70B on one A10G 24GB. In 16
+    # bits (141 GB) it needs 8 of them; even 4-bit weights, 70.55e9 x 0.5 B = 35.3 GB, exceed
+    # 24 GB. The answer gives the speed on the 8 and says 4 bits are not enough.
+    answer = respond("I want to run LLama 3.1 70b on g5.4xlarge (1 A10 GPU 24GB). What is the "
+                     "typical expected throughput ?")
+    assert "The smallest cluster that holds it: **8 GPUs**" in answer.markdown
+    assert "On 8 GPUs: about **" in answer.markdown
+    assert "Even with 4-bit weights it does not fit the GPUs asked." in answer.markdown

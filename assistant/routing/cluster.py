@@ -266,7 +266,36 @@ def serving(intent: Intent, calls: Calls) -> Reply:
     if not slot(intent, "gpu"):  # a GPU the catalog lacks, known by its memory only: the
         return fit(intent, calls)  # fit and KV room; its speed is not known to rank layouts
     result = calls.run("parallelism", parallel_payload(intent), "serving layouts and throughput")
-    return Reply(headline=layout_sentence(result), tables=plan_tables(result))
+    said = [layout_sentence(result)]
+    if not result["plans"]:
+        said += _served_instead(intent, calls, result)
+    return Reply(headline=" ".join(said), tables=plan_tables(result))
+
+
+def _served_instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
+    """A served model too big for the GPUs asked: its speed on the smallest cluster that holds
+    it, and, when no precision was asked, with 4-bit weights on the GPUs asked."""
+    said = []
+    small = result.get("smallest_cluster")
+    if small:
+        there = calls.run("parallelism", parallel_payload(intent, gpus=small["gpus"]),
+                          f"serving on the smallest cluster that holds it ({small['gpus']} GPUs)")
+        if there["plans"]:
+            best = there["plans"][0]
+            said.append(f"On {small['gpus']} GPUs: about **{num(best['decode_tokens_per_s'])} "
+                        f"output tokens/s**, {num(best['time_per_output_token_ms'])} ms per "
+                        "token per sequence.")
+    if "precision" not in intent.slots:
+        four = calls.run("parallelism", parallel_payload(intent) | {"precision": "int4"},
+                         "the same GPUs with 4-bit weights")
+        if four["plans"]:
+            best = four["plans"][0]
+            said.append(f"With 4-bit weights (GPTQ, AWQ) it fits the GPUs asked: about "
+                        f"**{num(best['decode_tokens_per_s'])} output tokens/s**, "
+                        f"{num(best['time_per_output_token_ms'])} ms per token per sequence.")
+        else:
+            said.append("Even with 4-bit weights it does not fit the GPUs asked.")
+    return said
 
 
 def plan(intent: Intent, calls: Calls) -> Reply:
