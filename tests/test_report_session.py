@@ -93,3 +93,15 @@ def test_export_never_overwrites_without_force(session, tmp_path):
     assert out.read_text(encoding="utf-8") == "mine"
     assert run_cli("report", "--session", "plan", "--out", str(out), "--force").exit_code == 0
     assert out.read_text(encoding="utf-8").startswith("# Cluster planning report")
+
+
+def test_a_serving_plan_recommends_replicas_and_output_tokens_not_data_parallelism():
+    # A served model's plan has replicas, not a data-parallel degree: the recommendation reads
+    # "TP 8 × PP 1, 1 replica" and its speed in output tokens/s, never "DP None".
+    question = "how fast is llama 3 70b on 8 H100?"
+    assert run_cli("ask", "--session", "serve", question).exit_code == 0
+    text = run_cli("report", "--session", "serve").output
+    recommendation = text.split("## Recommendation")[1].split("## Questions")[0]
+    assert re.search(r"\| \*\*layout\*\* \| TP \d × PP \d, \d+ replicas?: [\d,.]+ output "
+                     r"tokens/s \(question 1\) \|", recommendation), recommendation
+    assert "DP None" not in text

@@ -146,6 +146,8 @@ def recommendation(answers: list[Answer], numbers: list[int]) -> str:
                 ("recompute", "recompute")) if best.get(key) is not None]
             speed = [f"{num(best['step_time_s'])} s per step"] if best.get("step_time_s") else []
             speed += [f"MFU {pct(best['mfu'])}"] if best.get("mfu") is not None else []
+            speed += [f"{num(best['decode_tokens_per_s'])} output tokens/s"] \
+                if best.get("decode_tokens_per_s") is not None else []
             found["layout"] = ", ".join([layout_name(best), *settings]) + (
                 ": " + ", ".join(speed) if speed else "") + ref
             if result.get("training_days") is not None:

@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from clusterplan.assistant.composing.markdown import escape, num, pct, table, usd, usd_rate
+from clusterplan.assistant.composing.markdown import escape, num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.report.charts import Chart, Series, mermaid
 from clusterplan.assistant.report.plan_section import plan_blocks
 
@@ -217,6 +217,9 @@ def layouts_table(plans: list[dict[str, Any]]) -> str:
 
 
 def layout_name(plan: dict[str, Any]) -> str:
+    """'TP 2 × PP 1 × DP 64' for training; a serving plan has replicas, not data parallelism."""
+    if plan.get("dp") is None and plan.get("replicas") is not None:
+        return f"TP {plan.get('tp')} × PP {plan.get('pp')}, {plural(plan['replicas'], 'replica')}"
     parts = [f"TP {plan.get('tp')}", f"PP {plan.get('pp')}", f"DP {plan.get('dp')}"]
     if plan.get("ep", 1) != 1:
         parts.append(f"EP {plan['ep']}")
