@@ -356,3 +356,16 @@ def test_nccl_rates_are_checked_on_the_cluster_their_words_name():
     assert value(two, "expected") == pytest.approx(91, rel=0.2)
     assert "read 'IB' as ib-hdr (the 200 Gb/s port written beside it)" in answer["markdown"]
     assert answer["intent"]["slots"]["nics_per_node"] == 4
+
+
+def test_time_to_first_token_is_the_prompts_prefill():
+    # Llama 3 8B on one A100 80GB, a 3,000-token prompt: at least 2 x 8.03e9 x 3,000 =
+    # 4.82e13 FLOPs, 0.154 s at the full 312 TFLOP/s; at the 40-60% of peak prefill reaches,
+    # 0.26-0.39 s. A 900 ms first token is far above it.
+    answer = ask("Llama 3 8B on one A100 80GB with vLLM: TTFT is 900 ms for 3000 input "
+                 "tokens, is this normal?")
+    [d] = diagnoses(answer)
+    floor_s = 2 * 8.03e9 * 3000 / 312e12
+    assert floor_s < value(d, "expected") < floor_s / 0.4
+    assert value(d, "measured") == 0.9
+    assert d["result"]["value"] == "far above expected"

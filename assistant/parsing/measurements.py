@@ -77,6 +77,10 @@ RESPONSE_TIME = lazy(r"(?:\b(?:response|request|end[\s-]*to[\s-]*end|e2e)\s+(?:t
                      r"响应时间|请求耗时)\s*(?:is|was|of|=|:|约|大约)?\s*(?:about|around|roughly|"
                      r"~|≈)?\s*" + NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)(?![a-z])",
                      _I)
+# The wait for a request's first token: "TTFT is 2.1 s", "time to first token of 800 ms"
+FIRST_TOKEN = lazy(r"\b(?:ttft|time\s+to\s+(?:the\s+)?first\s+token)\s*(?:is|was|of|=|:)?\s*"
+                   r"(?:about|around|roughly|~|≈)?\s*" + NUM
+                   + r"\s*(s|sec|secs|seconds?|ms|milliseconds?)(?![a-z])", _I)
 STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|per\s*|一个?)\s*"
                  r"(?:it|iter|iteration|step)s?\b|" + NUM + r"\s*(it/s)\b", _I)
 # "训练20个steps需要20分钟", "20 steps took 17 seconds", "43 hours for 750 steps": a time for
@@ -103,7 +107,7 @@ class Measurement:
     """One measured figure: what it measures, its value in the kind's unit, the text read."""
 
     # bandwidth | tflops | mfu | tokens_per_s | call_time | step_time | samples_per_s | memory
-    # | response_time
+    # | response_time | first_token
     kind: str
     value: float
     unit: str
@@ -217,6 +221,9 @@ def find(text: str) -> list[Measurement]:
         if int(steps) > 0:
             found.append((m.start(), Measurement("step_time", _duration(_f(value), unit)
                                                  / int(steps), "s", m[0])))
+    for m in FIRST_TOKEN.finditer(text):
+        found.append((m.start(), Measurement("first_token", _seconds(_f(m[1]), m[2]), "s",
+                                             m[0])))
     for m in RESPONSE_TIME.finditer(text):
         found.append((m.start(), Measurement("response_time", _seconds(_f(m[1]), m[2]), "s",
                                              m[0])))
@@ -289,6 +296,15 @@ INPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens?|\b(?:input|prom
 OUTPUT_TOKENS = lazy(r"(?:" + NUM + r"\s*(?:-|–|to|~)\s*)?" + NUM + r"\s*(?:output|generated|"
                      r"new)\s+tokens?|\boutputs?\s+of\s+(?:about\s+|around\s+|~)?" + NUM
                      + r"\s*tokens?", _I)
+
+
+def prompt_tokens(text: str) -> float | None:
+    """A request's prompt in tokens, when the question gives it."""
+    into = INPUT_TOKENS.search(text)
+    if into is None:
+        return None
+    prompt = _f(into[1] or into[3]) * (1000 if (into[2] or into[4]) else 1)
+    return prompt if prompt > 0 else None
 
 
 def request_tokens(text: str) -> tuple[float, float] | None:

@@ -25,6 +25,7 @@ from clusterplan.assistant.parsing.measurements import (
     KV_REFUSAL,
     Measurement,
     find,
+    prompt_tokens,
     request_tokens,
 )
 from clusterplan.assistant.routing import kv_formula
@@ -155,7 +156,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     rl_run = bool(RL_STEP.search(text))
-    for check in (_collective, _flops, _call_time, _decode, _response_time, _reservation,
+    for check in (_collective, _flops, _call_time, _decode, _first_token, _response_time,
+                  _reservation,
                   _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
                   _zero3_network, _scaling,
@@ -699,6 +701,46 @@ def _served_bits(precision: Any) -> str | None:
     return SERVED_BITS.get(str(precision))
 
 
+# --- the time to a request's first token ------------------------------------------------------
+
+def _first_token(ctx: Context) -> list[Finding]:
+    """"TTFT 2 s for a 3,000-token prompt": the prompt's prefill, never faster than one read
+    of the weights (serving-latency#prefill)."""
+    times, prompt = ctx.of("first_token"), prompt_tokens(ctx.text)
+    if not times or prompt is None or not ctx.has_model():
+        return []
+    best = _one_request_plan(ctx, prompt + 1, "one request's prefill")
+    if best is None:
+        return []
+    prefill_s = max(prompt / float(best["prefill_tokens_per_s_per_replica"]),
+                    float(best["time_per_output_token_ms"]) / 1000)
+    gpus = slot(ctx.intent, "gpus") or 1
+    ctx.steps.append(Step(label="time to first token", formula="max(prompt tokens / prefill "
+                          "rate, one decode step's read)",
+                          inputs={"prompt": q(prompt, "tokens"),
+                                  "prefill rate": q(best["prefill_tokens_per_s_per_replica"],
+                                                    "tokens/s")},
+                          result=q(prefill_s, "s"), notes=["serving-latency#prefill"]))
+    causes = [("requests queued behind others: the first token waits for a batch slot and "
+               "for other prompts' prefill", "serving-latency#requests-per-second")]
+    return [Finding(f"time to first token ({num(prompt)}-token prompt, {gpus} x {ctx.gpu()}, "
+                    f"TP {best['tp']})", prefill_s, times[0].value, "s", causes,
+                    "serving-latency#prefill", lower_is_better=True)]
+
+
+def _one_request_plan(ctx: Context, context: float, why: str) -> dict[str, Any] | None:
+    """The best serving plan of one request of `context` tokens on the question's GPUs."""
+    payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
+               "gpus": slot(ctx.intent, "gpus") or 1, "concurrency": 1,
+               "context_len": int(context),
+               "precision": _served_bits(slot(ctx.intent, "precision"))}
+    try:
+        plans = ctx.calls.run("parallelism", payload, why).get("plans") or []
+    except (ToolError, ValueError, LookupError):
+        return None
+    return plans[0] if plans else None
+
+
 # --- a request's response time -----------------------------------------------------------------
 
 def _response_time(ctx: Context) -> list[Finding]:
@@ -709,18 +751,9 @@ def _response_time(ctx: Context) -> list[Finding]:
         return []
     prompt, answer = sizes
     gpus = slot(ctx.intent, "gpus") or 1
-    payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
-               "gpus": gpus, "concurrency": 1, "context_len": int(prompt + answer),
-               "precision": slot(ctx.intent, "precision")}
-    payload["precision"] = _served_bits(payload["precision"])
-    try:
-        plans = ctx.calls.run("parallelism", payload, "one request's prefill and decode").get(
-            "plans") or []
-    except Exception:
+    best = _one_request_plan(ctx, prompt + answer, "one request's prefill and decode")
+    if best is None:
         return []
-    if not plans:
-        return []
-    best = plans[0]
     tpot_s = float(best["time_per_output_token_ms"]) / 1000
     # a prompt is computed at the prefill rate, but never faster than one read of the weights,
     # which a decode step also makes (serving-latency#prefill)
