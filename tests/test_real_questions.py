@@ -6,6 +6,7 @@ all of them, these pin one behaviour per class so a regression names itself.
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -2033,3 +2034,19 @@ def test_a_served_model_too_big_for_the_gpu_gets_its_speed_where_it_fits():
     assert "The smallest cluster that holds it: **8 GPUs**" in answer.markdown
     assert "On 8 GPUs: about **" in answer.markdown
     assert "Even with 4-bit weights it does not fit the GPUs asked." in answer.markdown
+
+
+def test_a_rate_above_one_requests_bound_is_read_as_requests_decoded_together():
+    # https://github.com/QwenLM/Qwen3/issues/244: Qwen1.5-7B at "2298.89 tokens/s" on one A100
+    # 80GB. One request is bound by reading 7.72e9 x 2 B = 15.4 GB a token at 80% of
+    # 2,039 GB/s: at most 106 tokens/s, so the figure needs at least 2,299 / 106 = 22 requests
+    # decoded together; the answer says so instead of only "above the estimate".
+    answer = respond("hi, I am trying to reproduce the vllm inference throughput of qwen1.5-7b, "
+                     "which is 2298.89 tokens/s reported in your blog. I set the number of input "
+                     "tokens to 1000 and min_tokens to 1000 using a single NVIDIA A100-80GB GPU. "
+                     "Finally, I get a throughput about 1000 tokens/s")
+    [f] = [s for s in answer.trace if s.label.startswith("diagnosis: decode tokens/s")]
+    expected = f.inputs["expected"].value
+    assert expected < 2039e9 * 0.8 / (7.72e9 * 2)
+    needed = math.ceil(2298.89 / expected)
+    assert needed >= 22 and f"at least {needed} sharing each read" in answer.markdown

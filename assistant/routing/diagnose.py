@@ -10,6 +10,7 @@ against the gradient all-reduce. A figure the question lacks gets a shown defaul
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -682,6 +683,14 @@ def _decode(ctx: Context) -> list[Finding]:
                           "PCIe", "megatron-lm-2021#tp-allreduces"))
     causes.append(("long prompts: the KV cache read grows with the context",
                    "inference-roofline#kv-cache-grows"))
+    measured = tokens[0].value
+    if together == 1 and measured > 1.5 * expected:
+        # one request cannot pass its memory-bound rate: a figure above it was many requests
+        # decoded together, at least this many (each slows a little as the batch grows)
+        causes.insert(0, (f"more than one request's rate: only requests decoded together, at "
+                          f"least {math.ceil(measured / expected)} sharing each read of the "
+                          "weights, reach it; compare at the same batch",
+                          "serving-latency#requests-per-second"))
     split = f"TP {best['tp']} × PP {best['pp']}" if best.get("pp", 1) > 1 else f"TP {best['tp']}"
     requests = "one request" if together == 1 else f"{together} requests at once"
     return [Finding(f"decode tokens/s, {requests}, {gpus} x {ctx.gpu()} ({split}; bound: "
