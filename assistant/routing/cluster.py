@@ -13,7 +13,7 @@ from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, s
 from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.db.active import catalog
-from clusterplan.tools.contract import Step, q
+from clusterplan.tools.contract import Step, ToolError, q
 
 MAX_PLANS = 5
 
@@ -275,6 +275,13 @@ def serving(intent: Intent, calls: Calls) -> Reply:
 def _served_instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
     """A served model too big for the GPUs asked: its speed on the smallest cluster that holds
     it, and, when no precision was asked, with 4-bit weights on the GPUs asked."""
+    try:
+        return _served_elsewhere(intent, calls, result)
+    except (ToolError, ValueError, LookupError):  # an aside never undoes the answer
+        return []
+
+
+def _served_elsewhere(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
     said = []
     small = result.get("smallest_cluster")
     if small:
