@@ -145,3 +145,15 @@ def test_tp2_on_a_bridged_pair_all_reduces_over_the_bridge():
     bridged = {p["tp"]: p for p in _serve(**job)["plans"]}
     pcie = {p["tp"]: p for p in _serve(**job, intra_link="pcie-4")["plans"]}
     assert bridged[2]["time_per_output_token_ms"] < pcie[2]["time_per_output_token_ms"]
+
+
+def test_a_prime_layer_count_is_served_in_unequal_stages_where_the_smallest_cluster_said():
+    # DeepSeek-V3 has 61 layers, a prime: two pipeline stages hold 31 and 30, as serving engines
+    # split them. Its FP8 weights, 671e9 x 1 B = 671 GB, over 16 H100 are 41.9 GB a GPU (the
+    # 31-layer stage a little more): 16 GPUs serve it, as the smallest-cluster search says,
+    # instead of "no layout fits" on the very cluster it names.
+    result = _serve(model="deepseek-v3", gpu="h100", gpus=16, precision="fp8", concurrency=1)
+    assert result["smallest_cluster"] is None or result["smallest_cluster"]["gpus"] == 16
+    plan = result["plans"][0]
+    assert (plan["tp"], plan["pp"]) == (8, 2)
+    assert 671 / 16 < plan["per_gpu_gb"] < 85.5

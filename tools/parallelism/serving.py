@@ -48,8 +48,11 @@ def memory_for(ctx: JobContext) -> Callable[[int, int], ServingMemory]:
 
 def serve(inp: ParallelismInput, cluster: Cluster,
           ctx: JobContext) -> tuple[list[ServingPlan], Rejections]:
-    """Ranked serving plans inside the cluster, their rejections, and the smallest cluster."""
-    plans, rejected = plan_replicas(serving_space(inp, cluster, ctx), memory_for(ctx),
+    """Ranked serving plans inside the cluster, their rejections, and the smallest cluster.
+    Stages may hold unequal layer counts, as serving engines split them (vLLM spreads the
+    remainder over the stages) and as the smallest-cluster search already assumes."""
+    uneven = inp.model_copy(update={"uneven_stages": True})
+    plans, rejected = plan_replicas(serving_space(uneven, cluster, ctx), memory_for(ctx),
                                     cluster.comm)
     if inp.objective == "headroom":
         plans.sort(key=lambda p: (-p.kv_capacity_tokens, p.tp * p.pp))
