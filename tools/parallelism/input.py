@@ -109,7 +109,8 @@ class ParallelismInput(CheckedInput):
         "1, and powers of 2 that leave each rank at least 8,192 tokens of a sequence")
     hybrid_sharding: bool = Field(default=True, description="also weigh ZeRO-3 sharded within "
                                   "a node and replicated across nodes (HSDP)")
-    uneven_stages: bool = Field(default=False, description="allow pp not dividing the layers")
+    uneven_stages: bool = Field(default=False, description="training: allow pp not dividing "
+                                "the layers (serving always may, as its engines do)")
     interleaved: bool = Field(default=True, description="weigh the interleaved pipeline "
                               "schedule (Megatron-LM); false: plain 1F1B, as DeepSpeed runs")
     tokens: float | str | None = Field(default=None, description="training budget, e.g. '15T'")

@@ -29,9 +29,8 @@ def serving_space(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         context_len=job.context_len, hbm_gb=cluster.gpu.memory_gb,
         hbm_tb_s=cluster.gpu.memory_bandwidth_tb_s, peak_flops=cluster.peak_flops,
         efficiency=cluster.efficiency, act_bytes=4.0 if job.precision == "fp32" else 2.0,
-        min_headroom_gb=inp.min_headroom_gb, uneven_stages=inp.uneven_stages,
-        target_latency_ms=inp.target_latency_ms, max_gpus=max_gpus,
-        weights_read_share=weights_read_share(s, job.batch))
+        min_headroom_gb=inp.min_headroom_gb, target_latency_ms=inp.target_latency_ms,
+        max_gpus=max_gpus, weights_read_share=weights_read_share(s, job.batch))
 
 
 def memory_for(ctx: JobContext) -> Callable[[int, int], ServingMemory]:
@@ -48,11 +47,8 @@ def memory_for(ctx: JobContext) -> Callable[[int, int], ServingMemory]:
 
 def serve(inp: ParallelismInput, cluster: Cluster,
           ctx: JobContext) -> tuple[list[ServingPlan], Rejections]:
-    """Ranked serving plans inside the cluster, their rejections, and the smallest cluster.
-    Stages may hold unequal layer counts, as serving engines split them (vLLM spreads the
-    remainder over the stages) and as the smallest-cluster search already assumes."""
-    uneven = inp.model_copy(update={"uneven_stages": True})
-    plans, rejected = plan_replicas(serving_space(uneven, cluster, ctx), memory_for(ctx),
+    """Ranked serving plans inside the cluster, their rejections, and the smallest cluster."""
+    plans, rejected = plan_replicas(serving_space(inp, cluster, ctx), memory_for(ctx),
                                     cluster.comm)
     if inp.objective == "headroom":
         plans.sort(key=lambda p: (-p.kv_capacity_tokens, p.tp * p.pp))
@@ -65,11 +61,8 @@ def serve(inp: ParallelismInput, cluster: Cluster,
 
 def smallest_serving_cluster(inp: ParallelismInput, cluster: Cluster,
                              ctx: JobContext) -> SmallestCluster | None:
-    """The first replica shape that fits when the cluster may grow: whole nodes of it. Stages
-    may hold unequal layer counts (as serving engines allow), or a model with a prime layer
-    count (DeepSeek-V3's 61) could only grow one stage per layer."""
-    grow = inp.model_copy(update={"uneven_stages": True})
-    space = serving_space(grow, cluster, ctx, max_gpus=MAX_SEARCH_GPUS)
+    """The first replica shape that fits when the cluster may grow: whole nodes of it."""
+    space = serving_space(inp, cluster, ctx, max_gpus=MAX_SEARCH_GPUS)
     plans, _ = plan_replicas(space, memory_for(ctx), cluster.comm)
     if not plans:
         return None

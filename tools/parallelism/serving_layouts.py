@@ -50,7 +50,6 @@ class ServingSpace:
     efficiency: float
     act_bytes: float
     min_headroom_gb: float = 0.0
-    uneven_stages: bool = False
     target_latency_ms: float | None = None
     max_gpus: int | None = None  # search beyond the cluster (smallest cluster that would fit)
     weights_read_share: float = 1.0  # of the weights, what a decode step reads (MoE: < 1)
@@ -75,7 +74,9 @@ TOO_SLOW = "misses the per-token latency target"
 
 
 def replica_shapes(space: ServingSpace) -> Iterator[tuple[int, int]]:
-    """(tp, pp) by GPUs per replica: TP inside one node first, then PP over whole nodes."""
+    """(tp, pp) by GPUs per replica: TP inside one node first, then PP over whole nodes. Any
+    stage count: serving engines split layers unevenly (vLLM spreads the remainder over the
+    stages), or a prime layer count (DeepSeek-V3's 61) could only grow one stage per layer."""
     valid_tp = [t for t in range(1, space.gpus_per_node + 1)
                 if space.gpus_per_node % t == 0 and space.heads % t == 0
                 and space.kv_heads % t == 0]
@@ -83,8 +84,6 @@ def replica_shapes(space: ServingSpace) -> Iterator[tuple[int, int]]:
         yield tp, 1
     widest = valid_tp[-1]
     for pp in range(2, space.layers + 1):
-        if space.layers % pp and not space.uneven_stages:
-            continue
         yield widest, pp
 
 
