@@ -22,6 +22,7 @@ from clusterplan.assistant.parsing.unknown_model import (
     NamedSize,
     mask_active_words,
     read_named_size,
+    same_active,
     unknown_reading,
 )
 from clusterplan.db.catalog import Catalog
@@ -129,7 +130,8 @@ VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$
 # A math or code fine-tune keeps its base model's shape (Qwen2.5-Math-7B is Qwen2.5-7B's 28
 # layers of 3,584 with its 152,064-token vocabulary: model-qwen2-5#math-coder-same-shape);
 # a vision or audio one adds an encoder the base does not have.
-SAME_SHAPE_VARIANT = lazy(r"^[-_ ](?:math|coder)\b", _I)
+MATH_OR_CODER = r"[-_ ](?:math|coder)\b"
+SAME_SHAPE_VARIANT = lazy("^" + MATH_OR_CODER, _I)
 TUNED_SUFFIX = lazy(r"[-_ ](?:instruct|chat|base|it)$", _I)
 MOE_NAME = lazy(r"\b\d+\s*x\s*\d+(?:\.\d+)?\s*b\b", _I)
 
@@ -268,7 +270,7 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
         if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \
                 and not _other_version(found.masked, row) \
                 and (row.active_params_b >= row.params_b * 0.99 or "moe" in words
-                     or _same_active(named, row.active_params_b)):
+                     or same_active(named.active_b, row.active_params_b)):
             matches.append((row, ", ".join(sorted(w for w in words & family if len(w) > 1))))
     # One catalog model of that family and size is the one meant; several ("Qwen 72B": Qwen1.5,
     # Qwen2 and Qwen2.5 all have one) leave the size, never a guessed version. Among several,
@@ -281,9 +283,7 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
         row, named = matches[0]
         found.slots["model"] = row.id
         found.slots.pop("active_params_b", None)  # the catalog model has its own
-        found.readings.append(
-            f"'{variant[0].strip(' -_')}' is a fine-tune of {row.id}, sized with its shape"
-            if variant else f"read '{said}' with '{named}' as {row.id}")
+        found.readings.append(f"read '{said}' with '{named}' as {row.id}")
         return
     _size_only(found, params_b, named, catalog)
     if matches:
@@ -296,8 +296,7 @@ def _base_model(found: Entities, named: NamedSize, catalog: Catalog) -> bool:
     rounds the size (7.6B), so the base is found by name, not by size."""
     if named.name is None:
         return False
-    variant = SAME_SHAPE_VARIANT.pattern.lstrip("^")
-    base = re.sub(variant + r"(?=[-_ ])", "", named.name, flags=_I)
+    base = re.sub(MATH_OR_CODER + r"(?=[-_ ])", "", named.name, flags=_I)
     base = TUNED_SUFFIX.sub("", base).lower().replace(" ", "-")
     row = catalog.models.rows.get(base)
     if row is None or row.family != "qwen2.5":  # the family model-qwen2-5 vouches for
@@ -307,12 +306,6 @@ def _base_model(found: Entities, named: NamedSize, catalog: Catalog) -> bool:
     found.slots.pop("active_params_b", None)
     found.readings.append(f"'{named.name}' is a fine-tune of {base}, sized with its shape")
     return True
-
-
-def _same_active(named: NamedSize, active_b: float) -> bool:
-    """The active count read from the name is the catalog model's: names round it ("A3B" is
-    Qwen3-30B-A3B's 3.3B), so within 15%."""
-    return named.active_b is not None and abs(named.active_b - active_b) <= 0.15 * active_b
 
 
 def _size_only(found: Entities, params_b: float, named: NamedSize, catalog: Catalog) -> None:

@@ -310,12 +310,11 @@ def prompt_tokens(text: str) -> float | None:
 def request_tokens(text: str) -> tuple[float, float] | None:
     """(prompt tokens, output tokens) of one request, when the question gives both; a range
     of outputs ("50-100 output tokens") is read at its middle, the average request's."""
-    into, out = INPUT_TOKENS.search(text), OUTPUT_TOKENS.search(text)
-    if into is None or out is None:
+    prompt, out = prompt_tokens(text), OUTPUT_TOKENS.search(text)
+    if prompt is None or out is None:
         return None
-    prompt = _f(into[1] or into[3]) * (1000 if (into[2] or into[4]) else 1)
     if out[3]:
         answer = _f(out[3])
     else:
         answer = (_f(out[1]) + _f(out[2])) / 2 if out[1] else _f(out[2])
-    return (prompt, answer) if prompt > 0 and answer > 0 else None
+    return (prompt, answer) if answer > 0 else None

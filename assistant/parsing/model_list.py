@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.unknown_model import ACTIVE_AFTER
+from clusterplan.assistant.parsing.unknown_model import ACTIVE_AFTER, same_active
 from clusterplan.db.catalog import Catalog
 
 _I = re.IGNORECASE
@@ -58,13 +58,12 @@ def _sizes(masked: str) -> list[tuple[float, float | None]]:
 def _moe_sibling(model: str | None, size: float, active: float,
                  catalog: Catalog) -> str | None:
     """'Qwen3 32B vs Qwen 235B A22': the catalog MoE of the first model's family with that total
-    and active count (names round the active count, so within 15%)."""
+    and active count."""
     row = catalog.models.rows.get(model or "")
     if row is None:
         return None
     same = [r.id for r in catalog.models.rows.values() if r.family == row.family
-            and abs(r.params_b - size) <= 0.03 * size
-            and abs(r.active_params_b - active) <= 0.15 * r.active_params_b]
+            and abs(r.params_b - size) <= 0.03 * size and same_active(active, r.active_params_b)]
     return same[0] if len(same) == 1 else None
 
 

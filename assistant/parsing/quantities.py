@@ -65,6 +65,8 @@ CONTEXT_FLAG = lazy(r"(?:max[-_\s]model[-_\s]len|num_ctx|n_ctx|max[-_]total[-_]t
 # A request's length in tokens: "2048token输入", "a 5000-token query", "4k tokens input".
 CONTEXT_INPUT = lazy(NUM + r"\s*(k)?\s*-?\s*tokens?\s*(?:input|输入|prompt|query|request|long)",
                      _I)
+# Every way a context length is written, each read the same way
+CONTEXTS = (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT, CONTEXT_ZH)
 # Each request's length, a range read at its top: "each query contains around 4000 to 5000
 # tokens" sizes the KV cache for 5,000 tokens.
 CONTEXT_EACH = lazy(r"\b(?:quer(?:y|ies)|requests?|prompts?|inputs?|messages?)\s+(?:contains?|"
@@ -274,8 +276,7 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
         m = pattern.search(text)
         if m:
             slots["seq_len"] = _k(m[1], m[2])
-    m = next((m for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT,
-                                CONTEXT_ZH)
+    m = next((m for pattern in CONTEXTS
               for m in pattern.finditer(text) if _k(m[1], m[2]) >= MIN_CONTEXT), None)
     each = CONTEXT_EACH.search(text)
     if m:
@@ -299,8 +300,7 @@ def _context_list(text: str, slots: dict[str, Any]) -> None:
     when it names more than one: the KV cache is then shown at each, side by side."""
     found = {slots["context_len"]}
     spans = []
-    for pattern in (CONTEXT_AFTER, CONTEXT_BEFORE, CONTEXT_FLAG, CONTEXT_INPUT,
-                                CONTEXT_ZH):
+    for pattern in CONTEXTS:
         for m in pattern.finditer(text):
             if _k(m[1], m[2]) >= MIN_CONTEXT:
                 found.add(_k(m[1], m[2], vllm=_is_vllm_flag(m)))

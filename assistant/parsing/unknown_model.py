@@ -51,6 +51,12 @@ def read_named_size(masked: str, at: int, said: str) -> NamedSize:
     return NamedSize(name, active)
 
 
+def same_active(said_b: float | None, catalog_b: float) -> bool:
+    """An active count read from a name is the catalog model's: names round it ("A3B" is
+    Qwen3-30B-A3B's 3.3B, "A22" Qwen3-235B-A22B's 22B), so within 15%."""
+    return said_b is not None and abs(said_b - catalog_b) <= 0.15 * catalog_b
+
+
 def unknown_reading(named: NamedSize, params_b: float, catalog: Catalog) -> str | None:
     """The line the answer shows for a name the catalog lacks: the nearest catalog models
     and what was read from the name."""

@@ -637,16 +637,10 @@ def _decode(ctx: Context) -> list[Finding]:
     # the requests decoded together, when the question gives them ("batch size 4",
     # "GLOBAL_BATCH_SIZE=4"): they share each pass over the weights
     together = int(ctx.intent.slots.get("batch") or ctx.intent.slots.get("global_batch") or 1)
-    payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
-               "gpus": gpus, "concurrency": together,
-               "precision": slot(ctx.intent, "precision")}
-    payload["precision"] = _served_bits(payload["precision"])
-    try:
-        result = ctx.calls.run("parallelism", payload, "decode speed bound for "
-                               + ("one request" if together == 1 else f"{together} requests"))
-    except Exception:
+    plans = _serving_plans(ctx, "decode speed bound for " + (
+        "one request" if together == 1 else f"{together} requests"), together)
+    if plans is None:
         return []
-    plans = result.get("plans") or []
     row = ctx.gpu_row()
     link = getattr(row, "intra_link", "") or ""
     if plans:
@@ -739,15 +733,23 @@ def _first_token(ctx: Context) -> list[Finding]:
 
 def _one_request_plan(ctx: Context, context: float, why: str) -> dict[str, Any] | None:
     """The best serving plan of one request of `context` tokens on the question's GPUs."""
+    plans = _serving_plans(ctx, why, 1, context)
+    return plans[0] if plans else None
+
+
+def _serving_plans(ctx: Context, why: str, concurrency: int,
+                   context: float | None = None) -> list[dict[str, Any]] | None:
+    """The question's model served on its GPUs, `concurrency` requests at once: the ranked
+    plans (none when it does not fit), or None when the tool refuses the input."""
     payload = {**model_fields(ctx.intent), "workload": "inference", "gpu": ctx.gpu(),
-               "gpus": slot(ctx.intent, "gpus") or 1, "concurrency": 1,
-               "context_len": int(context),
+               "gpus": slot(ctx.intent, "gpus") or 1, "concurrency": concurrency,
                "precision": _served_bits(slot(ctx.intent, "precision"))}
+    if context:
+        payload["context_len"] = int(context)
     try:
-        plans = ctx.calls.run("parallelism", payload, why).get("plans") or []
+        return list(ctx.calls.run("parallelism", payload, why).get("plans") or [])
     except (ToolError, ValueError, LookupError):
         return None
-    return plans[0] if plans else None
 
 
 # --- a request's response time -----------------------------------------------------------------
