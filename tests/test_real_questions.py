@@ -2027,8 +2027,9 @@ def test_a_deepseek_coder_is_neither_deepseek_v3_nor_a_distilled_qwen():
 
 def test_a_served_model_too_big_for_the_gpu_gets_its_speed_where_it_fits():
     # https://github.com/vllm-project/vllm/issues/7567: Llama 3.1 70B on one A10G 24GB. In 16
-    # bits (141 GB) it needs 8 of them; even 4-bit weights, 70.55e9 x 0.5 B = 35.3 GB, exceed
-    # 24 GB. The answer gives the speed on the 8 and says 4 bits are not enough.
+    # bits (141 GB) it needs 8 of them: tensor parallelism must divide its 8 KV heads, and 4 x
+    # 24 GB = 96 GB is too little. Even 4-bit weights, 70.55e9 x 0.5 B = 35.3 GB, exceed 24 GB.
+    # The answer gives the speed on the 8 and says 4 bits are not enough.
     answer = respond("I want to run LLama 3.1 70b on g5.4xlarge (1 A10 GPU 24GB). What is the "
                      "typical expected throughput ?")
     assert "The smallest cluster that holds it: **8 GPUs**" in answer.markdown
