@@ -129,6 +129,31 @@ def test_tokens_per_gpu_become_mfu_with_six_flops_per_parameter():
                for s in answer["trace"] if s["label"] == "achieved model TFLOP/s per GPU")
 
 
+def test_a_runs_tokens_and_hours_become_its_mfu_over_all_its_gpus():
+    # https://github.com/huggingface/blog/issues/1649 : the blog's 70B run, 6 x 7e10 x 1.64e7
+    # FLOPs in 13.5 h on all 16 A100s: 6.888e18 / (48,600 s x 16 x 312e12) = 2.84%, the
+    # asker's correction of the blog's one-GPU 45.5%.
+    answer = ask(corpus_question("hf-blog-1649"))
+    assert answer["intent"]["slots"]["gpus"] == 16  # "on **all 16** GPUs", bold and all
+    assert value(step(answer, "MFU of the run"), "model FLOPs") == pytest.approx(6.888e18,
+                                                                               rel=1e-3)
+    run = diagnoses(answer)[0]
+    assert run["label"].startswith("diagnosis: MFU of the run")
+    assert value(run, "measured") == pytest.approx(2.84, abs=0.01)
+    assert run["result"]["value"] == "well below expected"
+
+
+def test_tokens_that_took_days_are_checked_as_the_runs_mfu():
+    # 6 x 6.74e9 (Llama 2 7B) x 20e9 tokens / (3 x 86,400 s x 8 x 989e12 H100 dense BF16)
+    # = 8.088e20 / 2.0509e21 = 39.4%.
+    answer = ask("We trained Llama 2 7B on 8 H100 for 20B tokens and it took 3 days. "
+                 "Is that a normal MFU?")
+    assert answer["intent"]["kind"] == "diagnose"
+    run = diagnoses(answer)[0]
+    assert value(run, "measured") == pytest.approx(39.4, abs=0.05)
+    assert "mfu-calibration#mfu-definition" in step(answer, "MFU of the run")["notes"]
+
+
 # --- decode speed -------------------------------------------------------------------------
 
 def test_decode_speed_against_the_memory_bandwidth_bound():

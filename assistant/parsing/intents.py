@@ -194,7 +194,7 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|"
                r"\bweird\b|\bstrange(?:ly)?\b|\bdoing\s+(?:something\s+)?wrong\b|"
                r"\bset\s+\w+\s+up\s+wrong\b|\btakes?\s+so\s+long\b|\bnot\s+being\s+used\b|"
                r"\bthrows?\s+an?\s+error\b|没有?起作用|不一样|怎么回事|"
-               r"\balmost\s+\W*2x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected\b|"
+               r"\balmost\s+\W*2\s*x\b|\bno\s+change\s+in\s+performance\b|\bi\s+(?:would\s+)?expected\b|"
                r"\bi\s+would\s+(?:have\s+)?expect(?:ed)?\b|"
                r"\bdo(?:es)?\s+not\s+support\s+this\b|\bseems?\s+to\s+be\s+bigger\b|"
                r"\b(?:the\s+)?same\s+amount\s+of\s+(?:gpu\s+)?memory\b|\balmost\s+the\s+same\s+as\b|"
@@ -236,6 +236,10 @@ CLUSTER_OR_JOB = {"model", "params_b", "config", "gpu", "gpus", "nodes", "tp", "
 HOW_LONG = lazy(r"\bhow\s+long\b|\bhow\s+many\s+(?:hours|days)\b|多久|多长时间", _I)
 UTILISATION_ASKED = lazy(r"\bmfu\b|\bmodel\s+flops\s+utili[sz]ation\b|\bhfu\b|"
                          r"\btflop/?s\s+(?:per|a|each)\s+gpu\b", _I)
+# Time a run already took, not a deadline: "it took 3 days", "completed in ~13.5 hours".
+ELAPSED = lazy(r"\btook\b|\btaking\b|\bcompleted\b|\bfinished\b|\bran\s+for\b|\bspent\b|"
+               r"用了|花了|耗时|跑了", _I)
+CLUSTER = {"gpu", "gpus", "nodes"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
                 r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
@@ -323,6 +327,11 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
      or (bool(SYMPTOM_OOM.search(t)) and not (_has_model(s) and "gpu" in s))
      or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
+    # A run's tokens and hours with its MFU asked, or doubted ("20B tokens took 3 days, is
+    # that normal?"): the run's own MFU, set against the planner's.
+    ("diagnose", lambda t, s: "tokens" in s and "hours" in s and _has_model(s)
+     and bool(CLUSTER & set(s)) and (bool(UTILISATION_ASKED.search(t))
+                                     or bool(CHECK.search(t) and ELAPSED.search(t)))),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
     ("plan", lambda t, s: bool(HARDWARE_ADVICE.search(t)) and _has_model(s) and "gpu" not in s),

@@ -96,7 +96,13 @@ def clean(question: str) -> str:
     text = "".join(ch if ch.isprintable() else " " for ch in text[: MAX_CHARS * 2])
     text = CJK_LATIN.sub(" ", text)
     text = SPELLED_PRODUCT.sub(_same_product, text)
+    text = MARKDOWN_BOLD.sub("", text)
     return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+# Markdown emphasis pasted from a thread ("on **all 16** GPUs") hides a count from its noun;
+# stars between two digits are arithmetic ("9**9"), left to be refused as such.
+MARKDOWN_BOLD = lazy(r"(?<!\d)\*\*|\*\*(?!\d)")
 
 
 # "64(8*8) V100": a count followed by the product that makes it is the count alone.

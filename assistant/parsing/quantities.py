@@ -40,6 +40,11 @@ PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourl
 # not the tokens of one step ("0.5M tokens in a iteration"): that is the batch, no budget
 TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b"
               r"(?!\s+(?:in\s+)?(?:per|a|an|each|one)\s+(?:step|batch|iteration|iter)\b)", _I)
+# Chinchilla's C = 6ND written with the run's own figures ("6 * 7e10 * 1.64e7", exponents
+# already written out): the parameters, then the tokens trained.
+SIX_N_D = lazy(r"(?<![\d.])6\s*[*x×]\s*(\d{7,})\s*[*x×]\s*(\d{7,})(?![\d.])")
+# A token count with no unit is a budget only when it is that large ("16,384,000 tokens").
+PLAIN_TOKEN_BUDGET = 1e6
 CONTEXT_AFTER = lazy(NUM + r"\s*(k)?\s*(?:-?\s*tokens?)?\s*(?:context|ctx|prompt|上下文|上文)", _I)
 CONTEXT_BEFORE = lazy(r"(?:\b(?:context(?:\s+(?:length|window|len|size))?|input\s+length)|"
                       r"token\s*长度(?:设置的|设置为|设为|为|是)?)\s*"
@@ -272,6 +277,8 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
         slots["context_len"] = _k(tokens[1], "k")
     elif scale:
         slots["tokens"] = number(tokens[1], "the token count") * scale
+    elif tokens and number(tokens[1], "the token count") >= PLAIN_TOKEN_BUDGET:
+        slots["tokens"] = number(tokens[1], "the token count")
     for pattern in (SEQ_LEN,):
         m = pattern.search(text)
         if m:
@@ -293,6 +300,14 @@ def _tokens_and_context(text: str, slots: dict[str, Any]) -> None:
             slots["context_len"] = _k(bare[1], "k")
     if "context_len" in slots:
         _context_list(text, slots)
+
+
+def _six_n_d(text: str, slots: dict[str, Any]) -> None:
+    """The parameters and tokens of a run stated in its FLOP count (6 x N x D)."""
+    m = SIX_N_D.search(text)
+    if m:
+        slots.setdefault("params_b", number(m[1], "the parameter count") / 1e9)
+        slots.setdefault("tokens", number(m[2], "the token count"))
 
 
 def _context_list(text: str, slots: dict[str, Any]) -> None:
@@ -473,4 +488,4 @@ def _dataset(text: str, slots: dict[str, Any]) -> None:
         slots["epochs"] = EPOCH_WORDS.get(m[1].lower()) or count(m[1], "the epochs")
 
 
-_READERS = (_sizes, _money_and_time, _tokens_and_context, _batches, _goals, _dataset)
+_READERS = (_sizes, _money_and_time, _tokens_and_context, _six_n_d, _batches, _goals, _dataset)

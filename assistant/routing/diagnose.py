@@ -1257,8 +1257,9 @@ def _one_step(ctx: Context) -> list[Finding]:
 
 def _duration(ctx: Context) -> list[Finding]:
     """Hours a training run took, with a model named: the tokens its GPUs train in that time at
-    the published MFU, for the asker to set against the tokens the run held (and, with its step
-    count, the tokens one step should hold)."""
+    the expected MFU, set against the tokens the run held when the question gives them (with
+    the run's own MFU beside the expected one), else shown for the asker to compare (and, with
+    its step count, the tokens one step should hold)."""
     hours = ctx.intent.slots.get("hours")
     row = ctx.gpu_row()
     if not hours or float(hours) < 1 or not ctx.has_model() or row is None:
@@ -1270,37 +1271,68 @@ def _duration(ctx: Context) -> list[Finding]:
     per_param = 4 if frozen else 6  # LoRA's frozen weights take no weight gradients
     gpus = int(slot(ctx.intent, "gpus") or 1)
     peak = float(row.bf16_tflops or row.fp16_tflops)
-    rate = peak * 1e12 * PUBLISHED_MFU * gpus / (per_param * params * 1e9)
-    tokens = rate * float(hours) * 3600
+    seconds = float(hours) * 3600
+    run_tokens = ctx.intent.slots.get("tokens")
+    published = (PUBLISHED_MFU, "mfu-calibration#llama3-mfu")
+    mfu, source = _expected_mfu(ctx) if run_tokens else published
+    if not run_tokens:
+        ctx.assumptions.append(f"MFU {pct(PUBLISHED_MFU)}: Llama 3 405B's published figure on H100")
+    tokens = peak * 1e12 * mfu * gpus / (per_param * params * 1e9) * seconds
     flops_note = "qlora-paper#lora-compute" if frozen else "mfu-calibration#model-flops-per-token"
     ctx.steps.append(Step(
         label="tokens trained in the time measured",
         formula=f"dense peak x MFU x GPUs / ({per_param} x parameters) x seconds",
         inputs={"dense peak": {"value": peak, "unit": "TFLOP/s"},
-                "MFU": {"value": PUBLISHED_MFU, "unit": ""}, "GPUs": {"value": gpus, "unit": ""},
+                "MFU": {"value": mfu, "unit": ""}, "GPUs": {"value": gpus, "unit": ""},
                 "parameters": {"value": params * 1e9, "unit": ""},
-                "seconds": {"value": float(hours) * 3600, "unit": "s"}},
+                "seconds": {"value": seconds, "unit": "s"}},
         result={"value": tokens, "unit": "tokens"},
-        notes=[row.source_note, "mfu-calibration#llama3-mfu", flops_note]))
+        notes=[row.source_note, source, flops_note]))
     if not frozen:
         ctx.assumptions.append("workload not named: full training, 6 FLOPs per parameter per "
                                "token (LoRA would be 4)")
-    ctx.assumptions.append(f"MFU {pct(PUBLISHED_MFU)}: Llama 3 405B's published figure on H100")
     causes = [("the run held more tokens than this (tokens per step = batch x sequence length x "
                "gradient accumulation, times the steps)", "mfu-calibration#mfu-definition"),
               ("activation recompute (gradient checkpointing) repeats the forward pass",
                "activation-memory#full-recompute"),
               ("optimizer or weights offloaded to the CPU: every step waits on PCIe",
                "pcie-bandwidth#gen4-rate")]
-    what = (f"tokens {gpus}x {row.name} train in {num(hours)} h at {pct(PUBLISHED_MFU)} MFU "
+    what = (f"tokens {gpus}x {row.name} train in {num(hours)} h at {pct(mfu)} MFU "
             f"({per_param} FLOPs per parameter per token)")
-    found = [Finding(what, tokens, None, "tokens", causes, "mfu-calibration#llama3-mfu")]
+    if run_tokens:
+        return [_run_mfu(ctx, float(run_tokens), params, per_param, seconds, gpus, peak,
+                         (mfu, source), causes[1:]),
+                Finding(what, tokens, float(run_tokens), "tokens", [], source)]
+    found = [Finding(what, tokens, None, "tokens", causes, source)]
     steps = RUN_STEPS.search(ctx.text)
     if steps and int(steps[1].replace(",", "")) > 0:
         count = int(steps[1].replace(",", ""))
         found.append(Finding(f"tokens per step over {count:,} steps", tokens / count, None,
-                             "tokens", [], "mfu-calibration#llama3-mfu"))
+                             "tokens", [], source))
     return found
+
+
+def _run_mfu(ctx: Context, tokens: float, params: float, per_param: int, seconds: float,
+             gpus: int, peak: float, expected: tuple[float, str],
+             causes: list[tuple[str, str]]) -> Finding:
+    """The MFU a run reached: its model FLOPs over the seconds it took on all its GPUs."""
+    flops = per_param * params * 1e9 * tokens
+    achieved = flops / (seconds * gpus * peak * 1e12)
+    ctx.steps.append(Step(
+        label="model FLOPs of the run", formula=f"{per_param} x parameters x tokens",
+        inputs={"parameters": {"value": params * 1e9, "unit": ""},
+                "tokens": {"value": tokens, "unit": "tokens"}},
+        result={"value": flops, "unit": "FLOP"}, notes=["mfu-calibration#model-flops-per-token"]))
+    ctx.steps.append(Step(
+        label="MFU of the run", formula="model FLOPs / (seconds x GPUs x dense peak)",
+        inputs={"model FLOPs": {"value": flops, "unit": "FLOP"},
+                "seconds": {"value": seconds, "unit": "s"}, "GPUs": {"value": gpus, "unit": ""},
+                "dense peak": {"value": peak, "unit": "TFLOP/s"}},
+        result={"value": achieved * 100, "unit": "%"},
+        notes=["mfu-calibration#mfu-definition", "mfu-calibration#model-flops-per-token"]))
+    what = (f"MFU of the run ({num(tokens)} tokens in {num(seconds / 3600)} h on all {gpus} "
+            "GPUs)")
+    return Finding(what, expected[0] * 100, achieved * 100, "%", causes, expected[1])
 
 
 # --- slower on more nodes over a stated network ------------------------------------------------
