@@ -659,15 +659,17 @@ def test_options_for_deploying_a_model_on_a_cluster_are_a_layout_question():
 
 def test_a_memory_requirement_quoted_with_no_model_gives_the_parameters_it_holds():
     # DeepSeek-R1 #464 (ktransformers asks for 382 GB of memory, "isn't that too high?"):
-    # 382e9 B / 2 B = 191B parameters in 16 bits, / 1 B = 382B at 8 bits, / 0.5625 B (Q4_K_M's
-    # nominal 4.5 bits) = 679B at 4-bit: the 671B model's 4-bit weights.
+    # 382e9 B / 2 B = 191B parameters in 16 bits, / 1 B = 382B at 8 bits; Q4_K_M's mix averages
+    # about 0.605 B a parameter (TheBloke's Llama 2 7B file: 4.08 GB / 6.74e9), so about 631B
+    # (within 3%): roughly the 671B model's 4-bit weights.
     answer = respond("你好，ktransformer的文档提到，它对内存的要求是382GB，这个内存要求好像太高了。"
                      "请问是我的理解有问题吗？")
     assert answer.intent.kind == "memory" and answer.clarification is None
     values = {s.label: s.result.value for s in answer.trace if s.label.startswith("parameters")}
     assert values["parameters 382 GB holds in bf16"] == pytest.approx(191.0)
     assert values["parameters 382 GB holds in int8"] == pytest.approx(382.0)
-    assert values["parameters 382 GB holds in q4_k_m"] == pytest.approx(382 / 0.5625, rel=1e-3)
+    assert values["parameters 382 GB holds in q4_k_m"] == pytest.approx(382 / (4.08 / 6.74),
+                                                                        rel=0.03)
     assert not answer.assumptions or "bf16" not in " ".join(answer.assumptions)
 
 
@@ -715,13 +717,20 @@ def test_more_nodes_slower_over_a_stated_network_asks_the_model_then_times_its_g
 
 
 def test_gpu_memory_and_a_precision_with_no_model_give_the_largest_model_it_holds():
-    # llama.cpp #9517 (github.com/ggml-org/llama.cpp/issues/9517): 12 GB of a "Q4" model.
-    # llama.cpp's Q4_0 stores 32 weights in 18 bytes (16 of nibbles + a 2-byte scale): 0.5625 B
-    # a weight, so 12e9 / 0.5625 = 21.3B parameters at most, before the KV cache.
+    # llama.cpp #9517 (github.com/ggml-org/llama.cpp/issues/9517): 12 GB of a "Q4" model, read
+    # as Q4_K_M. Its bulk type Q4_K stores 256 weights in 144 bytes (0.5625 B), and its mix
+    # keeps the head and some layers wider: TheBloke's Llama 2 7B Q4_K_M file is 4.08 GB for
+    # 6.74e9 parameters, 0.605 B each, so 12e9 / 0.605 = 19.8B at most, before the KV cache
+    # (within 3%: the assumed shape's 128k vocabulary weighs a little more than Llama 2's 32k).
     answer = respond("Can't load a Q4 model on 12gb vram")
     assert answer.intent.kind == "fit" and answer.clarification is None
-    assert answer.intent.slots["precision"] == "q4_0"
-    assert "at most **21.3B parameters** in Q4_0 (0.562 bytes each)" in answer.markdown
+    assert answer.intent.slots["precision"] == "q4_k_m"
+    assert any("gguf-quant-mixes#bare-width-names" in r for r in answer.intent.readings)
+    most = re.search(r"at most \*\*([\d.]+)B parameters\*\* in Q4_K_M \(([\d.]+) bytes each",
+                     answer.markdown)
+    assert most is not None, answer.markdown
+    assert float(most[2]) == pytest.approx(4.08e9 / 6.74e9, rel=0.03)
+    assert float(most[1]) == pytest.approx(12e9 / (4.08e9 / 6.74e9) / 1e9, rel=0.03)
     assert "6.00B in 16 bits" in answer.markdown  # 12e9 / 2 B
     # With no precision the model is still asked (ChatGLM-6B #39: a 6GB card out of memory).
     assert respond("6GB显卡提示显存不足").clarification is not None

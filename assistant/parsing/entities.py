@@ -69,11 +69,13 @@ FORMAT_WORDS = (
     (lazy(r"\b1\.58[\s-]?bits?\b|\bternary\b|\bbitnet\b", _I), "1.58bit"),
     (lazy(r"\bllm\.int8\b|\bload_in_8bit\b|\bbitsandbytes\s+8[\s-]?bit\b", _I), "bnb-int8"),
     (lazy(r"\bload_in_4bit\b|\bbitsandbytes\s+4[\s-]?bit\b", _I), "nf4"),
-    # llama.cpp's bare "Q4" / "Q8" models: the plain GGUF types of that width (gguf-quant-types)
-    (lazy(r"\bq4\b(?![_-])", _I), "q4_0"),
-    (lazy(r"\bq5\b(?![_-])", _I), "q5_0"),
+    # A GGUF named by its width alone ("Q4", "Q8"): the K-quant medium mix of that width, and
+    # Q8_0 for eight bits (gguf-quant-mixes#bare-width-names)
+    (lazy(r"\bq4\b(?![_-])", _I), "q4_k_m"),
+    (lazy(r"\bq5\b(?![_-])", _I), "q5_k_m"),
     (lazy(r"\bq8\b(?![_-])", _I), "q8_0"),
 )
+BARE_WIDTH = lazy(r"\bq[45]\b(?![_-])", _I)
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
@@ -448,6 +450,9 @@ def _words(found: Entities) -> None:
         slots["workload"] = "inference"  # "we will finetune it; can vLLM serve it?"
     if fmt := _format(text):
         slots["precision"] = fmt
+        if bare := BARE_WIDTH.search(text):
+            found.readings.append(f"read '{bare[0]}' as {fmt.upper()}, the K-quant mix a bare "
+                                  "width names (gguf-quant-mixes#bare-width-names)")
     if "precision" not in slots and QUANTIZED.search(text):
         slots["quantized"] = True  # "quantized model shards", bits not said
     read_offload(text, slots)

@@ -15,7 +15,8 @@ from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.routing.checkpoint_rule import _size_bytes
 from clusterplan.assistant.routing.dispatch import Reply
 from clusterplan.tools.contract import Step, q
-from clusterplan.tools.memory.precision import BYTES, NOTES
+from clusterplan.tools.memory.model_shape import shape_from_params
+from clusterplan.tools.memory.precision import BYTES, NOTES, stored_bytes_per_param
 
 # 32 and 16 bits, 8 bits, and the two 4-bit families (llama.cpp's Q4_K_M, GPTQ/AWQ/NF4).
 SHOWN = ("fp32", "bf16", "int8", "q4_k_m", "int4")
@@ -37,11 +38,12 @@ def budget_without_model(intent: Intent) -> Reply:
     reply = _holds(size)
     precision = str(intent.slots.get("precision") or "")
     if precision in BYTES:
-        most = size / BYTES[precision] / 1e9
-        by = {p: size / BYTES[p] / 1e9 for p in SHOWN}
+        per_param = bytes_per_param(precision, size)
+        most = size / per_param / 1e9
+        by = {p: size / bytes_per_param(p, size) / 1e9 for p in SHOWN}
         reply.headline = (f"With no model named, {num(size / 1e9)} GB of GPU memory holds the "
                           f"weights of a model of at most **{num(most)}B parameters** in "
-                          f"{precision.upper()} ({num(BYTES[precision])} bytes each), less what "
+                          f"{precision.upper()} ({num(per_param)} bytes each), less what "
                           f"the KV cache, activations and runtime overhead take; "
                           f"{num(by['bf16'])}B in 16 bits, {num(by['int8'])}B at 8 bits. Name "
                           f"the model for its exact figures.")
@@ -52,7 +54,7 @@ def _holds(size: float) -> Reply:
     rows: list[list[Any]] = []
     steps: list[Step] = []
     for precision in SHOWN:
-        per_param = BYTES[precision]
+        per_param = bytes_per_param(precision, size)
         params_b = size / per_param / 1e9
         rows.append([precision.upper(), per_param, params_b])
         steps.append(Step(label=f"parameters {num(size / 1e9)} GB holds in {precision}",
@@ -61,10 +63,20 @@ def _holds(size: float) -> Reply:
                                   "bytes_per_param": q(per_param, "B")},
                           result=q(round(params_b, 3), "billion params"),
                           notes=[NOTES[precision]]))
-    by = {p: size / BYTES[p] / 1e9 for p in SHOWN}
+    by = {p: size / bytes_per_param(p, size) / 1e9 for p in SHOWN}
     lead = (f"With no model named, {num(size / 1e9)} GB holds the weights of about "
             f"**{num(by['bf16'])}B parameters in 16 bits**, {num(by['int8'])}B at 8 bits and "
             f"{num(by['q4_k_m'])}B at 4-bit (GGUF Q4_K_M), before the KV cache, activations and "
             f"runtime overhead. Name the model for its exact figures.")
     head = ["precision", "bytes per parameter", f"parameters in {num(size / 1e9)} GB (B)"]
     return Reply(headline=lead, tables=[table(head, rows)], steps=steps)
+
+
+def bytes_per_param(precision: str, size: float) -> float:
+    """Bytes a parameter takes stored at `precision`. A GGUF mix keeps the embedding, the output
+    head and some layers wider than its bulk type, so its average depends on the model: taken
+    over the assumed shape of the size the bulk type alone would fill (one step of the fixed
+    point is enough; the average moves by well under 1% between neighbouring sizes)."""
+    nominal = BYTES[precision]
+    shape = shape_from_params(size / nominal / 1e9, {})
+    return stored_bytes_per_param(precision, shape)
