@@ -250,6 +250,13 @@ def _has_model(s: Slots) -> bool:
     return "model" in s or "params_b" in s or "config" in s
 
 
+def _deadline(t: str, s: Slots) -> bool:
+    """A training job of a named model with a time to finish in (not one it already took)."""
+    return "hours" in s and float(s["hours"]) >= 24 and _has_model(s) \
+        and s.get("workload") in ("pretrain", "full_finetune", "lora", "qlora") \
+        and not ELAPSED.search(t)
+
+
 def _measured(t: str) -> bool:
     return any_in(t)
 
@@ -332,6 +339,12 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("diagnose", lambda t, s: "tokens" in s and "hours" in s and _has_model(s)
      and bool(CLUSTER & set(s)) and (bool(UTILISATION_ASKED.search(t))
                                      or bool(CHECK.search(t) and ELAPSED.search(t)))),
+    # Training against a time budget ("train a 2B model on 8*A800 within 1 month?"): on the
+    # GPUs counted, the run's time set against it; with none counted ("how many H100 to
+    # pretrain 65B in 5 months?"), the fewest GPUs that meet it.
+    ("training", lambda t, s: _deadline(t, s) and bool(s.keys() & {"gpus", "nodes"})),
+    ("plan", lambda t, s: _deadline(t, s) and not s.keys() & {"gpus", "nodes"}
+     and bool(HOW_MANY.search(t) or COUNT_ASKED.search(t) or "gpu" in s)),
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
     ("plan", lambda t, s: bool(HARDWARE_ADVICE.search(t)) and _has_model(s) and "gpu" not in s),

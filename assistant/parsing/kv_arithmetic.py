@@ -16,7 +16,8 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 _I = re.IGNORECASE
 KV_WORDS = lazy(r"\bkv\b|kv[\s_-]*cache|key[\s/-]*value\s+cache", _I)
 # A factor: a number, perhaps with a word or two naming it ("8192 dim", "2 fp16", "3000 len").
-_FACTOR = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?:\s*[A-Za-z_][A-Za-z0-9_]{0,11}){0,2}"
+# (The times sign "x" is never a factor's name: "60 x 1 x 2" is three factors.)
+_FACTOR = r"(?<![\w.,])\d[\d,]*(?:\.\d+)?(?:\s*(?![xX]\b)[A-Za-z_][A-Za-z0-9_]{0,11}){0,2}"
 _TIMES = r"\s*(?:\*|×|\bx\b)\s*"
 PRODUCT = lazy(_FACTOR + r"(?:" + _TIMES + _FACTOR + r")+", 0)
 TIMES = lazy(_TIMES, 0)

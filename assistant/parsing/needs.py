@@ -14,6 +14,7 @@ from clusterplan.assistant.parsing.measurements import MEASURED_COLLECTIVE, find
 from clusterplan.assistant.parsing.published_tokens import PUBLISHED_TOKENS
 from clusterplan.db.catalog import Catalog
 from clusterplan.tools.interconnect import DEFAULT_GPUS_PER_NODE
+from clusterplan.tools.plan.input import DEFAULT_FINETUNE_TOKENS
 from clusterplan.tools.units import UnitError, parse
 
 Slots = dict[str, Any]
@@ -243,7 +244,8 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
 
 def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
                               catalog: Catalog) -> None:
-    if kind not in ("training", "pricing") or "tokens" in slots:
+    training_plan = kind == "plan" and slots.get("workload") == "pretrain"
+    if (kind not in ("training", "pricing") and not training_plan) or "tokens" in slots:
         return
     if "samples" in slots:  # a dataset named: its tokens, for a time or a run's price
         # A dataset named by its samples: each as long as said, else a full sequence (the
@@ -257,13 +259,19 @@ def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
             + ("" if "tokens_per_sample" in slots else " (a full sequence each: an upper bound)")
             + f" x {epochs} epoch{'s' if epochs != 1 else ''}")
         return
-    if kind != "training":
+    if kind != "training" and not training_plan:
         return
     published = PUBLISHED_TOKENS.get(slots.get("model") or "")
     if published and slots.get("workload") == "pretrain":
         name = catalog.models.rows[slots["model"]].name
         assumed["tokens"] = published[0]
         assumed["tokens_counted_as"] = f"{name}'s published pretraining tokens ({published[1]})"
+        return
+    if slots.get("workload") in ("full_finetune", "lora", "qlora"):
+        # a fine-tune's data, not a pretraining budget (finetune-dataset-default#default-tokens)
+        assumed["tokens"] = DEFAULT_FINETUNE_TOKENS
+        assumed["tokens_counted_as"] = ("a fine-tuning set the size of Alpaca's: 52,000 "
+                                        "examples x 512 tokens x 3 epochs")
         return
     params_b = slots.get("params_b")
     if params_b is None and slots.get("model") in catalog.models.rows:

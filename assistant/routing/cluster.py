@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
@@ -183,8 +184,31 @@ def training(intent: Intent, calls: Calls) -> Reply:
     if published:
         lead += " " + published[0]
         steps.append(published[1])
+    deadline = _against_deadline(intent, result)
+    if deadline:
+        lead += " " + deadline[0]
+        steps.append(deadline[1])
     return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result),
                  steps=steps)
+
+
+def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:
+    """The run's days set against the time the question gives it ("within 1 month?")."""
+    hours = intent.slots.get("hours")
+    if not hours or not result.get("training_days"):
+        return None
+    allowed, needed = float(hours) / 24, float(result["training_days"])
+    if needed <= allowed:
+        said = (f"That is **within the {num(allowed)} days** asked ({pct(needed / allowed)} of "
+                "them).")
+    else:
+        said = (f"That is **{num(needed / allowed)}× the {num(allowed)} days** asked: about "
+                f"{math.ceil(result['gpus'] * needed / allowed)} GPUs at the same MFU would "
+                "finish in time, or fewer tokens.")
+    step = Step(label="the run against the time asked", formula="days needed ÷ days asked",
+                inputs={"days needed": q(needed, "days"), "days asked": q(allowed, "days")},
+                result=q(needed / allowed))
+    return said, step
 
 
 def _published_run(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:

@@ -42,8 +42,8 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         if "tpot_ms" in s:
             payload["tpot_ms"] = s["tpot_ms"]
     else:
-        if "tokens" in s:
-            payload["tokens"] = s["tokens"]
+        if slot(intent, "tokens"):  # given, or pretraining's stated default
+            payload["tokens"] = slot(intent, "tokens")
         if "hours" in s:  # a fine-tune with no data size is timed on the tool's stated default
             payload["deadline_days"], goal = s["hours"] / HOURS_PER_DAY, True
     if "usd" in s:
