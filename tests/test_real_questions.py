@@ -2060,3 +2060,29 @@ def test_a_rate_above_one_requests_bound_is_read_as_requests_decoded_together():
     assert expected < 2039e9 * 0.8 / (7.72e9 * 2)
     needed = math.ceil(2298.89 / expected)
     assert needed >= 22 and f"at least {needed} sharing each read" in answer.markdown
+
+
+def test_a_run_within_a_month_is_timed_against_the_month():
+    # marin-community/marin#1320: "Is it possible to train 2B model by 8*A800 within 1month?"
+    # A month is 730 h / 24 = 30.4 days; the run's days are set against it.
+    answer = respond("Is it possible to train 2B model by 8*A800 within 1month?")
+    assert answer.intent.kind == "training" and answer.clarification is None
+    [step] = [s for s in answer.trace if s.label == "the run against the time asked"]
+    assert step.inputs["days asked"].value == pytest.approx(730 / 24)
+    assert "within the 30.4 days" in answer.markdown
+
+
+def test_gpus_for_a_pretraining_deadline_assume_twenty_tokens_a_parameter():
+    # openlm-research/open_llama#71: "how many H100/H800 GPUs do you need to train a
+    # OpenLLaMA-65B model ... I have 5 months": no token budget, so 20 x 65e9 = 1.3e12 tokens.
+    answer = respond("So how many H100 GPUs do you need to train a OpenLLaMA-65B model? "
+                     "I have 5 months to train a 65B model")
+    assert answer.intent.kind == "plan" and answer.clarification is None
+    assert answer.intent.assumed["tokens"] == pytest.approx(20 * 65e9)
+
+
+def test_a_fine_tune_with_no_data_is_timed_on_an_alpaca_sized_set():
+    # finetune-dataset-default: 52,000 examples x 512 tokens x 3 epochs = 79,872,000 tokens,
+    # never a pretraining budget of 20 tokens a parameter (135B for a 7B model).
+    answer = respond("how long to fine-tune llama 2 7b on 2 A100?")
+    assert answer.intent.assumed["tokens"] == 52_000 * 512 * 3

@@ -1301,7 +1301,7 @@ def _duration(ctx: Context) -> list[Finding]:
             f"({per_param} FLOPs per parameter per token)")
     if run_tokens:
         return [_run_mfu(ctx, float(run_tokens), params, per_param, seconds, gpus, peak,
-                         (mfu, source), causes[1:]),
+                         (mfu, source), causes[1:], flops_note),
                 Finding(what, tokens, float(run_tokens), "tokens", [], source)]
     found = [Finding(what, tokens, None, "tokens", causes, source)]
     steps = RUN_STEPS.search(ctx.text)
@@ -1314,7 +1314,7 @@ def _duration(ctx: Context) -> list[Finding]:
 
 def _run_mfu(ctx: Context, tokens: float, params: float, per_param: int, seconds: float,
              gpus: int, peak: float, expected: tuple[float, str],
-             causes: list[tuple[str, str]]) -> Finding:
+             causes: list[tuple[str, str]], flops_note: str) -> Finding:
     """The MFU a run reached: its model FLOPs over the seconds it took on all its GPUs."""
     flops = per_param * params * 1e9 * tokens
     achieved = flops / (seconds * gpus * peak * 1e12)
@@ -1322,14 +1322,14 @@ def _run_mfu(ctx: Context, tokens: float, params: float, per_param: int, seconds
         label="model FLOPs of the run", formula=f"{per_param} x parameters x tokens",
         inputs={"parameters": {"value": params * 1e9, "unit": ""},
                 "tokens": {"value": tokens, "unit": "tokens"}},
-        result={"value": flops, "unit": "FLOP"}, notes=["mfu-calibration#model-flops-per-token"]))
+        result={"value": flops, "unit": "FLOP"}, notes=[flops_note]))
     ctx.steps.append(Step(
         label="MFU of the run", formula="model FLOPs / (seconds x GPUs x dense peak)",
         inputs={"model FLOPs": {"value": flops, "unit": "FLOP"},
                 "seconds": {"value": seconds, "unit": "s"}, "GPUs": {"value": gpus, "unit": ""},
                 "dense peak": {"value": peak, "unit": "TFLOP/s"}},
         result={"value": achieved * 100, "unit": "%"},
-        notes=["mfu-calibration#mfu-definition", "mfu-calibration#model-flops-per-token"]))
+        notes=["mfu-calibration#mfu-definition", flops_note]))
     what = (f"MFU of the run ({num(tokens)} tokens in {num(seconds / 3600)} h on all {gpus} "
             "GPUs)")
     return Finding(what, expected[0] * 100, achieved * 100, "%", causes, expected[1])
