@@ -31,7 +31,10 @@ def test_decode_step_of_70b_on_tp8_h100_by_hand():
     assert math.isclose(step.compute_s, flops / (8 * PEAK * EFF), rel_tol=1e-3)
     # one sequence is memory bound; TP adds two all-reduces a layer on top
     assert step.bound == "memory bandwidth" and step.comm_s > 0
-    assert math.isclose(step.total_s, step.weights_s + step.kv_s + step.comm_s, rel_tol=1e-9)
+    # and a fixed cost a layer: 80 x (54 us + 2 all-reduces x 9 us) = 5.76 ms (serving-latency)
+    assert math.isclose(step.overhead_s, 80 * (54e-6 + 2 * 9e-6), rel_tol=1e-9)
+    assert math.isclose(step.total_s, step.weights_s + step.kv_s + step.comm_s
+                        + step.overhead_s, rel_tol=1e-9)
     # 160 all-reduces of 16 KB on NVLink are latency, not bandwidth: well under the weights
     assert step.comm_s < step.weights_s
 
@@ -45,7 +48,7 @@ def test_prefill_of_a_2000_token_prompt_is_compute_bound_by_hand():
     assert math.isclose(pre.compute_s, flops / (8 * PEAK * EFF), rel_tol=1e-3)
     assert 60.4e-3 < pre.compute_s < 60.7e-3
     assert pre.bound == "compute"
-    assert math.isclose(pre.total_s, pre.compute_s + pre.comm_s, rel_tol=1e-9)
+    assert math.isclose(pre.total_s, pre.compute_s + pre.comm_s + pre.overhead_s, rel_tol=1e-9)
 
 
 def test_requests_per_s_goal_with_latency_targets():
@@ -117,11 +120,12 @@ def test_a_requests_question_is_routed_with_its_lengths_and_targets():
                             "within 500 ms, 50 ms per output token.")
     assert "Time per output token" in first and "weights read" in first
     assert "Time to first token" in first
-    # the shown terms add up: max(weights + KV, compute) + TP communication
+    # the shown terms add up: max(weights + KV, compute) + TP communication + fixed cost
     terms = first.split("Time per output token ")[1]
     total = float(terms.split(" ms")[0])
     w = float(terms.split("weights read ")[1].split(",")[0])
     kv = float(terms.split("KV read ")[1].split(",")[0])
     comp = float(terms.split("compute ")[1].split(",")[0])
-    comm = float(terms.split("TP communication ")[1].split(" ms")[0])
-    assert total <= 50 and math.isclose(total, max(w + kv, comp) + comm, abs_tol=0.15)
+    comm = float(terms.split("TP communication ")[1].split(",")[0])
+    fixed = float(terms.split("fixed cost ")[1].split(" ms")[0])
+    assert total <= 50 and math.isclose(total, max(w + kv, comp) + comm + fixed, abs_tol=0.15)

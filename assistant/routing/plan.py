@@ -154,11 +154,13 @@ def plan(intent: Intent, calls: Calls) -> Reply:
             d = rec["decode_ms"]
             head += (f" Time per output token {num(d['total_ms'])} ms: weights read "
                      f"{num(d['weights_read_ms'])}, KV read {num(d['kv_read_ms'])}, compute "
-                     f"{num(d['compute_ms'])}, TP communication {num(d['tp_comm_ms'])} ms.")
+                     f"{num(d['compute_ms'])}, TP communication {num(d['tp_comm_ms'])}, fixed cost "
+                     f"{num(d.get('overhead_ms', 0))} ms.")
         if rec.get("prefill_ms"):
             p = rec["prefill_ms"]
             head += (f" Time to first token {num(p['total_ms'])} ms: compute "
-                     f"{num(p['compute_ms'])}, TP communication {num(p['tp_comm_ms'])} ms.")
+                     f"{num(p['compute_ms'])}, TP communication {num(p['tp_comm_ms'])}, fixed cost "
+                     f"{num(p.get('overhead_ms', 0))} ms.")
     tables = []
     if result.get("pareto"):
         if training:

@@ -66,6 +66,8 @@ class ServingPlan(BaseModel):
     time_per_output_token_ms: float
     prefill_tokens_per_s_per_replica: float
     decode_bound: str
+    decode_overhead_ms: float = Field(description="of the decode step, the fixed cost: kernels "
+                                      "a layer and small TP all-reduces")
 
 
 class SmallestCluster(BaseModel):

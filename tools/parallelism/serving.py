@@ -15,6 +15,7 @@ from clusterplan.tools.parallelism.input import ParallelismInput
 from clusterplan.tools.parallelism.layout_search import Rejections
 from clusterplan.tools.parallelism.result import ServingPlan, SmallestCluster
 from clusterplan.tools.parallelism.serving_layouts import ServingMemory, ServingSpace, plan_replicas
+from clusterplan.tools.parallelism.serving_step import tp_link_kind
 
 MAX_SEARCH_GPUS = 1 << 20
 
@@ -30,7 +31,9 @@ def serving_space(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
         hbm_tb_s=cluster.gpu.memory_bandwidth_tb_s, peak_flops=cluster.peak_flops,
         efficiency=cluster.efficiency, act_bytes=4.0 if job.precision == "fp32" else 2.0,
         min_headroom_gb=inp.min_headroom_gb, target_latency_ms=inp.target_latency_ms,
-        max_gpus=max_gpus, weights_read_share=weights_read_share(s, job.batch))
+        max_gpus=max_gpus, weights_read_share=weights_read_share(s, job.batch),
+        link_kind_by_tp={tp: tp_link_kind(cluster.gpu, cluster.intra, tp)
+                         for tp in range(1, cluster.gpus_per_node + 1)})
 
 
 def memory_for(ctx: JobContext) -> Callable[[int, int], ServingMemory]:
@@ -92,12 +95,15 @@ def serving_steps(cluster: Cluster, ctx: JobContext, best: ServingPlan | None) -
              result=q(best.per_gpu_gb, "GB per GPU"), notes=["memory-sizing"]),
         Step(label="decode step", formula="max(pp x (weights per GPU / (HBM x 0.8) + KV per GPU "
              "/ (HBM x 0.5)), 2·N·batch FLOPs / (tp x peak x efficiency)) + TP all-reduces + PP "
-             "sends", inputs={"HBM": q(cluster.gpu.memory_bandwidth_tb_s, "TB/s"),
-                              "bound": q(best.decode_bound)},
+             "sends + fixed cost a layer", inputs={
+                 "HBM": q(cluster.gpu.memory_bandwidth_tb_s, "TB/s"),
+                 "bound": q(best.decode_bound),
+                 "fixed cost (kernels, small all-reduces)": q(best.decode_overhead_ms, "ms")},
              result=q(best.time_per_output_token_ms, "ms per output token"),
              notes=["inference-roofline#decode-memory-bound",
                     "serving-latency#weights-read-efficiency",
-                    "serving-latency#kv-read-efficiency", cluster.gpu.source_note]),
+                    "serving-latency#kv-read-efficiency", "serving-latency#layer-overhead",
+                    "serving-latency#small-all-reduce", cluster.gpu.source_note]),
         Step(label="decode throughput", formula="concurrency / decode step x replicas",
              inputs={"replicas": q(best.replicas)}, result=q(best.decode_tokens_per_s,
                                                               "tokens/s"),

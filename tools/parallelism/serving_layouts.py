@@ -8,10 +8,11 @@ token) or by compute, whichever is slower; prefill is bounded by compute.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from clusterplan.tools.parallelism.layout_search import Rejections
+from clusterplan.tools.parallelism.serving_step import pass_overhead_s
 from clusterplan.tools.parallelism.step_time import TP_ALL_REDUCE, Collective
 
 # Shares of the datasheet HBM bandwidth a decode step's reads reach (measured with Nsight
@@ -53,6 +54,8 @@ class ServingSpace:
     target_latency_ms: float | None = None
     max_gpus: int | None = None  # search beyond the cluster (smallest cluster that would fit)
     weights_read_share: float = 1.0  # of the weights, what a decode step reads (MoE: < 1)
+    # the kind of link a TP group of each size all-reduces over (serving_step.tp_link_kind)
+    link_kind_by_tp: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class ReplicaPlan:
     time_per_output_token_ms: float
     prefill_tokens_per_s_per_replica: float
     decode_bound: str
+    decode_overhead_ms: float
 
 
 NO_FIT = "weights and KV cache do not fit in GPU memory"
@@ -116,7 +120,8 @@ def _plan(space: ServingSpace, tp: int, pp: int, mem: ServingMemory,
     free_gb = space.hbm_gb - space.min_headroom_gb - (mem.per_gpu_gb - mem.kv_cache_gb)
     capacity = max(0, math.floor(free_gb * 1e9 * gpus / mem.kv_bytes_per_token))
     memory_s, compute_s = decode_bounds(space, tp, pp, mem)
-    step_s = max(memory_s, compute_s) + decode_comm_s(space, tp, pp, comm)
+    overhead_s = pass_overhead_s(space.layers, tp, space.link_kind_by_tp.get(tp, "pcie"))
+    step_s = max(memory_s, compute_s) + decode_comm_s(space, tp, pp, comm) + overhead_s
     per_replica = space.concurrency / step_s
     replicas = max(1, space.gpus // gpus)
     return ReplicaPlan(
@@ -127,6 +132,7 @@ def _plan(space: ServingSpace, tp: int, pp: int, mem: ServingMemory,
         time_per_output_token_ms=step_s * 1e3,
         prefill_tokens_per_s_per_replica=prefill_tokens_per_s(space, gpus),
         decode_bound="memory bandwidth" if memory_s >= compute_s else "compute",
+        decode_overhead_ms=overhead_s * 1e3,
     )
 
 

@@ -27,34 +27,9 @@ from clusterplan.tools.parallelism.serving_layouts import (
     KV_READ_EFFICIENCY,
     WEIGHTS_READ_EFFICIENCY,
 )
+from clusterplan.tools.parallelism.serving_step import Phase, pass_overhead_s, tp_link_kind
 
 ACT_BYTES = 2.0  # BF16 activations on the wire (serving-latency#decode-step)
-
-
-@dataclass(frozen=True)
-class Phase:
-    """Seconds of one prefill or one decode step, by term; total = max(memory, compute) + comm."""
-
-    weights_s: float
-    kv_s: float
-    compute_s: float
-    comm_s: float
-
-    @property
-    def total_s(self) -> float:
-        return max(self.weights_s + self.kv_s, self.compute_s) + self.comm_s
-
-    @property
-    def bound(self) -> str:
-        return "memory bandwidth" if self.weights_s + self.kv_s >= self.compute_s else "compute"
-
-    def ms(self) -> dict[str, float]:
-        """The terms in milliseconds, as the answer shows them."""
-        return {"weights_read_ms": round(self.weights_s * 1e3, 4),
-                "kv_read_ms": round(self.kv_s * 1e3, 4),
-                "compute_ms": round(self.compute_s * 1e3, 4),
-                "tp_comm_ms": round(self.comm_s * 1e3, 4),
-                "total_ms": round(self.total_s * 1e3, 4)}
 
 
 @dataclass(frozen=True)
@@ -124,6 +99,11 @@ class ServingModel:
         pp_s = (r.pp - 1) * comm("send_recv", size, 2, 1) if r.pp > 1 else 0.0
         return tp_s + pp_s
 
+    def _overhead(self, r: Replica) -> float:
+        """The pass's fixed cost: kernels a layer, small all-reduces over the TP group's link."""
+        c = self.cluster
+        return pass_overhead_s(self.ctx.shape.layers, r.tp, tp_link_kind(c.gpu, c.intra, r.tp))
+
     def decode(self, r: Replica, batch: int, context: int) -> Phase:
         """One decode step for `batch` sequences each holding `context` tokens of KV cache."""
         layers = self.ctx.shape.layers
@@ -135,7 +115,7 @@ class ServingModel:
             kv_s=batch * context * self.kv_bytes_per_token
             / (r.tp * self.hbm_bytes_s * KV_READ_EFFICIENCY),
             compute_s=flops / (r.tp * c.peak_flops * c.efficiency),
-            comm_s=self._comm(batch, r))
+            comm_s=self._comm(batch, r), overhead_s=self._overhead(r))
 
     def prefill(self, r: Replica, prompt: int) -> Phase:
         """One prompt of `prompt` tokens on an idle replica (its time to first token)."""
@@ -148,7 +128,7 @@ class ServingModel:
             kv_s=prompt * self.kv_bytes_per_token / (r.tp * self.hbm_bytes_s
                                                      * KV_READ_EFFICIENCY),
             compute_s=flops / (r.tp * c.peak_flops * c.efficiency),
-            comm_s=self._comm(prompt, r))
+            comm_s=self._comm(prompt, r), overhead_s=self._overhead(r))
 
     def largest_batch(self, r: Replica, context: int, tpot_s: float | None,
                       cap: int) -> int:

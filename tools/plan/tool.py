@@ -343,26 +343,31 @@ def _best_steps(inp: PlanInput, rec: PlanOption, gpu_note: str, offer_note: str)
         steps.append(Step(
             label="time per output token (one decode step)",
             formula="max(weights / (tp x HBM x 0.8) + batch x context x KV bytes / (tp x HBM x "
-            "0.5), batch x (2 N + attention) / (tp x peak x efficiency)) + 2 all-reduces a layer",
+            "0.5), batch x (2 N + attention) / (tp x peak x efficiency)) + 2 all-reduces a layer "
+            "+ fixed cost a layer (kernels, small all-reduces)",
             inputs={"tp": q(rec.layout.get("tp")), "batch": q(rec.concurrency_per_replica),
                     "weights read": q(d.get("weights_read_ms"), "ms"),
                     "KV read": q(d.get("kv_read_ms"), "ms"),
                     "compute": q(d.get("compute_ms"), "ms"),
-                    "TP comm": q(d.get("tp_comm_ms"), "ms")},
+                    "TP comm": q(d.get("tp_comm_ms"), "ms"),
+                    "fixed cost": q(d.get("overhead_ms"), "ms")},
             result=q(d.get("total_ms"), "ms"),
-            notes=["serving-latency#decode-step", gpu_note]))
+            notes=["serving-latency#decode-step", "serving-latency#layer-overhead",
+                   "serving-latency#small-all-reduce", gpu_note]))
         if rec.prefill_ms:
             p = rec.prefill_ms
             steps.append(Step(
                 label="time to first token (one prompt's prefill)",
                 formula="max(weights + KV written, P x (2 N + 2 layers x P x attention width) "
-                "/ (tp x peak x efficiency)) + 2 all-reduces a layer",
+                "/ (tp x peak x efficiency)) + 2 all-reduces a layer + fixed cost a layer",
                 inputs={"prompt": q(inp.input_tokens, "tokens"),
                         "weights read": q(p["weights_read_ms"], "ms"),
                         "KV write": q(p["kv_read_ms"], "ms"),
                         "compute": q(p["compute_ms"], "ms"),
-                        "TP comm": q(p["tp_comm_ms"], "ms")},
-                result=q(p["total_ms"], "ms"), notes=["serving-latency#prefill"]))
+                        "TP comm": q(p["tp_comm_ms"], "ms"),
+                        "fixed cost": q(p.get("overhead_ms"), "ms")},
+                result=q(p["total_ms"], "ms"),
+                notes=["serving-latency#prefill", "serving-latency#layer-overhead"]))
         steps.append(Step(label="replicas", formula="ceil(target / per-replica rate), and at "
                           "least users / batch when users are given",
                           inputs={"GPUs per replica": q(rec.gpus_per_replica)},
