@@ -398,10 +398,10 @@ def test_counts_implied_by_a_layout_or_a_device_list(read, text, gpus):
 
 def test_a_value_on_the_line_before_a_gpu_label_is_not_a_gpu_count(read):
     # github.com/ollama/ollama/issues/9753: "RAM : 32GB * 2" then "GPU: ..." on the next line;
-    # the 2 is two RAM sticks, and one (unknown) RTX A5000 is the GPU.
+    # the 2 is two RAM sticks, and one RTX A5000 is the GPU.
     intent = read("My computer specifications are like this\nCPU : Intel i9-10920X 3.5GHZ\n"
                   "RAM : 32GB * 2\nGPU: NVIDIA RTX A5000 24GB\nmodel : llama 3.3 70B-q4_K_M")
-    assert "gpus" not in intent.slots and intent.slots["unknown_gpu"] == "A5000"
+    assert "gpus" not in intent.slots and intent.slots["gpu"] == "rtx-a5000"
 
 
 def test_a_typo_inside_a_repository_name_reads_the_model_and_says_so(read):

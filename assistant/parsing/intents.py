@@ -391,8 +391,11 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and not COST.search(t) and not COMPARE.search(t)),
     # Two GPUs named beside a model whose memory or fit is asked: the GPUs are the setting,
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
+    # ... nor a layout asked of a mixed cluster ("two 3080 and two 4090 each: values for TP and
+    # PP?"), unless the GPUs are set against each other.
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2 and not s.get("oom")
-     and not (not CHOICE.search(t) and bool(MEMORY.search(t) or FIT.search(t)))),
+     and not (not CHOICE.search(t) and bool(MEMORY.search(t) or FIT.search(t)
+                                            or LAYOUT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
     ("pricing", lambda t, s: bool(COST.search(t))),

@@ -240,7 +240,8 @@ def unknown_gpus(text: str, catalog: Catalog) -> list[tuple[str, str]]:
         if not PRODUCT_CODE.match(token) or NOT_A_GPU.match(token) or token in names:
             continue
         close = difflib.get_close_matches(token, list(names), n=1, cutoff=0.75)
-        if close and _other_number(token, close[0]):
+        # 'rtx4000' beside 'rtx4090' (another number) or 'rtxa4000' (another line): unknown
+        if close and (_other_number(token, close[0]) or _other_line(token, close[0])):
             out.append((word[0], names[close[0]]))
     return out
 
