@@ -2092,3 +2092,38 @@ def test_a_fine_tune_with_no_data_is_timed_on_an_alpaca_sized_set():
     # never a pretraining budget of 20 tokens a parameter (135B for a 7B model).
     answer = respond("how long to fine-tune llama 2 7b on 2 A100?")
     assert answer.intent.assumed["tokens"] == 52_000 * 512 * 3
+
+
+def test_a_cards_memory_after_x_is_not_a_count_of_cards():
+    # https://github.com/alibaba/Megatron-LLaMA/issues/16: "2台A800x80G" is two machines of
+    # 80 GB A800s (eight each, the usual node), not 160 GPUs; "13B LLaMA" with no version after
+    # the name is the first LLaMA. 840 tokens/s a GPU x 6 x 13.02e9 = 65.6 TFLOP/s, 21 % of the
+    # A800's 312 TFLOP/s dense BF16.
+    answer = respond("基于2台A800x80G训练13B LLaMA模型发现效率只能达到840 token/sec/GPU，不知道是"
+                     "什么原因，详细配置如下：\n    --tensor-model-parallel-size 4 \\\n"
+                     "    --pipeline-model-parallel-size 1 \\\n    --sequence-parallel \\\n"
+                     "    --micro-batch-size 4 \\\n    --global-batch-size 1024 \\")
+    slots = {**answer.intent.assumed, **answer.intent.slots}
+    assert slots["gpus"] == 16 and slots["nodes"] == 2
+    assert answer.intent.slots["model"] == "llama-13b"
+    assert answer.intent.kind == "diagnose"
+
+
+def test_a_copy_inside_one_gpu_is_not_the_link_measured():
+    # https://github.com/NVIDIA/cuda-samples/issues/392: p2pBandwidthLatencyTest prints
+    # GPU0-GPU0 (a copy within one GPU's HBM) beside GPU0-GPU1 (over NVLink); the pair's
+    # 260.89 GB/s is the figure to set against the link.
+    answer = respond("Seeing the following on a 4xH100-80GB  system \n\nbidirectional \n"
+                     "GPU0-GPU0 = 2959.19 GB/s\nGPU0-GPU1 = 260.89 (GB/s) \n\nThe spec says "
+                     "GPU0-GPU1 NVlink bandwidth  is 300 GB/s.   Is it possible to close the gap  ?")
+    assert answer.intent.slots["bandwidth"] == "260.89 GB/s"
+    assert "2959" not in answer.markdown.split("\n")[0]
+
+
+def test_a_count_of_gpus_written_with_their_export_twin_is_a_count():
+    # https://github.com/openlm-research/open_llama/issues/71: "H100/H800" names one GPU and
+    # its export variant; the question is how many, not which.
+    answer = respond("So how many H100/H800 GPUs do you need to train a OpenLLaMA-65B model?  "
+                     "May I ask the minimum number?")
+    assert answer.intent.kind == "cluster_size"
+    assert answer.intent.slots["gpu"] == "h100-sxm"

@@ -28,6 +28,7 @@ PAIRS = {"pair": 2, "couple": 2, "dual": 2, "quad": 4}
 # A memory size beside a GPU name: "40G", "80GB"; not a rate ("8x400Gb/s" is eight ports).
 MEM = r"\d+\s*g(?:i?b)?\b(?!\s*/\s*s)"
 B = r"(?<![0-9A-Za-z_.])"  # a word start that Chinese text around a number does not hide
+NOT_MEM = r"(?![\d.]|\s*[gt]i?b?(?![a-z]))"  # "A800x80G" is the card's memory, not 80 of them
 
 # Layouts: (nodes, GPUs per node).
 LAYOUTS = (
@@ -36,7 +37,7 @@ LAYOUTS = (
     # "2 nodes x 4 A100", "2Nodes * 8 A100 80G"
     lazy(rf"{B}{COUNT}\s*{NODE}{X}(\d+)\s*(?:{G}|gpus?|cards?)", _I),
     # "16 nodes of H100x8GPUs"
-    lazy(rf"{B}{COUNT}\s*{NODE}\s+(?:of|with)\s+{G}{X}(\d+)", _I),
+    lazy(rf"{B}{COUNT}\s*{NODE}\s+(?:of|with)\s+{G}{X}(\d+){NOT_MEM}", _I),
     # "2 H100*8 machines"
     lazy(rf"{B}(\d+)\s*{G}{X}(\d+)\s*{NODE}\b", _I),
     # "4x8 A100s"
@@ -51,7 +52,7 @@ LAYOUTS = (
     lazy(rf"{B}{COUNT}\s+{G}\s*(?:\(\s*{MEM}\s*\)\s*|\)\s*)?{NODE}\s*\(?\s*(?:each\s+(?:with|has)|with)"
          rf"\s+(\d+)\s*(?:{G}\s*)?(?:gpus?|cards?)", _I),
     # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
-    lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+)"),
+    lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+){NOT_MEM}", _I),
     lazy(rf"{ZN}\s*(?:台|机)\s*各?\s*{ZN}\s*卡"),  # "4机8卡": four machines of eight
     lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
 )

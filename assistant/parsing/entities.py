@@ -281,6 +281,8 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     whole = [m for m in matches if set(re.findall(r"[a-z]+", m[0].name.lower())) - {"b"} <= words]
     if len(matches) > 1 and len(whole) == 1:
         matches = whole
+    if len(matches) > 1:
+        matches = _unversioned(found.masked, matches) or matches
     if len(matches) == 1:
         row, named = matches[0]
         found.slots["model"] = row.id
@@ -291,6 +293,18 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     if matches:
         found.readings.append(f"read '{said}' as a {num_b(params_b)} model: the catalog has "
                               + ", ".join(r.id for r, _ in matches) + " of that size")
+
+
+def _unversioned(text: str, matches: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
+    """'13B LLaMA', its family named with no version after it, is the one catalog model of that
+    size whose name carries no version (LLaMA 13B), not Llama 2 13B."""
+    plain = [m for m in matches
+             if not re.search(r"\d", re.sub(r"\d+(?:\.\d+)?\s*b\b", "", m[0].name.lower()))]
+    if len(plain) != 1:
+        return []
+    family = re.escape(plain[0][0].family.split("-")[0].lower())
+    said = re.findall(rf"\b{family}(?![a-z])(\s*[-_]?\s*v?\d(?!\d*\s*b\b))?", text, _I)
+    return plain if said and not any(said) else []
 
 
 def _base_model(found: Entities, named: NamedSize, catalog: Catalog) -> bool:

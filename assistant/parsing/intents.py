@@ -128,6 +128,7 @@ CONCEPT = lazy(r"^\W*(?:what\s+is|what's\s+a\b|what\s+are|what\s+does\s+\w+\s+me
                      r"when\s+should|when\s+to|explain|define|tell\s+me\s+about|how\s+does|"
                      r"how\s+do\s+\w+\s+work|should\s+i\s+use|is\s+it\s+better)", _I)
 # "how many blocks of 80g a100": 块 (cards) translated word for word, the memory before the name.
+SLASHED_GPUS = lazy(r"<g\d>\s*/\s*<g\d>")  # "H100/H800": one GPU and its variant
 HOW_MANY = lazy(r"\bhow\s+many\s+(?:blocks?\s+of\s+)?(?:\d+\s*g(?:i?b)?\s+)?"
                 r"(?:<g\d>|gpus?|nodes?|cards?|accelerators?)|\bminimum\s+"
                       r"(?:number\s+of\s+)?(?:gpus?|nodes?)|\bsmallest\s+cluster|\bfewest\b|"
@@ -393,7 +394,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # not the question ("fine-tune it on a 24G A100 or four 16G V100, both OOM").
     # ... nor a layout asked of a mixed cluster ("two 3080 and two 4090 each: values for TP and
     # PP?"), unless the GPUs are set against each other.
+    # ... nor a count asked of GPUs written as one ("how many H100/H800 GPUs": the export
+    # twin), counted on the first.
     ("gpu_compare", lambda t, s: len(s.get("gpu_list", [])) >= 2 and not s.get("oom")
+     and not (HOW_MANY.search(t) and SLASHED_GPUS.search(t))
      and not (not CHOICE.search(t) and bool(MEMORY.search(t) or FIT.search(t)
                                             or LAYOUT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s

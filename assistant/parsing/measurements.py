@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass
 
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.quantities import AFTER_GPU
+from clusterplan.assistant.parsing.quantities import AFTER_GPU, SELF_COPY
 
 _I = re.IGNORECASE
 # A figure starts where its run of digits starts: tried from inside a run, a 2,000-digit
 # question took seconds (each start scanned to the end of the run and failed).
 NUM = r"(?<![\d,])(\d[\d,]*(?:\.\d+)?)"
 
-BANDWIDTH = lazy(NUM + r"\s*(GB/[sS]|GB/sec|GBps|Gb/[sS]|Gbps|Gbit/s)", 0)
+BANDWIDTH = lazy(NUM + r"\s*\(?(GB/[sS]|GB/sec|GBps|Gb/[sS]|Gbps|Gbit/s)", 0)
 # vLLM's start-up refusal: "The model's max seq len (131072) is larger than the maximum number of
 # tokens that can be stored in KV cache (79392)": the KV room it measured, against the length.
 KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\s+larger\s+than"
@@ -171,7 +171,8 @@ def find(text: str) -> list[Measurement]:
     for m in BANDWIDTH.finditer(text):
         before, last = text[max(last, m.start() - 80):m.start()], m.end()
         if NOT_MEASURED.search(before[-30:]) or CLAIMED.search(_sentence(before)[-70:]) \
-                or PORT_AFTER.match(text, m.end()) or ONE_CONNECTION.search(before[-60:]):
+                or PORT_AFTER.match(text, m.end()) or ONE_CONNECTION.search(before[-60:]) \
+                or SELF_COPY.search(before):
             continue  # "the theoretical value (100 GB/s)": what they compare against
         value = _f(m[1]) / (8 if m[2] in ("Gb/s", "Gb/S", "Gbps", "Gbit/s") else 1)  # bits to bytes
         if _restated(found, value, before):

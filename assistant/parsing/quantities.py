@@ -29,7 +29,9 @@ SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion
 _I = re.IGNORECASE
 SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*[sS]|ps)"
             r"(?!(?i:\s+(?:or\s+\d+\s*gb\s+)?nics?\b))")  # "40GB or 100GB NIC": ports
-BANDWIDTH = lazy(NUM + r"\s*(?:([kKMGT]i?[bB])\s*/\s*[sS](?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+BANDWIDTH = lazy(NUM + r"\s*\(?(?:([kKMGT]i?[bB])\s*/\s*[sS](?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+# p2pBandwidthLatencyTest's "GPU0-GPU0 = 2959 GB/s": a copy inside one GPU's memory, no link.
+SELF_COPY = lazy(r"\bgpu\s*(\d+)\s*[-–>]+\s*gpu\s*\1\s*[=:]?\s*$", _I)
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
@@ -231,6 +233,8 @@ def _sizes(text: str, slots: dict[str, Any]) -> None:
         slots["size"] = f"{size[1].replace(',', '')} {_byte_unit(size[2])}"
     rates = []
     for m in BANDWIDTH.finditer(text):
+        if SELF_COPY.search(text[max(0, m.start() - 30):m.start()]):
+            continue
         unit = f"{m[2]}/s" if m[2] else f"{m[3]}{'b' if m[4] == 'bps' else 'B'}/s"
         rates.append(f"{m[1].replace(',', '')} {unit}")
     if rates:
