@@ -2115,7 +2115,8 @@ def test_a_copy_inside_one_gpu_is_not_the_link_measured():
     # 260.89 GB/s is the figure to set against the link.
     answer = respond("Seeing the following on a 4xH100-80GB  system \n\nbidirectional \n"
                      "GPU0-GPU0 = 2959.19 GB/s\nGPU0-GPU1 = 260.89 (GB/s) \n\nThe spec says "
-                     "GPU0-GPU1 NVlink bandwidth  is 300 GB/s.   Is it possible to close the gap  ?")
+                     "GPU0-GPU1 NVlink bandwidth  is 300 GB/s.   "
+                     "Is it possible to close the gap  ?")
     assert answer.intent.slots["bandwidth"] == "260.89 GB/s"
     assert "2959" not in answer.markdown.split("\n")[0]
 
