@@ -2128,3 +2128,18 @@ def test_a_count_of_gpus_written_with_their_export_twin_is_a_count():
                      "May I ask the minimum number?")
     assert answer.intent.kind == "cluster_size"
     assert answer.intent.slots["gpu"] == "h100-sxm"
+
+
+def test_an_ollama_tag_with_no_quantisation_is_the_librarys_default():
+    # https://github.com/ollama/ollama/issues/3818: "llama3:70b-instruct" on one RTX 4090 is
+    # the Q4_K_M GGUF Ollama pulls by default (gguf-quant-mixes#bare-width-names), not BF16:
+    # 70.55e9 parameters at Q4_K_M's ~4.9 bits are about 43 GB, still more than 24 GB, so part
+    # of the model runs from system RAM.
+    answer = respond("llama3:70b-instruct response time.\n\nHello,what else can I do to make the "
+                     "AI respond faster because currently everything is working but a bit on the "
+                     "slow side with an Nvidia GeForce RTX 4090 and i9-14900k with 64 GB of RAM.")
+    assert answer.intent.slots["precision"] == "q4_k_m"
+    assert any("Ollama tag" in r for r in answer.intent.readings)
+    assert "system RAM" in answer.markdown
+    tagged = respond("ollama run llama3:70b-instruct-q8_0 on a 4090")
+    assert tagged.intent.slots["precision"] == "q8_0"

@@ -75,6 +75,9 @@ FORMAT_WORDS = (
     (lazy(r"\bq5\b(?![_-])", _I), "q5_k_m"),
     (lazy(r"\bq8\b(?![_-])", _I), "q8_0"),
 )
+# An Ollama tag ("llama3:70b", then perhaps "-instruct"), the model masked: no quantisation after
+OLLAMA_TAG = lazy(r":\d+(?:\.\d+)?b$", _I)
+PLAIN_TAG_TAIL = lazy(r"(?:-(?:instruct|chat|text|code|it|base))*(?![\w.:-])", _I)
 BARE_WIDTH = lazy(r"\bq[45]\b(?![_-])", _I)
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (
@@ -467,6 +470,10 @@ def _words(found: Entities) -> None:
         if bare := BARE_WIDTH.search(text):
             found.readings.append(f"read '{bare[0]}' as {fmt.upper()}, the K-quant mix a bare "
                                   "width names (gguf-quant-mixes#bare-width-names)")
+    elif "precision" not in slots and (tag := _ollama_tag(found)):
+        slots["precision"] = "q4_k_m"
+        found.readings.append(f"read the Ollama tag '{tag}' as Q4_K_M, the library's default "
+                              "quantisation (gguf-quant-mixes#bare-width-names)")
     if "precision" not in slots and QUANTIZED.search(text):
         slots["quantized"] = True  # "quantized model shards", bits not said
     read_offload(text, slots)
@@ -485,6 +492,16 @@ def _full_first(text: str) -> bool:
     full = next((m for m in EXPLICIT_FULL.finditer(text) if not _negated(text, m)), None)
     adapter = next((m for m in ADAPTER_WORDS.finditer(text) if not _negated(text, m)), None)
     return full is not None and adapter is not None and full.start() < adapter.start()
+
+
+def _ollama_tag(found: Entities) -> str | None:
+    """'llama3:70b-instruct' with no quantisation in the tag: the tag, else None."""
+    for i, m in enumerate(found.mentions):
+        at = found.masked.find(f"<m{i}>")
+        if at >= 0 and OLLAMA_TAG.search(m.text) \
+                and (tail := PLAIN_TAG_TAIL.match(found.masked, at + len(f"<m{i}>"))):
+            return m.text + tail[0]
+    return None
 
 
 def _format(text: str) -> str | None:
