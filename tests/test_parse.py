@@ -474,12 +474,15 @@ def test_ports_times_a_rate_are_network_ports_not_gpus(read):
      "hundred tokens", 1e6, 550, None),
     ("fine-tune mistral 7b on 230k examples of 512 tokens each for 3 epochs", 230e3, 512, 3),
     ("50,000 conversations, 800 tokens per conversation, two epochs", 5e4, 800, 2),
+    # a style word between the count and the noun: still samples, not a 50k context
+    ("how long would it take on 50k alpaca-style examples?", 5e4, None, None),
 ])
 def test_a_dataset_is_read_by_samples_length_and_epochs(read, text, samples, each, epochs):
     slots = read(text).slots
     assert slots["samples"] == samples
     assert slots.get("tokens_per_sample") == each
     assert slots.get("epochs") == epochs
+    assert "context_len" not in slots
 
 
 def test_a_count_glued_to_a_gpu_and_a_gpu_the_asker_lacks(read):

@@ -57,12 +57,14 @@ CONTEXT_ZH = lazy(r"(?:输入|上下文|序列|文本)\s*长度\s*(?:可以|能|
                   r"(?:到|为|是|设为|设置为|达到|超过)?\s*" + NUM + r"\s*(k|w|万)?", _I)
 # No context is shorter than this: "context length of 3.1" names a model version.
 MIN_CONTEXT = 128
+STYLED = r"[a-z]+[-\s](?:style|like|format(?:ted)?)\s+"  # "50k alpaca-style examples"
 # "32k" alone is a context length, never money ("$50k", "50k USD", "50k budget").
 BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
               r"(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))"
               # a count of things is no context: "230k data samples", "50k steps", "24K GPUs";
               # nor is a CPU's model number ("i9 14900k")
-              r"(?!\s*(?:data\s+|training\s+)?(?:samples?|examples?|rows?|steps?|iterations?|"
+              rf"(?!\s*(?:data\s+|training\s+|{STYLED})?(?:samples?|examples?|rows?|steps?|"
+              r"iterations?|"
               r"images?|documents?|records?|gpus?|cards?|nodes?|条|<[gu]\d+>)"
               # nor a vocabulary: "250k vocab size"
               r"|\s*(?:tokens?\s+)?vocab)", _I)
@@ -467,7 +469,7 @@ def _serving_goals(text: str, slots: dict[str, Any]) -> None:
 # A fine-tuning dataset by its size: "1 million samples", "230k examples", "50,000
 # conversations"; and the length of one: "5-6 hundred tokens" a sample, "about 512 tokens each".
 SAMPLES = lazy(NUM + r"\s*(k|m|thousand|million)?\s*(?:training\s+|chat\s+|data\s+|"
-               r"instruction\s+)?(?:samples|examples|conversations|dialogues|rows|instances|"
+               rf"instruction\s+|{STYLED})?(?:samples|examples|conversations|dialogues|rows|instances|"
                r"records|pairs|documents)\b", _I)
 PER_SAMPLE = lazy(r"(?:sample|example|conversation|dialogue|row|instance|record|document)s?\s+"
                   r"(?:size|length|len)?\s*(?:is|are|of)?\s*(?:probably|about|around|roughly|"
