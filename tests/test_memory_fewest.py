@@ -33,7 +33,9 @@ def brute_force(job, ep: int, node: int, memory_bytes: float) -> tuple[int | Non
     """(fewest GPUs, closest any tried layout came to the memory, relative)."""
     best, closest = None, float("inf")
     for tp in (t for t in _powers(node) if tp_problem(job.shape, t) is None):
-        for pp in _powers(job.shape.layers):
+        # serving splits layers over any number of whole nodes at a node-wide tp (vLLM)
+        whole_nodes = not job.training and tp == node
+        for pp in range(1, job.shape.layers + 1) if whole_nodes else _powers(job.shape.layers):
             dp = ep
             # serving: one dp only, as the search never goes past MAX_GPUS either
             limit = MAX_GPUS if job.training else min(MAX_GPUS, tp * pp * ep)
@@ -161,3 +163,16 @@ def test_fewest_gpus_of_a_multi_node_job_are_whole_nodes():
     at_48 = invoke("memory", {"model": "bloom-176b", "workload": "full_finetune", "gpu": "h100",
                               "tp": 8, "pp": 6, "dp": 1}).model_dump()
     assert at_48["fits"] is False
+
+
+def test_serving_fills_whole_nodes_not_powers_of_two():
+    # Llama 3.1 70B in BF16 for 50 sequences of 4,096 tokens on 4-GPU RTX 4090 nodes: 141.1 GB
+    # of weights + 50 x 4,096 x 327,680 B = 67.1 GB of KV cache = 208.2 GB. Two nodes (8 GPUs)
+    # give 26.0 GB a GPU before any overhead, more than the 4090's 25.76 GB; three nodes (TP 4,
+    # PP 3, 27 layers on the busiest stage) give about 19 GB: 12 GPUs, not the 16 a
+    # power-of-two pipeline would take.
+    _active_store()
+    payload = {"model": "llama-3.1-70b", "workload": "inference", "batch": 50,
+               "context_len": 4096, "precision": "bf16"}
+    assert (141.1e9 + 50 * 4096 * 327_680) / 8 > 25_757_220_864
+    assert invoke("memory", payload).model_dump()["min_gpus"]["rtx-4090"] == 12

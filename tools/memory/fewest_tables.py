@@ -35,8 +35,10 @@ ServingLayouts = tuple[tuple[int, int, float, float, float], ...]
 
 @lru_cache(maxsize=256)
 def serving_layouts(shape: ModelShape, widest_tp: int) -> ServingLayouts:
-    """(tp·pp, tp, model-state share, KV share, embedding params) of the power-of-two layouts
-    worth trying for serving, fewest GPUs first; the shares are what one GPU holds
+    """(tp·pp, tp, model-state share, KV share, embedding params) of the layouts worth trying
+    for serving, fewest GPUs first: power-of-two tp and pp, and at the node's widest tp any
+    stage count, as serving engines split layers over whole nodes unevenly (vLLM), so 70B on
+    4-GPU nodes needs 3 nodes, not 4; the shares are what one GPU holds
     (stage_share/tp, kv_cache.per_gpu_share), and the embedding params what the first stage
     holds beyond its share (terms.first_stage_params, over tp).
 
@@ -46,7 +48,8 @@ def serving_layouts(shape: ModelShape, widest_tp: int) -> ServingLayouts:
     """
     every = sorted(((tp * pp, tp, _layer_share(shape, pp) / tp,
                      kv_cache.per_gpu_share(shape, tp, pp), _embedding_excess(shape, pp) / tp)
-                    for tp in tp_degrees(shape, widest_tp) for pp in _powers(shape.layers)),
+                    for tp in tp_degrees(shape, widest_tp)
+                    for pp in _stage_counts(shape.layers, tp == widest_tp)),
                    key=lambda layout: (layout[0], -layout[1]))  # a dominating layout first
     kept: list[tuple[int, int, float, float, float]] = []
     for layout in every:
@@ -55,6 +58,11 @@ def serving_layouts(shape: ModelShape, widest_tp: int) -> ServingLayouts:
                    for g, t, s, k, e in kept):
             kept.append(layout)
     return tuple(kept)
+
+
+def _stage_counts(layers: int, whole_node: bool) -> list[int]:
+    """Pipeline depths: powers of two, and every count up to the layers at a whole node's tp."""
+    return list(range(1, layers + 1)) if whole_node else _powers(layers)
 
 
 def _layer_share(shape: ModelShape, pp: int) -> float:
