@@ -512,3 +512,10 @@ def test_memory_reserved_for_the_kv_cache_is_no_price(read):
                   "deepseek-ai/DeepSeek-R1-Distill-Qwen-14B on two 4090s. ... Why the rest of the "
                   "memory reserved for KV Cache is only 8.69GiB?")
     assert intent.kind != "pricing" and "cost" not in intent.slots
+
+
+def test_tp_and_pp_asked_of_a_training_job_is_a_layout(read):
+    # "what TP and PP should I use" asks for degrees, not whether the job fits
+    intent = read("What TP and PP should I use for Qwen2.5 72B full fine-tuning on 16 A100 80GB?")
+    assert intent.kind == "layout"
+    assert intent.slots["gpus"] == 16

@@ -77,7 +77,8 @@ FORMAT_WORDS = (
 )
 # An Ollama tag ("llama3:70b", then perhaps "-instruct"), the model masked: no quantisation after
 OLLAMA_TAG = lazy(r":\d+(?:\.\d+)?b$", _I)
-PLAIN_TAG_TAIL = lazy(r"(?:-(?:instruct|chat|text|code|it|base))*(?![\w.:-])", _I)
+OLLAMA = lazy(r"\bollama\b", _I)
+PLAIN_TAG_TAIL = lazy(r"(?: ?-(?:instruct|chat|text|code|it|base))*(?![\w.:-])", _I)
 BARE_WIDTH = lazy(r"\bq[45]\b(?![_-])", _I)
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
 WORKLOADS = (
@@ -495,12 +496,14 @@ def _full_first(text: str) -> bool:
 
 
 def _ollama_tag(found: Entities) -> str | None:
-    """'llama3:70b-instruct' with no quantisation in the tag: the tag, else None."""
+    """'llama3:70b-instruct' with no quantisation in the tag: the tag, else None. A bare
+    'name:70b' counts only beside the word Ollama: 'DeepSeek-R1:671b' alone is the release."""
     for i, m in enumerate(found.mentions):
         at = found.masked.find(f"<m{i}>")
         if at >= 0 and OLLAMA_TAG.search(m.text) \
-                and (tail := PLAIN_TAG_TAIL.match(found.masked, at + len(f"<m{i}>"))):
-            return m.text + tail[0]
+                and (tail := PLAIN_TAG_TAIL.match(found.masked, at + len(f"<m{i}>"))) \
+                and (tail[0] or OLLAMA.search(found.masked)):
+            return m.text + tail[0].replace(" ", "")
     return None
 
 

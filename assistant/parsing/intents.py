@@ -96,6 +96,10 @@ COST = lazy(r"\b(?<!memory\s)(?<!vram\s)(?<!compute\s)costs?\b(?!\s*\((?:gb|gib|
                   r"\breserved\b(?!\s+(?:for|by|to)\b)|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少(?!时间)|美元|人民币|成本", _I)
+# "what TP and PP should I use", "which tensor parallel size for": degrees asked of a job
+TP_ASKED = lazy(r"\b(?:what|which|best|optimal|right)\s+(?:tp|tensor[\s-]parallel\w*)"
+                r"(?:\s*(?:and|/|,|&)\s*(?:pp|pipeline[\s-]parallel\w*))?"
+                r"(?:\s+(?:size|degree)s?)?\s+(?:should|to\s+use|do\s+i|would|for)\b", _I)
 LAYOUT = lazy(r"\bvalues?\s+for\s+`?tp`?\s+and\s+`?pp\b|"
               r"\bsplit\b|\bshard(?!s\b)|\blayout\b|\bpartition|\b(?:proper|right|optimal|best|"
                     r"recommended|suitable|what|which)\s+parallelism\b|\bparallel(?:ism)?\s+(?:plan|"
@@ -407,6 +411,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and any(k in s for k in ("hours", "utilization", "usd"))),
     ("gpu_specs", lambda t, s: "gpu" in s and "gpu_list" not in s and not _has_model(s)
      and bool(SPECS.search(t))),
+    ("layout", lambda t, s: bool(TP_ASKED.search(t)) and s.get("workload") != "inference"
+     and not SERVING.search(t)),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
     # "the minimum GPU for 14b? would two 24G P40s do?": a count and a GPU named and a fit
     # asked of them is checked as proposed (the fit answer lists the fewest of each kind too).
