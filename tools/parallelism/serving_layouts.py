@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from clusterplan.tools.parallelism.layout_search import Rejections
 from clusterplan.tools.parallelism.serving_step import pass_overhead_s
@@ -50,12 +50,12 @@ class ServingSpace:
     peak_flops: float
     efficiency: float
     act_bytes: float
+    # the kind of link a TP group of each size all-reduces over (serving_step.tp_link_kind)
+    link_kind_by_tp: Mapping[int, str]
     min_headroom_gb: float = 0.0
     target_latency_ms: float | None = None
     max_gpus: int | None = None  # search beyond the cluster (smallest cluster that would fit)
     weights_read_share: float = 1.0  # of the weights, what a decode step reads (MoE: < 1)
-    # the kind of link a TP group of each size all-reduces over (serving_step.tp_link_kind)
-    link_kind_by_tp: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def _plan(space: ServingSpace, tp: int, pp: int, mem: ServingMemory,
     free_gb = space.hbm_gb - space.min_headroom_gb - (mem.per_gpu_gb - mem.kv_cache_gb)
     capacity = max(0, math.floor(free_gb * 1e9 * gpus / mem.kv_bytes_per_token))
     memory_s, compute_s = decode_bounds(space, tp, pp, mem)
-    overhead_s = pass_overhead_s(space.layers, tp, space.link_kind_by_tp.get(tp, "pcie"))
+    overhead_s = pass_overhead_s(space.layers, tp, space.link_kind_by_tp[tp])
     step_s = max(memory_s, compute_s) + decode_comm_s(space, tp, pp, comm) + overhead_s
     per_replica = space.concurrency / step_s
     replicas = max(1, space.gpus // gpus)

@@ -1,5 +1,6 @@
-"""A serving forward pass term by term: weights read, KV read, compute, TP traffic, and what it
-costs beyond those (one model for the parallelism tool's serving answers and the plan search).
+"""What a serving forward pass costs beyond its reads, compute and TP traffic, charged alike by
+the parallelism tool's serving answers and the plan search; and the plan search's term-by-term
+step (Phase).
 
 At batch 1 a decode step moves little data, so the fixed costs dominate: each layer launches a
 dozen small kernels (norms, rotary, attention, activations) and, with tensor parallelism,
