@@ -94,6 +94,14 @@ def test_plan_options_mark_the_cheapest_fastest_and_recommended():
         ("fastest", "64× b200-sxm", "tp=1 pp=1 dp=64")]
 
 
+def test_an_unpriced_count_is_marked_so_and_never_called_the_cheapest():
+    owned = {"gpu": "a800-sxm-80gb", "gpus": 176, "training_days": 29.8,
+             "layout": {"tp": 1, "pp": 1, "dp": 176}}
+    rows = plan_options({"pareto": [], "unpriced": owned})
+    assert [(r["option"], r["cluster"]) for r in rows] == [
+        ("unpriced (no offer rents it), fastest", "176× a800-sxm-80gb")]
+
+
 def test_a_trace_step_keeps_its_result_whole_and_cuts_its_name_at_a_word():
     from rich.text import Text
 

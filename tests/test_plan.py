@@ -270,3 +270,40 @@ def test_the_answer_lists_the_kinds_the_front_leaves_out():
                   "days for under $5000?")
     assert "other GPU kinds that meet the goal (each at its cheapest)" in out.output
     assert "NVIDIA H100 SXM 80GB" in out.output
+
+
+def test_a_named_gpu_no_offer_rents_gets_the_smallest_count_its_deadline_needs():
+    # No provider in the price list rents the A800 (an export variant bought outright), so a
+    # deadline question about it is sized by time alone, not refused for want of an offer.
+    # Llama 2 13B (note model-llama-1-2): 13.016e9 parameters, 40 layers, hidden 5120.
+    result = invoke("plan", {"model": "llama-2-13b", "workload": "pretrain", "tokens": "1T",
+                             "deadline_days": 30, "gpus": "a800-sxm-80gb"})
+    assert result.recommendation is None and result.pareto == []
+    found = result.unpriced
+    assert found is not None and found.meets_deadline and found.training_days <= 30
+    assert found.gpus == found.nodes * 8
+    flops_per_token = 6 * 13.016e9 + 12 * 40 * 4096 * 5120
+    days = 1e12 * flops_per_token / (found.gpus * PEAK_BF16["a100-sxm-80gb"] * found.mfu)
+    assert math.isclose(found.training_days, days / SECONDS_PER_DAY, rel_tol=0.02)
+    # the smallest: one node fewer misses the deadline
+    fewer = invoke("parallelism", {"model": "llama-2-13b", "workload": "pretrain",
+                                   "gpu": "a800-sxm-80gb", "gpus": found.gpus - 8,
+                                   "gpus_per_node": 8, "tokens": 1e12, "top_k": 1})
+    assert fewer.training_days > 30
+    assert any("no offer in the price list rents a800-sxm-80gb" in a for a in result.assumptions)
+
+
+def test_a_deadline_on_an_unrented_gpu_says_the_count_and_that_it_is_unpriced():
+    text = _ask("how many A800 nodes to train 13B on 1T tokens in 30 days")
+    head = text.splitlines()[0]
+    assert "Smallest count that meets it: **" in head and "A800" in head, head
+    assert "Not priced: no offer in the price list rents" in head
+    assert "No cluster meets it" not in text
+
+
+def test_a_deadline_no_count_of_an_unrented_gpu_meets_gives_the_fastest_and_the_gap():
+    result = invoke("plan", {"model": "llama-2-13b", "workload": "pretrain", "tokens": "1T",
+                             "deadline_days": 1, "gpus": "a800-sxm-80gb", "max_gpus": 64})
+    found = result.unpriced
+    assert found is not None and not found.meets_deadline and found.gpus <= 64
+    assert result.shortfall and "against 1.0 days allowed" in result.shortfall

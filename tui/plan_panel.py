@@ -83,18 +83,22 @@ def plan_view(data: dict[str, Any]) -> PlanView:
 
 def plan_options(result: dict[str, Any]) -> list[dict[str, Any]]:
     """The plan tool's options as rows: its Pareto front between cost and time, each marked
-    cheapest, fastest or recommended (a goal not met: the closest cluster found)."""
+    cheapest, fastest or recommended (a goal not met: the closest cluster found; a GPU kind no
+    offer rents: its count, unpriced)."""
     front = [o for o in result.get("pareto", []) if isinstance(o, dict)]
-    extra = [result[k] for k in ("recommendation", "closest") if isinstance(result.get(k), dict)]
+    extra = [result[k] for k in ("recommendation", "closest", "unpriced")
+             if isinstance(result.get(k), dict)]
     options = front + [o for o in extra if o not in front]
     if not options:
         return []
     training = any(o.get("training_days") is not None for o in options)
-    cost = min(options, key=lambda o: o.get("cost_usd") or 0.0)
+    priced = [o for o in options if o.get("cost_usd") is not None]
+    cost = min(priced, key=lambda o: o["cost_usd"]) if priced else None
     fastest = min(options, key=lambda o: (o.get("training_days") or 0.0) if training
                   else -(o.get("tokens_per_s") or 0.0))
     marks = {"recommended": result.get("recommendation"), "closest": result.get("closest"),
-             "cheapest": cost, "fastest": fastest}
+             "unpriced (no offer rents it)": result.get("unpriced"), "cheapest": cost,
+             "fastest": fastest}
     return [{"option": ", ".join(name for name, o in marks.items() if o == option) or "front",
              "cluster": f"{option.get('gpus')}× {option.get('gpu')}",
              **{k: v for k, v in option.items() if k not in ("gpu", "gpus")},

@@ -90,6 +90,24 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
             + (f" ({usd_rate(per_million)} per million output tokens)" if per_million else ""))
 
 
+def unpriced_words(found: dict[str, Any], shortfall: str | None) -> str:
+    """A named GPU kind no offer rents: the count the deadline needs, by time alone."""
+    layout = found["layout"]
+    shape = " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
+                       if k in layout and (k != "ep" or layout[k] != 1))
+    zero = f", ZeRO stage {layout['zero_stage']}" if layout.get("zero_stage") is not None else ""
+    nodes = found["nodes"]
+    cluster = (f"**{num(found['gpus'])}× {gpu_name(found['gpu'])}** ({num(nodes)} "
+               f"node{'s' if nodes != 1 else ''} of {num(found['gpus_per_node'])}); layout "
+               f"{shape}{zero}; **{days(found['training_days'])}** at MFU {pct(found['mfu'])}")
+    unpriced = (f" Not priced: no offer in the price list rents the {gpu_name(found['gpu'])}, "
+                "so the count is sized by time alone.")
+    if found["meets_deadline"]:
+        return "Smallest count that meets it: " + cluster + "." + unpriced
+    return (f"No count meets it ({shortfall}); the fastest found: " + cluster + "."
+            + unpriced)
+
+
 def _model(model_id: str) -> str:
     """A catalog model's name ('Kimi K2'), as the rest of the answer names models."""
     rows = catalog().models.rows
@@ -146,7 +164,9 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     rec = result.get("recommendation")
     training = payload["workload"] != "inference"
     head = f"Goal: {_in_words(result['goal'], payload['workload'])}. "
-    if rec is None:
+    if rec is None and result.get("unpriced"):
+        head += unpriced_words(result["unpriced"], result.get("shortfall"))
+    elif rec is None:
         head += "No cluster meets it: " + result["summary"].split("; ", 1)[-1] + "."
     else:
         head += "Recommendation: " + _largest(result, in_words(rec, training)) + "."

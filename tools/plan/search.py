@@ -67,6 +67,22 @@ class Option:
 
 
 @dataclass
+class Unpriced:
+    """A training cluster that meets the deadline on a GPU kind no offer rents: the count, its
+    layout and time, with no price (the user named the kind, so it is theirs or bought)."""
+
+    gpu: str
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    layout: dict[str, Any]
+    days: float
+    mfu: float
+    step_s: float
+    tokens_per_s: float
+
+
+@dataclass
 class Search:
     """Everything the search found: the working options and the failures by reason."""
 
@@ -79,6 +95,9 @@ class Search:
     # tp, pp)
     latency_miss: dict[str, tuple[float, str, int, int]] = field(default_factory=dict)
     cheapest_over: Option | None = None  # the cheapest option a budget ruled out
+    # a named GPU kind no offer rents, with a deadline and no budget: its smallest count that
+    # meets the deadline, or (missed at every count) the fastest found, unpriced
+    unpriced: Unpriced | None = None
     # fitting counts tried per GPU kind: 4 draw the cost/time front and look for a cheaper
     # count past the smallest that fits; 1 takes the smallest (stated as an assumption)
     fits_per_kind: int = 4
@@ -159,6 +178,64 @@ def _train(inp: PlanInput, gpu: str, gpus: int, gpn: int, batch: dict[str, Any])
         tokens=inp.tokens, top_k=1, **batch))
 
 
+def layout_of(plan: TrainingPlan) -> dict[str, Any]:
+    return {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
+            "zero_stage": plan.zero_stage, "micro_batch": plan.micro_batch,
+            "recompute": plan.recompute}
+
+
+def search_unpriced(inp: PlanInput, gpu: str, gpn: int, out: Search) -> None:
+    """A GPU kind the user named that no offer rents (an A800, a card they own): the smallest
+    whole-node count that meets the deadline, by time alone. Only with a deadline and no
+    budget, since a budget cannot be checked without a price. The ladder finds a count that
+    meets it; the node counts between the last count measured to miss and it are then
+    bisected, since "how many nodes" asks for the smallest, not the next rung (time taken to
+    fall as nodes grow, which a batch that does not divide can break by a node or two)."""
+    deadline = inp.deadline_days
+    assert deadline is not None
+    floor_gpus, pace_gpus, missed_nodes = 0, 0.0, 0
+    for nodes in node_ladder(inp.max_gpus // gpn):
+        if nodes * gpn < max(floor_gpus, pace_gpus):
+            continue
+        option = _unpriced_at(inp, gpu, nodes, gpn, out)
+        if isinstance(option, int):
+            floor_gpus = max(floor_gpus, option)
+            continue
+        if option.days <= deadline:
+            low, high = missed_nodes, nodes
+            while high - low > 1:
+                mid = (low + high) // 2
+                smaller = _unpriced_at(inp, gpu, mid, gpn, out)
+                if not isinstance(smaller, int) and smaller.days <= deadline:
+                    option, high = smaller, mid
+                else:
+                    low = mid
+            out.unpriced = option
+            return
+        out.fail("misses deadline")
+        missed_nodes = nodes
+        pace_gpus = nodes * gpn * option.days / deadline
+        if out.unpriced is None or option.days < out.unpriced.days:
+            out.unpriced = option  # the fastest miss, kept for the shortfall
+
+
+def _unpriced_at(inp: PlanInput, gpu: str, nodes: int, gpn: int,
+                 out: Search) -> Unpriced | int:
+    """The best layout's time on `nodes` nodes, or the fewest GPUs that hold the model (0 when
+    no layout works for another reason)."""
+    out.evaluated += 1
+    found = train_at(inp, gpu, nodes * gpn, gpn)
+    if isinstance(found, str):
+        reason, _, smallest = found.partition(":")
+        out.fail(reason)
+        return int(smallest) if smallest else 0
+    plan, res = found
+    assert res.training_days is not None  # a plan's training has tokens
+    return Unpriced(gpu=gpu, gpus=nodes * gpn, nodes=nodes, gpus_per_node=gpn,
+                    layout=layout_of(plan), days=res.training_days, mfu=plan.mfu,
+                    step_s=plan.step_time_s, tokens_per_s=plan.tokens_per_s)
+
+
 def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
     """Per GPU kind: grow the node count along the ladder until the deadline is met (or, for a
     budget or cheapest/fastest goal, through a few counts past the smallest that fits)."""
@@ -166,6 +243,11 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
         offers = kind_offers(gpu, inp.providers, inp.offer_kinds)
         if inp.max_gpus < gpn:  # not one whole node of this kind within max_gpus
             out.fail("above max_gpus")
+            continue
+        if not offers and inp.gpus and inp.deadline_days is not None \
+                and inp.budget_usd is None:
+            out.fail("no offer")
+            search_unpriced(inp, gpu, gpn, out)
             continue
         ladder = node_ladder(inp.max_gpus // gpn)
         fitted, floor_gpus, pace_gpus = 0, 0, 0.0
@@ -205,10 +287,7 @@ def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -
             hourly = billed * offer.effective_usd_per_gpu_hour
             paid_hours = billed_hours(offer, days * 24) or days * 24
             opt = Option(gpu=gpu, gpus=gpus, nodes=nodes, gpus_per_node=gpn,
-                         layout={"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
-                                 "zero_stage": plan.zero_stage,
-                                 "micro_batch": plan.micro_batch,
-                                 "recompute": plan.recompute},
+                         layout=layout_of(plan),
                          offer=offer, billed_gpus=billed, hourly_usd=round(hourly, 4),
                          cost_usd=round(hourly * paid_hours, 2), days=days,
                          billed_hours=round(paid_hours, 6), mfu=plan.mfu,

@@ -21,6 +21,7 @@ from clusterplan.tools.plan.search import (
     SECONDS_PER_DAY,
     Option,
     Search,
+    Unpriced,
     cheapest_by_gpu,
     gpu_kinds,
     pareto,
@@ -74,6 +75,21 @@ class PlanOption(BaseModel):
         default=None, description="serving: one prompt's prefill (time to first token) by term")
 
 
+class UnpricedOption(BaseModel):
+    """A named GPU kind no offer rents: the smallest count meeting the deadline (or, when none
+    does, the fastest found), with its layout and time and no price."""
+
+    gpu: str
+    gpus: int
+    nodes: int
+    gpus_per_node: int
+    layout: dict[str, Any]
+    training_days: float
+    mfu: float
+    tokens_per_s: float
+    meets_deadline: bool
+
+
 class PlanResult(ToolResult):
     """The recommendation, the cost/time Pareto front, and why the rest failed."""
 
@@ -99,6 +115,9 @@ class PlanResult(ToolResult):
                                        "fastest cluster found, and its days")
     shortfall: str | None = Field(default=None, description="an unmet goal: by how much, and "
                                   "what would meet it")
+    unpriced: UnpricedOption | None = Field(default=None, description="a named GPU kind no "
+                                            "offer rents: the count its deadline needs, "
+                                            "unpriced")
 
 
 def _goal(inp: PlanInput) -> str:
@@ -227,6 +246,9 @@ def run(inp: PlanInput) -> PlanResult:
     result.by_gpu = [_view(o, peaks) for o in cheapest_by_gpu(found.options, time_key)[:8]]
     best = _pick(inp, found.options)
     _assumptions(inp, result)
+    if best is None and found.unpriced is not None:
+        _unpriced(inp, found.unpriced, result, notes.get(found.unpriced.gpu, ""))
+        return cite(result)
     if best is None:
         result.summary = ("no cluster meets the goal (" + _goal(inp) + "); ruled out: "
                           + (", ".join(f"{k} {v}" for k, v in found.failed.items()) or "none"))
@@ -240,6 +262,33 @@ def run(inp: PlanInput) -> PlanResult:
     result.steps += _best_steps(inp, rec, notes.get(best.gpu, ""), best.offer.source_note)
     result.summary = _sentence(inp, rec)
     return cite(result)
+
+
+def _unpriced(inp: PlanInput, found: Unpriced, result: PlanResult, gpu_note: str) -> None:
+    """The count a deadline needs on a GPU kind no offer rents, said without a price."""
+    deadline = inp.deadline_days or 0.0
+    view = result.unpriced = UnpricedOption(
+        gpu=found.gpu, gpus=found.gpus, nodes=found.nodes, gpus_per_node=found.gpus_per_node,
+        layout=found.layout, training_days=round(found.days, 4), mfu=found.mfu,
+        tokens_per_s=round(found.tokens_per_s, 3), meets_deadline=found.days <= deadline)
+    result.assumptions.append(
+        f"no offer in the price list rents {found.gpu}: the count is sized by time alone "
+        "and carries no price")
+    result.steps.append(Step(
+        label="training time of the smallest count" if view.meets_deadline else
+        "training time of the fastest count found",
+        formula="parallelism tool: steps x step time (about 6 N D / (GPUs x peak x MFU))",
+        inputs={"GPUs": q(found.gpus), "MFU": q(found.mfu),
+                "deadline": q(deadline, "days")},
+        result=q(view.training_days, "days"), notes=[gpu_note, "mfu-calibration"]))
+    what = (f"{found.gpus} x {found.gpu} ({found.nodes} node(s) of {found.gpus_per_node}), "
+            f"{_duration(found.days)} at MFU {found.mfu:.0%}, unpriced (no offer rents it)")
+    if view.meets_deadline:
+        result.summary = "the smallest count that meets the deadline: " + what
+    else:
+        result.summary = (f"no count up to {inp.max_gpus:,} GPUs meets the deadline; the "
+                          f"fastest found: {what}")
+        result.shortfall = (f"{_duration(found.days)} against {_duration(deadline)} allowed")
 
 
 def _affordable(inp: PlanInput) -> PlanResult:
