@@ -54,6 +54,10 @@ LAYOUTS = (
     # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
     lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+){NOT_MEM}", _I),
     lazy(rf"{ZN}\s*(?:台|机)\s*各?\s*{ZN}\s*卡"),  # "4机8卡": four machines of eight
+    # "2台A800x80G, 每台8卡", "两个节点，每个节点8张A100": the machines, then each one's cards
+    lazy(rf"{ZN}\s*(?:台|个节点|个机器|个服务器)[^。;；\n]{{0,40}}?每\s*(?:台|个)?\s*"
+         rf"(?:节点|机器|服务器)?\s*(?:上|有|各|配|都有)?\s*{ZN}\s*[张块个]?\s*(?:卡|gpu|显卡|{G})",
+         _I),
     lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
 )
 # GPU counts.
