@@ -98,6 +98,9 @@ def test_node_layouts_multiply_out(read):
     ("2台A800x80G, 每台8卡, 能全量微调llama2-70b吗", 16),
     ("两个节点，每个节点8张A100，训练llama 3 8b需要多久", 16),
     ("我有2台服务器, 每台服务器有4张3090", 8),
+    # huggingface/text-generation-inference#707
+    ("Is it then possible to load Llama v2 70B GPTQ with my setup (two graphics cards with 24 "
+     "GB VRAM each)?", 2),
     ("在8卡A800上微调llama 3 8b", 8),
     ("4090双卡比单卡慢", 2),
     ("llama 3 70b on 8 * 4090, CPU: 80", 8),

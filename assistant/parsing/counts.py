@@ -75,7 +75,9 @@ COUNTS = (
     # "4 MI300X", "three A100", "64 32GB V100" (not "three A100 nodes": a node count)
     lazy(rf"{B}{COUNT}\s+(?:{MEM}\s*)?{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
-    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:gpus?|accelerators?|cards?|devices?)\b"
+    # "two graphics cards with 24 GB VRAM each"
+    lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:(?:graphics|video)\s+)?"
+         r"(?:gpus?|accelerators?|cards?|devices?)\b"
          # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label); not "8788 GPU VRAM" (memory)
          r"(?!\s*[:：])(?!\s*(?:v?ram|memory|mem)\b)", _I),
     # "a pair of H100s", "dual 4090", "a couple of GPUs"
