@@ -525,3 +525,10 @@ def test_tp_and_pp_asked_of_a_training_job_is_a_layout(read):
     intent = read("What TP and PP should I use for Qwen2.5 72B full fine-tuning on 16 A100 80GB?")
     assert intent.kind == "layout"
     assert intent.slots["gpus"] == 16
+
+
+def test_a_definition_asked_after_a_sizing_is_a_concept_not_a_follow_up(read):
+    sized = read("70B Q4_K_M on a Mac with 64GB?")
+    asked = read("what does ZeRO-3 do?", sized)
+    assert asked.kind == "concept" and "params_b" not in asked.slots
+    assert read("what does ZeRO-3 do?").kind == "concept"  # the same, asked first

@@ -180,7 +180,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     if kind in ("concept", "diagnose"):
         slots["question"] = _asked(text, kind, previous)
     assumed, missing = complete(kind, slots, catalog)
-    if previous is None and not ASKS_FIGURE.search(text) and (
+    if (previous is None or DEFINES.search(text)) and not ASKS_FIGURE.search(text) and (
             (kind == "memory" and missing == ["model"])
             or (kind == "layout" and not CLUSTER_OR_JOB & set(slots)
                 and not MACHINES.search(text))):
@@ -332,11 +332,21 @@ def _new_job_on_these(text: str, slots: dict[str, Any]) -> bool:
     return bool(ON_THESE.search(text)) and ("model" in slots or "params_b" in slots)
 
 
+# "what does ZeRO-3 do?", "explain pipeline bubbles": a definition asked, whatever came before
+# (unless it names a model or GPU of its own).
+SUBJECTS_NAMED = {"model", "params_b", "gpu"}
+DEFINES = lazy(r"^\W*(?:what\s+does\s+[\w-]+(?:\s+[\w-]+)?\s+(?:do|mean)\b|explain\b|"
+               r"define\b|tell\s+me\s+about\b|how\s+does\s+[\w-]+(?:\s+[\w-]+)?\s+work\b)",
+               re.IGNORECASE)
+
+
 def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
                previous: Intent) -> bool:
     """A follow-up changes a slot of the last question; a reply fills a slot it asked for."""
     if previous.kind in ("unknown", "concept", "notes") and not previous.missing:
         return False
+    if DEFINES.search(text) and not previous.missing and not SUBJECTS_NAMED & set(slots):
+        return False  # "what does ZeRO-3 do?" after sizing a model asks what it is
     if previous.missing and (not strong or kind == previous.kind):
         return True
     if previous.missing and BARE_NUMBER.match(text):
