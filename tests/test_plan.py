@@ -12,7 +12,9 @@ from tests.conftest import run_cli
 # Dense BF16 peaks from the datasheets (notes nvidia-b200-datasheet, nvidia-h100-datasheet,
 # nvidia-h200-datasheet, nvidia-a100-datasheet), FLOP/s.
 PEAK_BF16 = {"b200-sxm": 2250e12, "h100-sxm": 989.4e12, "h200-sxm": 989.4e12,
-             "a100-sxm-80gb": 312e12}
+             "a100-sxm-80gb": 312e12,
+             # note nvidia-export-variants: the A800 keeps the A100's compute, NVLink cut only
+             "a800-sxm-80gb": 312e12}
 SECONDS_PER_DAY = 86_400
 
 
@@ -283,7 +285,7 @@ def test_a_named_gpu_no_offer_rents_gets_the_smallest_count_its_deadline_needs()
     assert found is not None and found.meets_deadline and found.training_days <= 30
     assert found.gpus == found.nodes * 8
     flops_per_token = 6 * 13.016e9 + 12 * 40 * 4096 * 5120
-    days = 1e12 * flops_per_token / (found.gpus * PEAK_BF16["a100-sxm-80gb"] * found.mfu)
+    days = 1e12 * flops_per_token / (found.gpus * PEAK_BF16["a800-sxm-80gb"] * found.mfu)
     assert math.isclose(found.training_days, days / SECONDS_PER_DAY, rel_tol=0.02)
     # the smallest: one node fewer misses the deadline
     fewer = invoke("parallelism", {"model": "llama-2-13b", "workload": "pretrain",

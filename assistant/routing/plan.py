@@ -62,20 +62,30 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
     return payload if goal else None
 
 
+def shape_words(layout: dict[str, Any]) -> str:
+    """'TP 2 × PP 1 × DP 96' (EP only when experts are split)."""
+    return " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
+                      if k in layout and (k != "ep" or layout[k] != 1))
+
+
+def training_layout_words(layout: dict[str, Any]) -> str:
+    """A training layout in words: its shape and its ZeRO stage."""
+    zero = [f"ZeRO stage {layout['zero_stage']}"] if layout.get("zero_stage") is not None else []
+    return ", ".join([shape_words(layout), *zero])
+
+
 def in_words(rec: dict[str, Any], training: bool) -> str:
     """The recommended option as a sentence: the cluster, the offer, the layout, the time or
     speed, the cost (the tool's own summary keeps field names, for scripts)."""
     layout = rec.get("layout") or {}
-    shape = " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
-                       if k in layout and (k != "ep" or layout[k] != 1))
+    shape = shape_words(layout)
     product = rec["offer"].rsplit("(", 1)[-1].rstrip(")") if "(" in rec["offer"] else ""
     where = (f"from {rec['provider']}{' ' + product if product else ''} "
              f"({str(rec['offer_kind']).replace('_', '-')}) at "
              f"{usd_rate(rec['usd_per_gpu_hour'])} per GPU-hour")
     cluster = f"**{num(rec['gpus'])}× {gpu_name(rec['gpu'])}**"
     if training:
-        settings = ", ".join([shape, *([f"ZeRO stage {layout['zero_stage']}"]
-                                       if layout.get("zero_stage") is not None else [])])
+        settings = training_layout_words(layout)
         return (f"{cluster} ({num(rec['nodes'])} node{'s' if rec['nodes'] != 1 else ''} of "
                 f"{num(rec['gpus_per_node'])}) {where}; layout {settings}; "
                 f"**{days(rec['training_days'])}** at MFU {pct(rec['mfu'])}, about "
@@ -92,14 +102,11 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
 
 def unpriced_words(found: dict[str, Any], shortfall: str | None) -> str:
     """A named GPU kind no offer rents: the count the deadline needs, by time alone."""
-    layout = found["layout"]
-    shape = " × ".join(f"{k.upper()} {layout[k]}" for k in ("tp", "pp", "dp", "ep")
-                       if k in layout and (k != "ep" or layout[k] != 1))
-    zero = f", ZeRO stage {layout['zero_stage']}" if layout.get("zero_stage") is not None else ""
     nodes = found["nodes"]
     cluster = (f"**{num(found['gpus'])}× {gpu_name(found['gpu'])}** ({num(nodes)} "
                f"node{'s' if nodes != 1 else ''} of {num(found['gpus_per_node'])}); layout "
-               f"{shape}{zero}; **{days(found['training_days'])}** at MFU {pct(found['mfu'])}")
+               f"{training_layout_words(found['layout'])}; "
+               f"**{days(found['training_days'])}** at MFU {pct(found['mfu'])}")
     unpriced = (f" Not priced: no offer in the price list rents the {gpu_name(found['gpu'])}, "
                 "so the count is sized by time alone.")
     if found["meets_deadline"]:

@@ -78,7 +78,6 @@ class Unpriced:
     layout: dict[str, Any]
     days: float
     mfu: float
-    step_s: float
     tokens_per_s: float
 
 
@@ -179,6 +178,7 @@ def _train(inp: PlanInput, gpu: str, gpus: int, gpn: int, batch: dict[str, Any])
 
 
 def layout_of(plan: TrainingPlan) -> dict[str, Any]:
+    """A training plan's layout as an option carries it."""
     return {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
             "zero_stage": plan.zero_stage, "micro_batch": plan.micro_batch,
             "recompute": plan.recompute}
@@ -233,7 +233,7 @@ def _unpriced_at(inp: PlanInput, gpu: str, nodes: int, gpn: int,
     assert res.training_days is not None  # a plan's training has tokens
     return Unpriced(gpu=gpu, gpus=nodes * gpn, nodes=nodes, gpus_per_node=gpn,
                     layout=layout_of(plan), days=res.training_days, mfu=plan.mfu,
-                    step_s=plan.step_time_s, tokens_per_s=plan.tokens_per_s)
+                    tokens_per_s=plan.tokens_per_s)
 
 
 def search_training(inp: PlanInput, kinds: list[tuple[str, int]], out: Search) -> None:
