@@ -449,6 +449,29 @@ def test_a_token_count_in_thousands_is_thousands_not_trillions(read):
         .slots["tokens"] == 300_000
 
 
+def test_a_singular_token_count_before_a_chinese_word_is_the_budget_not_the_model(read):
+    # shibing624/MedicalGPT#421: "用大约2B token数据进行13B模型的增量预训练" (2B tokens of data,
+    # a 13B model): 2e9 tokens, and the model is the 13B, not a 2B one.
+    slots = read("用大约2B token数据进行13B模型的增量预训练，训练一个epoch，不使用peft，8个a800，"
+                 "预计耗时400小时").slots
+    assert (slots["tokens"], slots["params_b"]) == (2e9, 13.0)
+
+
+@pytest.mark.parametrize(("text", "seconds", "done", "of"), [
+    # Chinese-LLaMA-Alpaca-2#227
+    ("The progress seems slow (idk, maybe 30mins for 0.01 epochs?)", 1800, 0.01, "epoch"),
+    ("2 hours for 5% of the epoch on 8 A100", 7200, 0.05, "epoch"),
+    ("0.2 epochs in 3 hours, how long for 3 epochs", 10800, 0.2, "epoch"),
+    ("30分钟跑了0.01个epoch，要多久", 1800, 0.01, "epoch"),
+    ("跑完1%用了2小时", 7200, 0.01, "run"),
+])
+def test_a_share_done_in_a_time_is_the_runs_pace(read, text, seconds, done, of):
+    slots = read(text).slots
+    assert (slots["progress_s"], slots["progress_done"], slots["progress_of"]) == \
+        (seconds, done, of)
+    assert "utilization" not in slots and slots.get("epochs", 3) == 3
+
+
 @pytest.mark.parametrize(("text", "recompute"), [
     # NVIDIA/Megatron-LM#1031: the run the asker measured used it.
     ("running on 70B on TP8 PP8 and DP2 on 128 GPUs (H100s) with activation checkpointing was "

@@ -416,3 +416,36 @@ def test_an_offload_oom_states_the_host_ram_the_states_need():
     assert "**455 GB of host RAM per node** against the 744 GB given" in answer.markdown
     assert "DeepSpeed's estimator asks for 780 GB (520 GB before its 1.5× buffer), more than " \
         "the RAM given" in answer.markdown
+
+
+# --- a run's own pace: the whole epoch from the share done ----------------------------------
+
+def test_thirty_minutes_for_a_hundredth_of_an_epoch_is_fifty_hours():
+    # https://github.com/ymcui/Chinese-LLaMA-Alpaca-2/issues/227: "renting a 4090 for 1 day
+    # ... maybe 30mins for 0.01 epochs? ... How long will it take?" By hand: 30 min / 0.01 =
+    # 3,000 min = 50 h = 2.08 days; the day rented covers 24 / 50 = 48 % of the epoch, so
+    # three days of rental at that pace.
+    answer = respond("I'm buying the service for renting a 4090 for 1 day. The progress seems "
+                     "slow (idk, maybe 30mins for 0.01 epochs?). I don't know if I'm correct. "
+                     "How long will it take? I'm worrying I have to expend the renting time to "
+                     "more days.")
+    assert answer.intent.kind == "training" and answer.clarification is None
+    assert "one epoch takes about **50 h (2.08 days)**" in answer.markdown
+    assert "| share of one epoch the 24 h cover | 24 h ÷ 50 h (2.08 days) | 48% |" \
+        in answer.markdown
+    assert "plan for 3 days" in answer.markdown
+
+
+def test_a_pace_beside_a_named_model_leads_the_estimate():
+    # "1% took 2h": 2 h / 0.01 = 200 h = 8.33 days for the whole run, 198 h still to go; the
+    # model's own estimate (an assumed data set) follows it, not the other way round.
+    answer = respond("fine-tuning llama 2 7b on 8 A100, 1% took 2h, how long will it take?")
+    assert answer.markdown.startswith("At 2 h for 1% of the run, the whole run takes about "
+                                      "**200 h (8.33 days)**, 198 h (8.25 days) still to go.")
+    assert "Set beside that, the estimate: Training on" in answer.markdown
+
+
+def test_a_chinese_pace_in_percent_is_the_share_of_the_run():
+    # "跑完1%用了2小时" (1 % done in 2 hours): 2 h / 0.01 = 200 h for the whole run.
+    answer = respond("跑完1%用了2小时，总共要多久？")
+    assert "**200 h (8.33 days)**" in answer.markdown

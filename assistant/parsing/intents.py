@@ -344,6 +344,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("diagnose", lambda t, s: "tokens" in s and "hours" in s and _has_model(s)
      and bool(CLUSTER & set(s)) and (bool(UTILISATION_ASKED.search(t))
                                      or bool(CHECK.search(t) and ELAPSED.search(t)))),
+    # A run's pace reported as time for a share of it ("30mins for 0.01 epochs, how long will
+    # it take?"): the whole run at that pace, whatever else (a rental, a GPU) is named.
+    ("training", lambda t, s: "progress_done" in s),
     # Training against a time budget ("train a 2B model on 8*A800 within 1 month?"): on the
     # GPUs counted, the run's time set against it; with none counted ("how many H100 to
     # pretrain 65B in 5 months?"), the fewest GPUs that meet it.

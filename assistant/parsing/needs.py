@@ -104,6 +104,10 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # "全参数微调需要多少显存？... 4*A800, only batch size 1, is this normal?": the memory a
         # fine-tune needs is the model's size on those GPUs, which nothing stands in for.
         required = ("model",)
+    if kind == "training" and "progress_done" in slots and not _present("model", slots):
+        # "30mins for 0.01 epochs, how long?": the run's own pace answers it; no model is
+        # sized, so nothing is assumed.
+        return {}, []
     missing = [name for name in required if not _present(name, filled)]
     return assumed, missing
 

@@ -40,7 +40,9 @@ DURATION = lazy(NUM + r"\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|day
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
 # not the tokens of one step ("0.5M tokens in a iteration"): that is the batch, no budget
-TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens\b"
+# "2B token数据": the singular and a Chinese word after it count too; a rate ("tokens/s") never
+TOKENS = lazy(NUM + r"\s*(t|b|m|k|trillion|billion|million|thousand)?\s*tokens?(?![A-Za-z])"
+              r"(?!\s*(?:/|per\s+s))"
               r"(?!\s+(?:in\s+)?(?:per|a|an|each|one)\s+(?:step|batch|iteration|iter)\b)", _I)
 # Chinchilla's C = 6ND written with the run's own figures ("6 * 7e10 * 1.64e7", exponents
 # already written out): the parameters, then the tokens trained.
@@ -124,7 +126,7 @@ LORA_RANK = lazy(r"\brank\s*(?:=|of)?\s*(\d+)\b", _I)
 # ASCII; a family name glued to its size ("qwen14b", "Qwen72B-int4") is a size too.
 PARAMS = lazy(r"(?<![xX0-9_.])(?<![^a-zA-Z][a-zA-Z])(?<!^[a-zA-Z])(?<![a-zA-Z][0-9])" + NUM
               + r"\s*-?\s*(b|bn|billion|t|trillion)(?![0-9A-Za-z_])"
-              r"(?!\s*tokens)(?:[\s-]*param(?:eter)?s?)?", _I)
+              r"(?!\s*tokens?(?![A-Za-z]))(?:[\s-]*param(?:eter)?s?)?", _I)
 
 
 MAX_DIGITS = 15  # digits before the point: nothing planned here needs 10^15 of anything
@@ -195,10 +197,55 @@ def count(text: str, what: str = "the count") -> int:
     return int(number(text, what))
 
 
+# A run's pace as elapsed time for a share of the work: "30mins for 0.01 epochs", "2 hours for
+# 5% of the epoch", "0.01 epoch in 30 minutes", "1% took 2h", "30分钟跑了0.01个epoch",
+# "跑完1%用了2小时". The share and its time are read together (and taken from the text) so
+# neither is read alone as an epoch count, a utilisation or a deadline.
+_SPAN = (r"(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|minutes?|mins?|seconds?|secs?|s|days?|分钟|小时|秒|天)"
+         r"(?![A-Za-z])")
+_DONE = (r"(\d*\.\d+|\d+(?:\.\d+)?)\s*(%\s*(?:of\s+(?:the|an|one|a)\s+epoch\b)?|(?:个\s*)?"
+         r"epochs?\b)")
+PROGRESS = (
+    lazy(_SPAN + r"\s*(?:for|per|to\s+(?:do|run|finish|complete|get\s+through)|=|->|→|才?跑了?"
+         r"|才?训练了?|才?完成了?)\s*(?:about\s+|~|only\s+)?" + _DONE, _I),
+    lazy(r"(?<![A-Za-z\d.])" + _DONE + r"\s*(?:in|takes?|took|after|needs?|done\s+in"
+         r"|completed?\s+in|用了|花了|耗时|需要|要)\s*(?:about\s+|~|roughly\s+|around\s+)?"
+         + _SPAN, _I),
+)
+TO_SECONDS = {"h": 3600.0, "hr": 3600.0, "hour": 3600.0, "小时": 3600.0, "min": 60.0,
+              "minute": 60.0, "分钟": 60.0, "s": 1.0, "sec": 1.0, "second": 1.0, "秒": 1.0,
+              "day": 86400.0, "天": 86400.0}
+
+
+def _progress(text: str, slots: dict[str, Any]) -> str:
+    """The elapsed time and the share of an epoch (or of the run) it covered; the text
+    without them."""
+    for first_span, pattern in zip((True, False), PROGRESS, strict=True):
+        m = pattern.search(text)
+        if not m:
+            continue
+        (value, unit, done, of) = (m[1], m[2], m[3], m[4]) if first_span else \
+            (m[3], m[4], m[1], m[2])
+        word = unit.lower()
+        seconds = number(value, "the elapsed time") * TO_SECONDS.get(
+            word, TO_SECONDS.get(word.rstrip("s"), 1.0))
+        share = number(done, "the share done")
+        if of.strip().startswith("%"):
+            share /= 100
+        if seconds <= 0 or share <= 0:
+            return text
+        slots["progress_s"] = seconds
+        slots["progress_done"] = share
+        slots["progress_of"] = "epoch" if "epoch" in of.lower() else "run"
+        return text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+    return text
+
+
 def read_quantities(text: str) -> dict[str, Any]:
     """Every numeric slot found in the (masked) question."""
     slots: dict[str, Any] = {}
     text = DEGREE_WORDS.sub(lambda m: SHORT_DEGREE[m[1].lower()], text)
+    text = _progress(text, slots)
     text = _global_batch(text, slots)
     for reader in _READERS:
         reader(text, slots)

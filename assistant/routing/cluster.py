@@ -13,6 +13,7 @@ from clusterplan.assistant.parsing.published_tokens import PUBLISHED_GPU_HOURS, 
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
 from clusterplan.assistant.routing.memory import fit
+from clusterplan.assistant.routing.progress import extrapolate
 from clusterplan.db.active import catalog
 from clusterplan.tools.contract import Step, ToolError, q
 
@@ -159,7 +160,11 @@ def plan_tables(result: dict[str, Any]) -> list[str]:
 
 
 def training(intent: Intent, calls: Calls) -> Reply:
-    """Days and GPU-hours for a token budget, then what the GPU-hours cost."""
+    """Days and GPU-hours for a token budget, then what the GPU-hours cost; with no model
+    named, the run's own reported pace ("30mins for 0.01 epochs") is the whole answer."""
+    pace = extrapolate(intent)
+    if pace and not (slot(intent, "model") or intent.slots.get("params_b")):
+        return Reply(headline=pace.headline)
     result = calls.run("parallelism", parallel_payload(intent), "layouts and training time")
     if not result["plans"] or not result.get("gpu_hours"):
         return Reply(headline=" ".join([layout_sentence(result), *_instead(intent, calls, result)]),
@@ -188,6 +193,8 @@ def training(intent: Intent, calls: Calls) -> Reply:
     if deadline:
         lead += " " + deadline[0]
         steps.append(deadline[1])
+    if pace:  # the run's measured pace leads; the model's estimate is set beside it
+        lead = f"{pace.headline} Set beside that, the estimate: {lead}"
     return Reply(headline=lead + " " + layout_sentence(result), tables=plan_tables(result),
                  steps=steps)
 

@@ -12,8 +12,10 @@ import re
 from clusterplan.assistant.answer import Answer, Intent
 from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.lazy_re import lazy
+from clusterplan.assistant.parsing.quantities import TO_SECONDS
 from clusterplan.assistant.routing.cluster import tokens_said
 from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.assistant.routing.progress import extrapolate
 from clusterplan.tools.contract import Step, q
 
 _I = re.IGNORECASE
@@ -26,8 +28,6 @@ TIME = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*"
 TOTAL_WORDS = lazy(r"\bof\s+(?:the\s+)?total\b|\bout\s+of\b|占(?:了)?(?:总|全部)", _I)
 # A run time in hours, never a GPU's name ("256 H100s" is no 256 hours)
 HOURS = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h|小时)(?![\w/])", _I)
-TO_SECONDS = {"h": 3600.0, "hour": 3600.0, "hr": 3600.0, "小时": 3600.0, "minute": 60.0,
-              "min": 60.0, "分钟": 60.0, "second": 1.0, "sec": 1.0, "s": 1.0, "秒": 1.0}
 # A compute budget in GPU-hours: "1.3M GPU hours", "6.4M H100 GPU-hours", "2,788K GPU hours"
 GPU_HOURS = lazy(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*(k|m|million|thousand)?\s*"
                  r"(?:<g\d+>\s*)?gpu[\s-]*hours?\b", _I)
@@ -78,6 +78,10 @@ def add_run_figures(text: str, intent: Intent, reply: Reply,
     rows += _progress_bar(text, intent, reply)
     rows += _dataset_steps(text, intent, reply)
     rows += _share_of_total(text, reply)
+    pace = extrapolate(intent)
+    if pace:
+        rows += pace.rows
+        reply.steps += pace.steps
     if rows:
         reply.tables.append(table(["from the question", "arithmetic", "result"], rows))
     return reply
