@@ -449,3 +449,36 @@ def test_a_chinese_pace_in_percent_is_the_share_of_the_run():
     # "跑完1%用了2小时" (1 % done in 2 hours): 2 h / 0.01 = 200 h for the whole run.
     answer = respond("跑完1%用了2小时，总共要多久？")
     assert "**200 h (8.33 days)**" in answer.markdown
+
+
+# --- a run's reported time against the estimate ---------------------------------------------
+
+MEDICALGPT_421 = ("耗时过长\n\n用大约2B token数据进行13B模型的增量预训练，训练一个epoch，"
+                  "不使用peft，8个a800，预计耗时400小时，远超出理论时间，可能是什么原因，正常情况下一般多久")
+
+
+def test_a_reported_run_time_is_set_against_the_estimate_not_taken_for_a_deadline():
+    # https://github.com/shibing624/MedicalGPT/issues/421: 2B tokens, 13B, 8 A800, "预计耗时400
+    # 小时 ... 正常情况下一般多久". The assumed 13B shape (40 layers, h 5,120, 4,096 tokens) does
+    # 6 x 13e9 + 12 x 40 x 4,096 x 5,120 = 8.807e10 FLOPs a token; in 400 h on 8 x 312 TFLOP/s
+    # that is 8.807e10 x 2e9 / (8 x 312e12 x 1.44e6 s) = 4.90 % MFU.
+    answer = respond(MEDICALGPT_421)
+    assert answer.intent.kind == "training"
+    assert "within the" not in answer.markdown  # 400 h is the run's time, not a time allowed
+    assert "The **400 h** you report is" in answer.markdown
+    assert "an MFU of about **4.9%**" in answer.markdown
+
+
+def test_a_run_time_checked_gives_the_hours_its_tokens_should_take():
+    # The same run asked as a check: its hours at the expected MFU. By hand the ideal (100 %
+    # MFU) time is 6 x 13e9 x 2e9 / (8 x 312e12) = 62,500 s = 17.36 h, so the expected hours
+    # times the expected MFU must come to 17.36 h.
+    answer = respond("13B model, 2B tokens of continued pretraining took 400 hours on 8 A800, "
+                     "is this normal?")
+    assert answer.intent.kind == "diagnose"
+    hours = re.search(r"\| hours 2\.00B tokens take [^|]+\| ([\d.]+) h \| 400 h \|",
+                      answer.markdown)
+    mfu = re.search(r"\| MFU of the run [^|]+\| ([\d.]+) % \|", answer.markdown)
+    assert hours and mfu
+    # both figures are shown to 3 significant digits: 0.5 % between them
+    assert float(hours[1]) * float(mfu[1]) / 100 == pytest.approx(17.36, rel=0.005)

@@ -341,9 +341,12 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
     # A run's tokens and hours with its MFU asked, or doubted ("20B tokens took 3 days, is
     # that normal?"): the run's own MFU, set against the planner's.
+    # (... unless the time it should take is asked: "正常情况下一般多久", the training estimate
+    # with the reported time set beside it.)
     ("diagnose", lambda t, s: "tokens" in s and "hours" in s and _has_model(s)
      and bool(CLUSTER & set(s)) and (bool(UTILISATION_ASKED.search(t))
-                                     or bool(CHECK.search(t) and ELAPSED.search(t)))),
+                                     or bool(CHECK.search(t) and ELAPSED.search(t)))
+     and not HOW_LONG.search(t)),
     # A run's pace reported as time for a share of it ("30mins for 0.01 epochs, how long will
     # it take?"): the whole run at that pace, whatever else (a rental, a GPU) is named.
     ("training", lambda t, s: "progress_done" in s),

@@ -22,6 +22,7 @@ from clusterplan.assistant.parsing.entities import extract
 from clusterplan.assistant.parsing.intents import (
     CLUSTER_OR_JOB,
     COST,
+    ELAPSED,
     MACHINES,
     VARIANT_ASKED,
     classify,
@@ -77,7 +78,7 @@ CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
-         "quantized", "oom_seen", "vllm_no_tp")
+         "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -141,6 +142,8 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         slots.update(measured)
         found.readings.append("read a measurement to calibrate the step-time model on: "
                               + ", ".join(f"{k}={v:g}" for k, v in measured.items()))
+    if "hours" in slots and ELAPSED.search(found.masked):
+        slots["hours_elapsed"] = True  # "it took 400 hours": the run's time, not a deadline
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
         kind = "cluster_size"  # "serve it on H100s": how many of them is the question

@@ -35,8 +35,8 @@ SELF_COPY = lazy(r"\bgpu\s*(\d+)\s*[-–>]+\s*gpu\s*\1\s*[=:]?\s*$", _I)
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
-DURATION = lazy(NUM + r"\s*-?\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
-                      r"|months?|years?)\b", _I)
+DURATION = lazy(NUM + r"\s*-?\s*(?:(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
+                      r"|months?|years?)\b|(?:个)?(秒|分钟|小时|天|周|星期|月|年)(?![A-Za-z]))", _I)
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
 # not the tokens of one step ("0.5M tokens in a iteration"): that is the batch, no budget
@@ -309,9 +309,11 @@ def _money_and_time(text: str, slots: dict[str, Any]) -> None:
         slots["usd"] = number(money[1], "the amount") * SCALE.get((money[2] or "").lower()[:1], 1)
     duration = DURATION.search(text)
     if duration:
-        unit = duration[2].lower().rstrip("s")
+        unit = (duration[2] or duration[3]).lower().rstrip("s")
         hours = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60,
-                 "hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+                 "hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760,
+                 "秒": 1 / 3600, "分钟": 1 / 60, "小时": 1, "天": 24, "周": 168, "星期": 168,
+                 "月": 730, "年": 8760}
         slots["hours"] = number(duration[1], "the duration") * hours[unit]
     period = PERIOD.search(text)
     if period:

@@ -204,6 +204,8 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
     hours = intent.slots.get("hours")
     if not hours or not result.get("training_days"):
         return None
+    if intent.slots.get("hours_elapsed"):
+        return _against_reported(float(hours), result)
     allowed, needed = float(hours) / 24, float(result["training_days"])
     if needed <= allowed:
         said = (f"That is **within the {num(allowed)} days** asked ({pct(needed / allowed)} of "
@@ -215,6 +217,23 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
     step = Step(label="the run against the time asked", formula="days needed ÷ days asked",
                 inputs={"days needed": q(needed, "days"), "days asked": q(allowed, "days")},
                 result=q(needed / allowed))
+    return said, step
+
+
+def _against_reported(hours: float, result: dict[str, Any]) -> tuple[str, Step]:
+    """The time the asker reports the run takes ("预计耗时400小时") against the estimate: how
+    many times longer, and the MFU that time means for the same work."""
+    needed_h = float(result["training_days"]) * 24
+    mfu = float(result["plans"][0]["mfu"])
+    implied = mfu * needed_h / hours
+    said = (f"The **{num(hours)} h** you report is **{num(hours / needed_h)}×** this estimate's "
+            f"{num(needed_h)} h: the same work in that time means an MFU of about "
+            f"**{pct(implied)}**, where this layout reaches {pct(mfu)}.")
+    step = Step(label="the reported time against the estimate",
+                formula="MFU of the layout × hours estimated ÷ hours reported",
+                inputs={"hours reported": q(hours, "h"), "hours estimated": q(needed_h, "h"),
+                        "layout MFU": q(round(100 * mfu, 2), "%")},
+                result=q(round(100 * implied, 2), "%"), notes=["mfu-calibration#mfu-definition"])
     return said, step
 
 

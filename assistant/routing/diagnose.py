@@ -30,6 +30,7 @@ from clusterplan.assistant.parsing.measurements import (
     request_tokens,
 )
 from clusterplan.assistant.routing import kv_formula
+from clusterplan.assistant.routing.cluster import tokens_said
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.assistant.routing.run_figures import PROGRESS_BAR
@@ -1300,9 +1301,20 @@ def _duration(ctx: Context) -> list[Finding]:
     what = (f"tokens {gpus}x {row.name} train in {num(hours)} h at {pct(mfu)} MFU "
             f"({per_param} FLOPs per parameter per token)")
     if run_tokens:
+        # the run's own tokens: the hours they take at the expected MFU, set against the
+        # hours measured ("2B tokens, 13B, 8 A800, 400 hours: how long normally?")
+        expected_h = float(hours) * float(run_tokens) / tokens
+        ctx.steps.append(Step(
+            label="hours the run's tokens take at the expected MFU",
+            formula="hours measured x the run's tokens / tokens trained in those hours",
+            inputs={"hours": q(float(hours), "h"), "tokens": q(float(run_tokens), "tokens")},
+            result=q(round(expected_h, 3), "h"), notes=[source, flops_note]))
         return [_run_mfu(ctx, float(run_tokens), params, per_param, seconds, gpus, peak,
                          (mfu, source), causes[1:], flops_note),
-                Finding(what, tokens, float(run_tokens), "tokens", [], source)]
+                Finding(f"hours {tokens_said(float(run_tokens))} tokens take on {gpus}x "
+                        f"{row.name} at {pct(mfu)} MFU ({per_param} FLOPs per parameter per "
+                        "token)", expected_h, float(hours), "h", [], source,
+                        lower_is_better=True)]
     found = [Finding(what, tokens, None, "tokens", causes, source)]
     steps = RUN_STEPS.search(ctx.text)
     if steps and int(steps[1].replace(",", "")) > 0:
@@ -1330,8 +1342,8 @@ def _run_mfu(ctx: Context, tokens: float, params: float, per_param: int, seconds
                 "dense peak": {"value": peak, "unit": "TFLOP/s"}},
         result={"value": achieved * 100, "unit": "%"},
         notes=["mfu-calibration#mfu-definition", flops_note]))
-    what = (f"MFU of the run ({num(tokens)} tokens in {num(seconds / 3600)} h on all {gpus} "
-            "GPUs)")
+    what = (f"MFU of the run ({tokens_said(tokens)} tokens in {num(seconds / 3600)} h on all "
+            f"{gpus} GPUs)")
     return Finding(what, expected[0] * 100, achieved * 100, "%", causes, expected[1])
 
 
