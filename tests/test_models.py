@@ -241,6 +241,20 @@ def test_qwen_72b_parameter_count_by_hand():
     assert catalog_rows()["qwen-72b"].params_b == pytest.approx(72.29, abs=0.005)
 
 
+def test_baichuan2_7b_parameter_count_by_hand():
+    # Baichuan 2 paper (note model-baichuan-2): 32 layers of 4096, FFN 11008, vocabulary 125696,
+    # untied head. Per layer 4 x 4096² + 3 x 4096 x 11008 + 2 x 4096 = 202,383,360; x 32 =
+    # 6,476,267,520; embedding and head 2 x 125,696 x 4096 = 1,029,701,632; final norm 4096.
+    # Total 7,505,973,248. The 13B: 40 x (4 x 5120² + 3 x 5120 x 13696 + 2 x 5120) + 2 x
+    # 125,696 x 5120 + 5120 = 13,896,668,160.
+    config = {"model_type": "baichuan", "hidden_size": 4096, "intermediate_size": 11008,
+              "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 125696,
+              "tie_word_embeddings": False}
+    assert read_shape(config).params == 7_505_973_248
+    assert catalog_rows()["baichuan2-7b"].params_b == pytest.approx(7.506, abs=0.0005)
+    assert catalog_rows()["baichuan2-13b"].params_b == pytest.approx(13.897, abs=0.0005)
+
+
 def test_falcon_kv_heads_follow_multi_query_and_the_new_decoder():
     old = {"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
            "num_attention_heads": 71, "multi_query": True, "vocab_size": 65024}

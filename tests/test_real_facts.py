@@ -482,3 +482,18 @@ def test_a_run_time_checked_gives_the_hours_its_tokens_should_take():
     assert hours and mfu
     # both figures are shown to 3 significant digits: 0.5 % between them
     assert float(hours[1]) * float(mfu[1]) / 100 == pytest.approx(17.36, rel=0.005)
+
+
+# --- a file size quoted for a named model --------------------------------------------------
+
+def test_a_30g_file_of_baichuan2_7b_is_its_fp32_weights():
+    # https://github.com/FreedomIntelligence/HuatuoGPT-II/issues/10: "7B模型的模型文件大小为30G，
+    # 而baichuan2 7B只有14G". Baichuan2-7B (note model-baichuan-2): 32 x (4 x 4096² + 3 x 4096
+    # x 11008 + 2 x 4096) + 2 x 125,696 x 4096 + 4096 = 7,505,973,248 parameters; 30e9 B over
+    # them is 4.00 B each, FP32; 16-bit is 15.01 GB = 13.98 GiB, the "14G" of the release.
+    answer = respond("checkpoint文件过大？\n\n7B模型的模型文件大小为30G，而baichuan2 7B只有14G的"
+                     "文件大小，请问这是正常的么")
+    assert answer.intent.slots["model"] == "baichuan2-7b"
+    assert "**4.00 bytes per parameter** of Baichuan2-7B" in answer.markdown
+    assert "its **weights in FP32** (30.0 GB)" in answer.markdown
+    assert "15.0 GB (14.0 GiB)" in answer.markdown

@@ -275,11 +275,19 @@ AFTER_GPU = lazy(r"(?:<g\d+>|\b(?:[abhl]\d{2,3}[a-z]?|mi\d{3}[a-z]?|rtx\s*[a-z]?
                  r"(?:(?:sxm\d?|pcie|nvl|hbm\d?e?)\s*)*[-(（]?\s*$", _I)
 
 
+# A file's size written with a bare "G" ("模型文件大小为30G", "the checkpoint is 30G"): bytes,
+# as the file words before it say (a bare "24G" elsewhere may be a card's memory).
+FILE_SIZE_G = lazy(r"(?:文件|\bfiles?\b|\bcheckpoints?\b|权重|\bsafetensors\b|\.bin\b)"
+                   r"[^\n。.,，;；]{0,12}?" + NUM + r"\s*G(?![A-Za-z/])", _I)
+
+
 def _sizes(text: str, slots: dict[str, Any]) -> None:
     size = next((m for m in SIZE.finditer(text)
                  if not AFTER_GPU.search(text[max(0, m.start() - 20):m.start()])), None)
     if size:
         slots["size"] = f"{size[1].replace(',', '')} {_byte_unit(size[2])}"
+    elif file_size := FILE_SIZE_G.search(text):
+        slots["size"] = f"{file_size[1].replace(',', '')} GB"
     rates = []
     for m in BANDWIDTH.finditer(text):
         if SELF_COPY.search(text[max(0, m.start() - 30):m.start()]):

@@ -1,4 +1,4 @@
-"""A checkpoint question with no model named: the bytes per parameter of each kind of save.
+"""What a checkpoint's size says: the bytes per parameter of each kind of save.
 
 "Why is my saved model so much larger?", "the LoRA adapter is almost as large as the model",
 "zero_to_fp32 wrote 50 GB": what was saved decides the size, at a fixed number of bytes per
@@ -59,6 +59,27 @@ def checkpoint_without_model(intent: Intent) -> Reply:
                       "4 B; + FP32 master, m, v (K = 12)", inputs={}, result=None,
                       notes=[k[2] for k in KINDS])]
     return Reply(headline=lead, tables=[table(head, rows)], steps=steps)
+
+
+def quoted_size(intent: Intent, params_b: float, name: str) -> Reply | None:
+    """A file size quoted for a named model ("7B model file is 30G, Baichuan2 7B only 14G"):
+    its bytes per parameter, and the kind of save that many bytes is."""
+    size = _size_bytes(intent.slots.get("size"))
+    if not size or params_b <= 0:
+        return None
+    per_param = size / (params_b * 1e9)
+    what, nearest, note = min(KINDS, key=lambda k: abs(k[1] - per_param) / k[1])
+    rows = [[kind, bytes_, params_b * bytes_, params_b * bytes_ * 1e9 / 2**30]
+            for kind, bytes_, _ in KINDS]
+    lead = (f"The {num(size / 1e9)} GB quoted is **{num(per_param)} bytes per parameter** of "
+            f"{name} ({num(params_b)}B parameters): that is its **{what.split(' (')[0]}** "
+            f"({num(params_b * nearest)} GB). In 16 bits the same weights are "
+            f"{num(params_b * 2)} GB ({num(params_b * 2e9 / 2**30)} GiB); in FP32 twice that.")
+    step = Step(label="bytes per parameter of the quoted size", formula="size ÷ parameters",
+                inputs={"size": q(size / 1e9, "GB"), "parameters": q(params_b * 1e9)},
+                result=q(round(per_param, 3), "B"), notes=[note])
+    return Reply(headline=lead, steps=[step],
+                 tables=[table(["what was saved", "bytes per parameter", "GB", "GiB"], rows)])
 
 
 def _size_bytes(size: Any) -> float | None:

@@ -7,9 +7,16 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table
-from clusterplan.assistant.parsing.jobs import LEAST, cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.parsing.jobs import (
+    LEAST,
+    cap,
+    gpu_name,
+    memory_payload,
+    model_name,
+    subject,
+)
 from clusterplan.assistant.routing import kv_formula
-from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model
+from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model, quoted_size
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
@@ -532,6 +539,9 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
         return checkpoint_without_model(intent)
     payload = memory_payload(intent, with_gpu=False)
     result = calls.run("memory", payload, "bytes of weights and optimizer states")
+    quoted = quoted_size(intent, float(result["params_b"]), model_name(result))
+    if quoted and not slot(intent, "bandwidth"):
+        return quoted
     size_gb = result["checkpoint_gb"]
     lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
             f"optimizer states) is **{num(size_gb)} GB**.")
