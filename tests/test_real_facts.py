@@ -497,3 +497,19 @@ def test_a_30g_file_of_baichuan2_7b_is_its_fp32_weights():
     assert "**4.00 bytes per parameter** of Baichuan2-7B" in answer.markdown
     assert "its **weights in FP32** (30.0 GB)" in answer.markdown
     assert "15.0 GB (14.0 GiB)" in answer.markdown
+
+
+# --- "is it possible to load it" beside a GPU split -----------------------------------------
+
+def test_a_70b_gptq_on_two_24_gb_cards_is_a_fit_with_its_whole_kv_cache():
+    # https://github.com/huggingface/text-generation-inference/issues/707: "Is it then possible
+    # to load Llama v2 70B GPTQ with my setup (two graphics cards with 24 GB VRAM each)? ...
+    # GPU split like in Ooba WebUI". Whether it loads is the question, not the split. Llama 2
+    # 70B config.json: 80 layers, 8 KV heads of 128; by hand 2 x 80 x 8 x 128 x 2 B = 327,680
+    # B a token; x 4,096 tokens (the context assumed) = 1.342 GB for the sequence.
+    answer = respond("Is it then possible to load Llama v2 70B GPTQ with my setup (two graphics "
+                     "cards with 24 GB VRAM each)?\n\nI thought exllama in TGI supports GPU split "
+                     "like in Ooba WebUI. 30GB GPTQ model - 20GB split on GPU1 and 10GB split on "
+                     "GPU2.")
+    assert answer.intent.kind == "fit" and answer.intent.slots["gpus"] == 2
+    assert "| KV cache of the context and batch, all GPUs together | 1.34 |" in answer.markdown

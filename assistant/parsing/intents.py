@@ -108,6 +108,8 @@ LAYOUT = lazy(r"\bvalues?\s+for\s+`?tp`?\s+and\s+`?pp\b|"
                     r"\bhow\s+should\s+(?:i|we)\s+set\s+(?:up\s+)?(?:the\s+)?(?:parameters|params|"
                     r"settings|config(?:uration)?)\b[^.?!]{0,40}\b(?:train|fine-?tun|sft)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
+POSSIBLE = lazy(r"\b(?:is|would)\s+it\s+(?:\w+\s+)?possible\s+to\s+(?:load|run|fit|serve|host|"
+                r"use|deploy)\b|\bcan\s+i\s+(?:load|run|fit|serve|host|deploy)\b", _I)
 # A choice between parallel strategies, or how to spread one model over GPUs or machines: the
 # question is the layout even when it reports a measurement ("PP is slower than TP, which?").
 STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|" \
@@ -419,6 +421,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(TP_ASKED.search(t)) and s.get("workload") != "inference"
      and not SERVING.search(t)),
+    # "Is it then possible to load Llama v2 70B GPTQ with my setup (two cards with 24 GB each)?
+    # ... GPU split like in Ooba": whether it loads is asked; the split is how.
+    ("fit", lambda t, s: bool(POSSIBLE.search(t)) and _has_model(s) and "tp" not in s
+     and bool({"gpu", "gpus", "gpu_memory_gb"} & set(s))),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
     # "the minimum GPU for 14b? would two 24G P40s do?": a count and a GPU named and a fit
     # asked of them is checked as proposed (the fit answer lists the fewest of each kind too).

@@ -50,6 +50,9 @@ def whole_table(result: dict[str, Any]) -> str:
                  ["model states (weights + gradients + optimizer)", whole["model_states"]]]
     rows += cluster_rows(result)
     rows.append(["KV cache per token (MB)", result["kv_cache_bytes_per_token"] / 1e6])
+    if result.get("kv_cache_whole_gb"):
+        rows.append(["KV cache of the context and batch, all GPUs together",
+                     result["kv_cache_whole_gb"]])
     return table(["whole model, before sharding", "GB"], rows)
 
 

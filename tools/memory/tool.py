@@ -56,6 +56,9 @@ class MemoryResult(ToolResult):
         description="per GPU: weights + gradients + optimizer states (the ZeRO paper's sum), GB")
     kv_cache_bytes_per_token: float = Field(description="whole model, all layers, bytes")
     kv_precision: str = Field(default="bf16", description="what the KV cache is stored in")
+    kv_cache_whole_gb: float = Field(
+        default=0.0, description="inference: the KV cache of the whole context for every "
+        "sequence of the batch, over all GPUs together, GB (0 when training)")
     checkpoint_gb: float = Field(
         description="training: weights + optimizer states written by a full checkpoint "
         "(adapters only for LoRA/QLoRA); inference: the weights loaded")
@@ -167,6 +170,7 @@ def run(inp: MemoryInput) -> MemoryResult:
                          "overhead": round(overhead / 1e9, 3)},
         "model_states_gb": round((weights + gradients + optimizer) / 1e9, 3),
         "kv_cache_bytes_per_token": per_token, "kv_precision": job.kv_precision,
+        "kv_cache_whole_gb": round(per_token * job.context_len * job.batch / 1e9, 3),
         "checkpoint_gb": round(checkpoint_bytes(job) / 1e9, 3),
         "whole_model_gb": whole, "weights_by_precision_gb": by_precision,
         "gpu": gpu_row.id if gpu_row else None, "gpu_memory_gb": memory, "fits": fits,
