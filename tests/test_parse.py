@@ -427,7 +427,7 @@ def test_a_family_name_with_another_size_is_that_size_not_the_familys_model(read
     intent = read("I ran the Deepseek R1 8B model with Ollama on an old PC with an RTX 3050 8GB "
                   "graphics card.")
     assert intent.slots.get("model") is None and intent.slots["params_b"] == 8
-    assert "'Deepseek R1 8B' is not deepseek-r1 (671B); read as a 8B model" in intent.readings
+    assert "'Deepseek R1 8B' is not deepseek-r1 (671B): read by its size, 8B" in intent.readings
     assert intent.slots["unknown_gpu"] == "RTX 3050" and intent.slots["gpu_memory_gb"] == 8
 
 
@@ -555,3 +555,28 @@ def test_a_definition_asked_after_a_sizing_is_a_concept_not_a_follow_up(read):
     asked = read("what does ZeRO-3 do?", sized)
     assert asked.kind == "concept" and "params_b" not in asked.slots
     assert read("what does ZeRO-3 do?").kind == "concept"  # the same, asked first
+
+
+@pytest.mark.parametrize(("text", "slots"), [
+    # LianjiaTech/BELLE#360: "7b bloom" is BLOOM 7B1 (the bare name is the 176B), and "非lora"
+    # (not LoRA) trains every weight, whatever "跑起来" (get it running) says.
+    ("大佬 7b bloom 大约需要多大的内存在非lora 的情况下，单机三张24 3090可以吗？或者局域网环境下"
+     "两张3090两张4090可以跑起来吗？",
+     {"model": "bloom-7b1", "workload": "full_finetune", "gpus": 3}),
+    ("fine-tune llama 2 7b without lora on 2 A100", {"workload": "full_finetune"}),
+    # QwenLM/Qwen3#201: two machines of eight A100 80G
+    ("lora微调72b模型需要多少2台8xA100 80G够吗", {"gpus": 16, "nodes": 2, "params_b": 72.0}),
+    # Alpha-VLLM/LLaMA2-Accessory#26: the launcher's flag is the count
+    ("llama2 13b out of memory on A800 ... torchrun --master_port=1112 --nproc_per_node=2 "
+     "main_finetune.py", {"gpus": 2, "model": "llama-2-13b"}),
+    ("torchrun --nnodes 2 --nproc_per_node 8 train.py llama 3 8b on H100", {"gpus": 16}),
+])
+def test_sizes_negations_and_launcher_counts_as_written(read, text, slots):
+    got = read(text).slots
+    assert {k: got.get(k) for k in slots} == slots
+
+
+def test_a_vision_variant_glued_to_its_version_is_not_the_text_model(read):
+    # modelscope/ms-swift#3387: "Qwen2VL 72B" has a vision encoder Qwen2 72B lacks.
+    intent = read("请问4张A800-40G能进行Qwen2VL 72B的Lora微调吗")
+    assert "model" not in intent.slots and intent.slots["params_b"] == 72.0

@@ -59,7 +59,11 @@ LAYOUTS = (
          rf"(?:节点|机器|服务器)?\s*(?:上|有|各|配|都有)?\s*{ZN}\s*[张块个]?\s*(?:卡|gpu|显卡|{G})",
          _I),
     lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
+    lazy(rf"{ZN}\s*(?:台|机)\s*(\d+){X}{G}", _I),  # "2台8xA100 80G": two machines of eight
 )
+# A launcher's flags: "torchrun --nnodes 2 --nproc_per_node=8", "deepspeed --num_gpus=4".
+PER_NODE_FLAG = lazy(r"--(?:nproc[_-]per[_-]node|num[_-]gpus)[=\s]+(\d{1,2})\b", _I)
+NODES_FLAG = lazy(r"--(?:nnodes|num[_-]nodes)[=\s]+(\d{1,4})\b", _I)
 # GPU counts.
 COUNTS = (
     # "8x H100", "8*A100", "8 x 40GB A100"
@@ -170,6 +174,11 @@ def read_layout(text: str) -> Layout:
                               else None)
             if nodes > 0 and per_node > 0:
                 return Layout(nodes * per_node, nodes, per_node)
+    flag = PER_NODE_FLAG.search(text)
+    if flag and int(flag[1]) > 0 and not any(p.search(text) for p in COUNTS):
+        nodes_flag = NODES_FLAG.search(text)
+        nodes = int(nodes_flag[1]) if nodes_flag and int(nodes_flag[1]) > 0 else 1
+        return Layout(nodes * int(flag[1]), nodes, int(flag[1]))
     own = OWN_COUNT.search(text)
     if own and number(own[1]) > 0:
         # "only on 2x 3090. I have 4x": the count of the asker's own GPUs is the cluster.

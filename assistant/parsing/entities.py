@@ -81,6 +81,11 @@ OLLAMA = lazy(r"\bollama\b", _I)
 PLAIN_TAG_TAIL = lazy(r"(?: ?-(?:instruct|chat|text|code|it|base))*(?![\w.:-])", _I)
 BARE_WIDTH = lazy(r"\bq[45]\b(?![_-])", _I)
 GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I)
+# a serving engine's launcher or flags ("vllm.entrypoints.openai.api_server",
+# "--max-model-len", "--gpu-memory-utilization", "sglang.launch_server") name serving too
+SERVING_WORDS = lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
+                     r"\bdecod|\bkv[\s-]*cache\b|推理|部署|\bapi_server\b|\blaunch_server\b|"
+                     r"--max[-_]model[-_]len\b|\bgpu[-_]memory[-_]utili[sz]ation\b", _I)
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
     # "--lora_enable True", "lora_r 64": a script's LoRA flags name the method too
@@ -92,11 +97,7 @@ WORKLOADS = (
           _I), "full_finetune"),
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
           _I), "pretrain"),
-    # a serving engine's launcher or flags ("vllm.entrypoints.openai.api_server",
-    # "--max-model-len", "--gpu-memory-utilization", "sglang.launch_server") name serving too
-    (lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
-          r"\bdecod|\bkv[\s-]*cache\b|推理|部署|\bapi_server\b|\blaunch_server\b|"
-          r"--max[-_]model[-_]len\b|\bgpu[-_]memory[-_]utili[sz]ation\b", _I), "inference"),
+    (SERVING_WORDS, "inference"),
     (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
     (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
@@ -132,7 +133,8 @@ PRICE_KINDS = (
 )
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))|\broce(?:\s*v?2)?\b", _I)
-VARIANT = lazy(r"[-_ ](?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
+# ("Qwen2VL 72B": the variant glued to the version number counts too.)
+VARIANT = lazy(r"(?:[-_ ]|(?<=\d))(?:vl|vision|coder|math|audio|omni|chat-?glm)[-_ ]?[\w.]*$", _I)
 # A math or code fine-tune keeps its base model's shape (Qwen2.5-Math-7B is Qwen2.5-7B's 28
 # layers of 3,584 with its 152,064-token vocabulary: model-qwen2-5#math-coder-same-shape);
 # a vision or audio one adds an encoder the base does not have.
@@ -189,12 +191,15 @@ def _catalog_slots(found: Entities, catalog: Catalog) -> None:
         if m.fuzzy:
             found.readings.append(f"read '{m.text}' as {m.id}")
     read_gpus(found, catalog)
-    models = [m for i, m in enumerate(by_kind(found.mentions, "models"))
+    named = by_kind(found.mentions, "models")
+    models = [m for i, m in enumerate(named)
               if not _other_size(found, m, i, catalog) and not _vision_after(found, m, i, catalog)]
     if models:
         slots["model"] = models[0].id
-    elif "params_b" not in slots:
-        _model_by_size(found, catalog)
+    elif "params_b" not in slots or named:
+        # after a name set aside for its size ("7b bloom"), only a model whose every name word
+        # is written (BLOOM 7B1), never a longer one ("Deepseek R1 8B" is no R1-Distill-Llama)
+        _model_by_size(found, catalog, whole_name=bool(named))
     listed = read_model_list(found.masked, slots.get("model"), [m.id for m in models], catalog)
     if listed:
         slots["model_list"] = listed
@@ -213,19 +218,30 @@ SIZE_AFTER = lazy(r"^\s*[-_ ]?\s*(?:(?:coder|math|chat|instruct|base|llm)[-_ ]?\
 SIZE_WORD_IN = lazy(r"\d(?:\.\d+)?\s*[bm]\b|\d+x\d+", _I)  # a name with its size: "qwen 7B"
 
 
+# the size written right before a name: "7b bloom"
+SIZE_BEFORE = lazy(r"(?<![\w.])(\d+(?:\.\d+)?)\s*b\s*[-_ ]?\s*$", _I)
+
+
 def _other_size(found: Entities, m: Mention, index: int, catalog: Catalog) -> bool:
     """'deepseek 67b' names no catalog DeepSeek (the family name alone is DeepSeek-V3, 671B):
-    a size written right after a name without one, and not that model's, leaves the size."""
+    a size written right after (or before: '7b bloom') a name without one, and not that
+    model's, leaves the size."""
     at = found.masked.find(f"<m{index}>")
     said = SIZE_AFTER.match(found.masked[at + len(f"<m{index}>"):]) if at >= 0 else None
+    before = None
+    if said is None and at >= 0:
+        said = before = SIZE_BEFORE.search(found.masked[max(0, at - 12):at])
     row = catalog.models.rows.get(m.id)
     if said is None or row is None or SIZE_WORD_IN.search(m.text):
         return False
     size = float(said[1])
     if any(abs(p - size) <= 0.05 * size for p in (row.params_b, row.active_params_b)):
         return False
-    found.readings.append(f"'{m.text} {said[0].strip()}' is not {m.id} ({num_b(row.params_b)}); "
-                          f"read as a {num_b(size)} model")
+    # the name's words go back into the text: the family's model of that size may be meant
+    found.masked = found.masked.replace(f"<m{index}>", m.text, 1)
+    written = f"{said[0].strip()} {m.text}" if before else f"{m.text} {said[0].strip()}"
+    found.readings.append(f"'{written}' is not {m.id} ({num_b(row.params_b)}): read by its "
+                          f"size, {num_b(size)}")
     return True
 
 
@@ -248,7 +264,7 @@ def _vision_after(found: Entities, m: Mention, index: int, catalog: Catalog) -> 
     return True
 
 
-def _model_by_size(found: Entities, catalog: Catalog) -> None:
+def _model_by_size(found: Entities, catalog: Catalog, whole_name: bool = False) -> None:
     """'a 70B model' is a size; '175B GPT' is the catalog model of that size and family."""
     if MOE_NAME.search(found.masked):
         return
@@ -283,7 +299,7 @@ def _model_by_size(found: Entities, catalog: Catalog) -> None:
     # the only one whose every name word the question says is meant ("Llama 3.1 ... the 70B"
     # is Llama 3.1 70B, not Llama 3.1 Nemotron 70B, whose "Nemotron" it never says).
     whole = [m for m in matches if set(re.findall(r"[a-z]+", m[0].name.lower())) - {"b"} <= words]
-    if len(matches) > 1 and len(whole) == 1:
+    if (len(matches) > 1 and len(whole) == 1) or whole_name:
         matches = whole
     if len(matches) > 1:
         matches = _unversioned(found.masked, matches) or matches
@@ -431,7 +447,7 @@ def _other_version(text: str, row: Any) -> bool:
 # method or a fabric named only to be ruled out.
 NEGATED_BEFORE = lazy(r"(?:\b(?:without|no|not|w/o|instead\s+of|rather\s+than|other\s+than|"
                       r"except)\s+(?:using\s+|use\s+|the\s+|a\s+)?|"
-                      r"(?:不用|不使用|不想用|没有用?|不带)\s*)$", _I)
+                      r"\bnon[\s-]*|(?:不用|不使用|不想用|没有用?|不带|非)\s*)$", _I)
 NEGATED_AFTER = lazy(r"^\s*(?:is\s+not|isn't|is\s+no|are\s+not|aren't|won't|doesn't)\b", _I)
 
 
@@ -462,6 +478,11 @@ def _words(found: Entities) -> None:
     if slots.get("fp32_main_grads") and "workload" not in slots:
         slots["workload"] = "pretrain"
     if slots.get("workload") in ("lora", "qlora") and _full_first(text):
+        slots["workload"] = "full_finetune"
+    # "非lora 的情况下 ... 可以跑起来吗", "without LoRA": all the weights are trained ("跑", "run"
+    # say no more than that it runs)
+    if slots.get("workload") in (None, "inference") and not SERVING_WORDS.search(text) \
+            and any(_negated(text, m) for m in ADAPTER_WORDS.finditer(text)):
         slots["workload"] = "full_finetune"
     if slots.get("workload") in ("full_finetune", "lora", "qlora", "pretrain") \
             and ENGINE_SERVES.search(text):
