@@ -580,3 +580,24 @@ def test_a_vision_variant_glued_to_its_version_is_not_the_text_model(read):
     # modelscope/ms-swift#3387: "Qwen2VL 72B" has a vision encoder Qwen2 72B lacks.
     intent = read("请问4张A800-40G能进行Qwen2VL 72B的Lora微调吗")
     assert "model" not in intent.slots and intent.slots["params_b"] == 72.0
+
+
+@pytest.mark.parametrize(("text", "gpus"), [
+    # Facico/Chinese-Vicuna#202: four cards in the machine, three given to the run; the
+    # PyTorch message's "29.21 GiB reserved in total" is memory, not a reserved price.
+    ("显卡是v100，有4张卡,单张是32G，我配置了3张。OutOfMemoryError: CUDA out of memory. Tried to "
+     "allocate 2.38 GiB (GPU 0; 31.75 GiB total capacity; 29.21 GiB reserved in total by "
+     "PyTorch) 微调13B需要多少显存", 3),
+])
+def test_the_cards_a_run_was_given_are_its_count(read, text, gpus):
+    intent = read(text)
+    assert intent.slots["gpus"] == gpus and intent.kind != "pricing"
+
+
+def test_a_user_name_ending_in_h_is_no_duration(read):
+    # tdrussell/qlora-pipe#1: "152334H/miqu-1-70b-sf" is a Hugging Face repository, not
+    # 152,334 hours.
+    intent = read("I have 4x 3090 but always OOM. I replaced `model` with a 70B one "
+                  "(152334H/miqu-1-70b-sf). Could you provide an example of a 70B model QLoRA "
+                  "training config?")
+    assert "hours" not in intent.slots and intent.kind == "fit"

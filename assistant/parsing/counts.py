@@ -127,6 +127,8 @@ class Layout:
     per_node: int | None = None
 
 
+# The cards a run was given, beside all the machine has: "我配置了3张", "只用了2张卡".
+USED_COUNT = lazy(rf"(?:配置了|用了|使用了|只用了?|启用了)\s*{ZN}\s*[张块](?:卡|显卡)?")
 # "I have 4x," "we have 8 of them": the asker's own count, with no other GPU named after it.
 OWN_COUNT = lazy(r"\b(?:i|we)\s+(?:have|own|got|use)\s+(\d{1,5})\s*(?:x|×)?\s*(?=[,.;!?]|"
                  r"\s+(?:but|and|of\s+them|cards|gpus)\b)", _I)
@@ -179,6 +181,10 @@ def read_layout(text: str) -> Layout:
         nodes_flag = NODES_FLAG.search(text)
         nodes = int(nodes_flag[1]) if nodes_flag and int(nodes_flag[1]) > 0 else 1
         return Layout(nodes * int(flag[1]), nodes, int(flag[1]))
+    used = USED_COUNT.search(text)
+    if used and number(used[1]) > 0:
+        # "有4张卡 ... 我配置了3张": the cards the run used, not all the machine has
+        return Layout(number(used[1]))
     own = OWN_COUNT.search(text)
     if own and number(own[1]) > 0:
         # "only on 2x 3090. I have 4x": the count of the asker's own GPUs is the cluster.

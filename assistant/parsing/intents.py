@@ -93,7 +93,7 @@ COST = lazy(r"\b(?<!memory\s)(?<!vram\s)(?<!compute\s)costs?\b(?!\s*\((?:gb|gib|
                   r"\brent(?:al|ing)?\b|"
                   r"\$\s*(?=[\d.]|/)|\d\s*\$|\bper\s+(?:hour|month|day|year)\b|\bmonthly\b|"
                   r"\bon[\s-]*demand\b|"
-                  r"\breserved\b(?!\s+(?:for|by|to)\b)|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
+                  r"(?<![bB]\s)\breserved\b(?!\s+(?:for|by|to|in\s+total)\b)|\bspot\b|\bbudget\b|\bbreak[\s-]*even\b|\bpay\b|\bspend\b|"
                   r"\bhow\s+much\s+(?:would|will|does|is)\s+(?:it|that|this)\b|\bbill\b|"
                   r"多少钱|费用|花费多少(?!时间)|美元|人民币|成本", _I)
 # "what TP and PP should I use", "which tensor parallel size for": degrees asked of a job

@@ -36,7 +36,8 @@ CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", r
 TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
 DURATION = lazy(NUM + r"\s*-?\s*(?:(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
-                      r"|months?|years?)\b|(?:个)?(秒|分钟|小时|天|周|星期|月|年)(?![A-Za-z]))", _I)
+                      r"|months?|years?)\b(?![/-]\w)"  # not "152334H/miqu-1-70b", a user name
+                      r"|(?:个)?(秒|分钟|小时|天|周|星期|月|年)(?![A-Za-z]))", _I)
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
 # not the tokens of one step ("0.5M tokens in a iteration"): that is the batch, no budget
