@@ -255,6 +255,19 @@ def test_baichuan2_7b_parameter_count_by_hand():
     assert catalog_rows()["baichuan2-13b"].params_b == pytest.approx(13.897, abs=0.0005)
 
 
+def test_internlm2_5_7b_parameter_count_by_hand():
+    # internlm/internlm2_5-7b-chat config.json (note model-internlm2). Per layer: q and o 2 x
+    # 4096², k and v 2 x 4096 x 1024, SwiGLU 3 x 4096 x 14336, two norms 2 x 4096 =
+    # 218,112,000; x 32 = 6,979,584,000; embedding and head 2 x 92,544 x 4096 = 758,120,448;
+    # final norm 4096. Total 7,737,708,544, the count a public loaded-weights report of an
+    # InternLM2-based 7B gives (embedding 758,120,448 of it).
+    config = {"model_type": "internlm2", "hidden_size": 4096, "intermediate_size": 14336,
+              "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+              "vocab_size": 92544, "tie_word_embeddings": False}
+    assert read_shape(config).params == 7_737_708_544
+    assert catalog_rows()["internlm2.5-7b"].params_b == pytest.approx(7.738, abs=0.0005)
+
+
 def test_falcon_kv_heads_follow_multi_query_and_the_new_decoder():
     old = {"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
            "num_attention_heads": 71, "multi_query": True, "vocab_size": 65024}
