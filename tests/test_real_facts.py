@@ -513,3 +513,17 @@ def test_a_70b_gptq_on_two_24_gb_cards_is_a_fit_with_its_whole_kv_cache():
                      "GPU2.")
     assert answer.intent.kind == "fit" and answer.intent.slots["gpus"] == 2
     assert "| KV cache of the context and batch, all GPUs together | 1.34 |" in answer.markdown
+
+
+# --- one sequence's decode against the memory bandwidth ------------------------------------
+
+def test_one_sequence_on_an_a800_is_capped_by_its_memory_bandwidth():
+    # https://github.com/baichuan-inc/Baichuan-7B/issues/138: "7B模型 ... A800 上单卡 ... 70
+    # tokens/s 比较怀疑". The A800 SXM's HBM2e moves 2.039 TB/s (nvidia-export-variants); a 7B
+    # model's 16-bit weights are 7e9 x 2 B = 14.0 GB, each read once per token: 2,039 / 14.0 =
+    # 145.6 tokens/s for one sequence at most.
+    answer = respond("想问一下在A800上测试的吞吐量，换算到推理速度的话有多少tokens/s？\n\n"
+                     "7B模型实现了A800 上单卡吞吐的情况下实现了 70tokens/s 比较怀疑，")
+    assert answer.intent.kind == "serving"
+    assert "Memory bandwidth caps one sequence at **146 tokens/s**" in answer.markdown
+    assert "inference-roofline" in {c.id for c in answer.citations}

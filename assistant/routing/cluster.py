@@ -316,10 +316,40 @@ def serving(intent: Intent, calls: Calls) -> Reply:
     if not slot(intent, "gpu"):  # a GPU the catalog lacks, known by its memory only: the
         return fit(intent, calls)  # fit and KV room; its speed is not known to rank layouts
     result = calls.run("parallelism", parallel_payload(intent), "serving layouts and throughput")
-    said = [layout_sentence(result)]
+    said, steps = [layout_sentence(result)], []
     if not result["plans"]:
         said += _served_instead(intent, calls, result)
-    return Reply(headline=" ".join(said), tables=plan_tables(result))
+    elif ceiling := _bandwidth_ceiling(intent, calls, result):
+        said.append(ceiling[0])
+        steps.append(ceiling[1])
+    return Reply(headline=" ".join(said), tables=plan_tables(result), steps=steps)
+
+
+def _bandwidth_ceiling(intent: Intent, calls: Calls, result: dict[str, Any]
+                       ) -> tuple[str, Step] | None:
+    """One sequence's decode reads every weight per token: the GPU's memory bandwidth over the
+    weight bytes is the speed no engine passes, the figure people hold a measurement against
+    ("70 tokens/s for a 7B on an A800, is that real?")."""
+    best = result["plans"][0]
+    row = catalog().gpus.rows.get(result.get("gpu") or "")
+    if best.get("decode_bound") != "memory bandwidth" or int(slot(intent, "batch") or 1) != 1 \
+            or row is None or not row.memory_bandwidth_tb_s:
+        return None
+    memory = calls.run("memory", memory_payload(intent, with_gpu=False), "the weights read per "
+                       "token")
+    if memory["active_params_b"] < memory["params_b"]:
+        return None  # an MoE reads only its active experts: the plan's own figure says it
+    weights_gb, bandwidth = float(memory["whole_model_gb"]["weights"]), \
+        float(row.memory_bandwidth_tb_s) * best["tp"]
+    ceiling = bandwidth * 1000 / weights_gb
+    step = Step(label="decode ceiling: all weights read once per token",
+                formula="memory bandwidth of the TP GPUs ÷ weight bytes",
+                inputs={"bandwidth": q(bandwidth, "TB/s"), "weights": q(weights_gb, "GB")},
+                result=q(round(ceiling, 1), "tokens/s"),
+                notes=["inference-roofline#decode-memory-bound", row.source_note])
+    return (f"Memory bandwidth caps one sequence at **{num(ceiling)} tokens/s** here: every "
+            f"token reads all {num(weights_gb)} GB of weights at {num(bandwidth)} TB/s (only "
+            "speculative decoding gets past it).", step)
 
 
 def _served_instead(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
