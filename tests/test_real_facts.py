@@ -527,3 +527,18 @@ def test_one_sequence_on_an_a800_is_capped_by_its_memory_bandwidth():
     assert answer.intent.kind == "serving"
     assert "Memory bandwidth caps one sequence at **146 tokens/s**" in answer.markdown
     assert "inference-roofline" in {c.id for c in answer.citations}
+
+
+def test_a_measured_rate_is_checked_at_the_split_and_requests_the_run_used():
+    # https://github.com/sgl-project/sglang/issues/2246: "8*a800 ... 8 request threads, tp 8,
+    # a 70b model like llama3.1 ... about 500 tokens/second". The check must be at TP 8 with 8
+    # requests decoding together, not one request on the best split. By hand the ceiling of
+    # that run: 8 x 2.039 TB/s over 141.1 GB of BF16 weights is 115.6 steps a second, each
+    # giving 8 tokens: 925 tokens/s at most, so the estimate lies below it.
+    answer = respond("[question] i wander what's the normal speed of sglang at a 8 * a800 "
+                     "machine.\n\nyes, i only have a 8*a800 machine. i set the 8 request "
+                     "threads, tp 8, with a 70b model like llama3.1\nthe final throughput is "
+                     "about 500 tokens/second\n\ni wander is this speed normal.")
+    row = re.search(r"\| decode tokens/s, 8 requests at once, 8 x a800-sxm-80gb \(TP 8; [^|]+\| "
+                    r"([\d,.]+) tokens/s \| 500 tokens/s \|", answer.markdown)
+    assert row and 0 < float(row[1].replace(",", "")) < 925

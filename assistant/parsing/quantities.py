@@ -101,7 +101,8 @@ GLOBAL_BATCH = lazy(r"\bglobal[\s_-]*batch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" 
                     r"(?:per|a|an|each|one)\s+"
                     r"(?:step|batch|iteration|optimi[sz]er\s+step)\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
-CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*(?:requests|"
+CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*"
+                   r"(?:(?:request|client)\s+threads|requests|"
                          r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
 BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
 UTILISATION = lazy(NUM + r"\s*%", _I)

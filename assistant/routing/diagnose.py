@@ -747,10 +747,15 @@ def _serving_plans(ctx: Context, why: str, concurrency: int,
                "precision": _served_bits(slot(ctx.intent, "precision"))}
     if context:
         payload["context_len"] = int(context)
+    tp = slot(ctx.intent, "tp")
+    if tp:
+        payload["top_k"] = 64  # every split, to find the one the run used
     try:
-        return list(ctx.calls.run("parallelism", payload, why).get("plans") or [])
+        plans = list(ctx.calls.run("parallelism", payload, why).get("plans") or [])
     except (ToolError, ValueError, LookupError):
         return None
+    used = [p for p in plans if p.get("tp") == tp]
+    return used or plans  # "tp 8": that split, not the best one, is what was measured
 
 
 # --- a request's response time -----------------------------------------------------------------
