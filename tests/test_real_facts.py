@@ -542,3 +542,39 @@ def test_a_measured_rate_is_checked_at_the_split_and_requests_the_run_used():
     row = re.search(r"\| decode tokens/s, 8 requests at once, 8 x a800-sxm-80gb \(TP 8; [^|]+\| "
                     r"([\d,.]+) tokens/s \| 500 tokens/s \|", answer.markdown)
     assert row and 0 < float(row[1].replace(",", "")) < 925
+
+
+# --- nccl-tests output pasted as it prints -------------------------------------------------
+
+NCCL_TESTS_194 = (
+    "all_reduce_perf between NVLINK connected H100 PCIe GPUs lower than A100 SXM4 GPUs\n\n"
+    "`./nccl-tests/build/all_reduce_perf -b 1G -e 8G -f 2 -g 2`\n\nH100 PCIe\n...\n"
+    "  1073741824     268435456     float     sum      -1   9306.7  115.37  115.37      0   "
+    "9291.5  115.56  115.56      0\n"
+    "  2147483648     536870912     float     sum      -1    18535  115.86  115.86      0    "
+    "18524  115.93  115.93      0")
+
+
+def test_a_pasted_nccl_table_on_bridged_h100_pcie_is_checked_against_the_bridge():
+    # https://github.com/NVIDIA/nccl-tests/issues/194: "-g 2" is two GPUs; the table's busbw at
+    # its largest message (2 GiB) is 115.86 GB/s. "NVLINK connected H100 PCIe" is the optional
+    # bridge: 12 NVLink 4 links, which NCCL plans at 12 x 20.6 = 247.2 GB/s one way
+    # (nccl-link-bandwidths); a 2-rank all-reduce's busbw equals its algbw, so 247 is expected.
+    answer = respond(NCCL_TESTS_194)
+    assert answer.intent.kind == "diagnose" and answer.intent.slots["gpus"] == 2
+    assert "nvlink-bridge-h100-pcie" in answer.intent.slots["links"]
+    assert "measured **116 GB/s** against about **247 GB/s** expected" in answer.markdown
+
+
+def test_an_h200_all_reduce_above_the_wire_rate_names_nvls():
+    # https://github.com/NVIDIA/nccl-tests/issues/272: 8 x H200 on NVLink 4 (450 GB/s one way),
+    # "peak bandwidth of 475 GB/s": above the line rate, which NVLink SHARP explains
+    # (collective-algorithms#nvls-offload). "-b 64k" is a message size, not a context.
+    answer = respond("[H200] NCCL's All-reduce Performance Exceed 4th Gen NVLINK Spec.\n\n"
+                     "`all_reduce_perf` was performed on a server with 8x H200 connected via "
+                     "NVLINK4 as follow:\n```\nsrun -N 1 -n 8 --ntasks-per-node 8 nccl-tests/"
+                     "build/all_reduce_perf -b 64k -e 4G -f 2 -g 1\n```\nThe output shows peak "
+                     "bandwidth of 475 GB/s")
+    assert answer.intent.kind == "diagnose" and "context_len" not in answer.intent.slots
+    assert "measured **475 GB/s**" in answer.markdown
+    assert "collective-algorithms\\#nvls-offload" in answer.markdown

@@ -61,6 +61,11 @@ LAYOUTS = (
     lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
     lazy(rf"{ZN}\s*(?:台|机)\s*(\d+){X}{G}", _I),  # "2台8xA100 80G": two machines of eight
 )
+# nccl-tests' own flags: "all_reduce_perf -b 1G -e 8G -f 2 -g 2" runs on 2 GPUs per process,
+# "srun -N 1 -n 8 ... all_reduce_perf ... -g 1" on 8 processes of 1.
+NCCL_PERF_GPUS = lazy(r"\b\w+_perf\b(?:\s+-[a-z]\s*\S+)*?\s+-g\s*(\d{1,2})\b", _I)
+NCCL_PROCS = lazy(r"\b(?:mpirun|mpiexec|srun)\b(?:\s+-\S+(?:\s+[^-\s]\S*)?)*?\s+-(?:np|n)\s*"
+                  r"(\d{1,5})\b", _I)
 # A launcher's flags: "torchrun --nnodes 2 --nproc_per_node=8", "deepspeed --num_gpus=4".
 PER_NODE_FLAG = lazy(r"--(?:nproc[_-]per[_-]node|num[_-]gpus)[=\s]+(\d{1,2})\b", _I)
 NODES_FLAG = lazy(r"--(?:nnodes|num[_-]nodes)[=\s]+(\d{1,4})\b", _I)
@@ -176,6 +181,10 @@ def read_layout(text: str) -> Layout:
                               else None)
             if nodes > 0 and per_node > 0:
                 return Layout(nodes * per_node, nodes, per_node)
+    perf = NCCL_PERF_GPUS.search(text)
+    if perf and int(perf[1]) > 0 and not any(p.search(text) for p in COUNTS):
+        procs = NCCL_PROCS.search(text)
+        return Layout(int(perf[1]) * (int(procs[1]) if procs and int(procs[1]) > 0 else 1))
     flag = PER_NODE_FLAG.search(text)
     if flag and int(flag[1]) > 0 and not any(p.search(text) for p in COUNTS):
         nodes_flag = NODES_FLAG.search(text)

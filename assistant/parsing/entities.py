@@ -373,6 +373,12 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
             continue
         if word.lower() == "nvlink":
             row = catalog.gpus.rows.get(gpu or "")
+            bridge_id = f"nvlink-bridge-{gpu}"  # a PCIe card's optional bridge (nvlink-generations)
+            if row is not None and row.without_nvlink() and bridge_id in catalog.links.rows:
+                links.append((m.start(), bridge_id))
+                found.readings.append(f"read '{word}' as {bridge_id} (the optional bridge joining "
+                                      f"a pair of {gpu})")
+                continue
             if row is not None and row.without_nvlink():
                 found.readings.append(f"'{word}': {gpu} has none (its GPUs meet over "
                                       f"{row.intra_link})")

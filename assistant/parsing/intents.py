@@ -17,6 +17,7 @@ from clusterplan.assistant.parsing.measurements import (
     KV_NEEDED,
     KV_REFUSAL,
     MEASURED_COLLECTIVE,
+    NCCL_ROW,
     any_in,
     find,
 )
@@ -315,8 +316,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and ("gpus" in s or "nodes" in s)),
     # A collective's measured rate ("the algbw is about 250GB/S", "nccl tests show a busbw of
     # ~200 GB/s"): checked against what the link should reach, not timed again.
-    ("diagnose", lambda t, s: "bandwidth" in s and bool(MEASURED_COLLECTIVE.search(t))
-     and not _has_model(s)),
+    # (A pasted nccl-tests table is such a rate too, in GB/s without the unit.)
+    ("diagnose", lambda t, s: ("bandwidth" in s or bool(NCCL_ROW.search(t)))
+     and bool(MEASURED_COLLECTIVE.search(t)) and not _has_model(s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
     # (A collective's measured rate on those links is a run to check, not the link's rate.)
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))

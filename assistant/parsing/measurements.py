@@ -37,6 +37,8 @@ KV_CLAIM = lazy(r"\bkv[\s-]*cache\b[^.\n]{0,60}?(?:is|=|of|takes?|needs?|uses?|a
                 r"(GiB|GB|MiB|MB)\b", re.IGNORECASE)
 # A rate named as a reference, not a measurement: "compared to the theoretical value (100 GB/s)".
 NOT_MEASURED = lazy(r"theoretical|theory|nominal|line[\s-]*rate|spec(?:ification)?s?\b|"
+                    # ("the output shows peak bandwidth of 475 GB/s" is the run's own best)
+                    r"(?<!shows\s)(?<!showed\s)(?<!measured\s)(?<!achieved\s)(?<!observed\s)"
                     r"\bpeak\b|理论|标称|\bcapable\s+of\b", re.IGNORECASE)
 # A collective's rate from a test run: "nccl-tests", "all_reduce_perf", "busbw of 200".
 MEASURED_COLLECTIVE = lazy(r"\b(?:algbw|busbw)\b|\bbus\s*bandwidth\s+(?:of|is|was|reaches)\b|"
@@ -160,9 +162,30 @@ BARE_BW = lazy(r"\b(busbw|algbw)\s*(?:is|=|:|of|was)?\s*(?:about|around|~)?\s*"
                r"(\d+(?:\.\d+)?)(?![\d.])(?!\s*(?:[%a-z]|/))", re.IGNORECASE)
 
 
+# A row of nccl-tests' table: size, count, type, redop, root, then the out-of-place time (us),
+# algbw and busbw (GB/s); "1073741824  268435456  float  sum  -1  9306.7  115.37  115.37  0".
+# (Rows are read anywhere: the question arrives with its line breaks folded into spaces.)
+NCCL_ROW = lazy(r"(?<![\d.])(\d{1,13})\s+\d+\s+(?:float|half|bfloat16|double|u?int(?:8|32|64)|"
+                r"fp8\w*)\s+(?:sum|prod|max|min|avg|none)\s+-?\d+\s+[\d.]+\s+([\d.]+)\s+"
+                r"([\d.]+)\b", re.IGNORECASE)
+
+
+def _nccl_table(text: str) -> tuple[int, Measurement] | None:
+    """The busbw of a pasted nccl-tests table at its largest message, where the rate levels off
+    (the small messages measure latency, not the link)."""
+    rows = list(NCCL_ROW.finditer(text))
+    if not rows:
+        return None
+    top = max(rows, key=lambda m: int(m[1]))
+    return top.start(), Measurement("bandwidth", _f(top[3]), "GB/s", top[0].strip(), "busbw",
+                                    before=text[:top.start()][-80:])
+
+
 def find(text: str) -> list[Measurement]:
     """Every measured figure in `text`, in the order they appear."""
     found: list[tuple[int, Measurement]] = []
+    if table_rate := _nccl_table(text):
+        found.append(table_rate)
     for m in BARE_BW.finditer(text):
         if not NOT_MEASURED.search(text[max(0, m.start() - 30):m.start()]):
             found.append((m.start(), Measurement("bandwidth", float(m[2]), "GB/s", m[0],

@@ -243,9 +243,17 @@ def _progress(text: str, slots: dict[str, Any]) -> str:
     return text
 
 
+# nccl-tests' message sizes and step ("all_reduce_perf -b 64k -e 4G -f 2"): bytes swept, not a
+# context, a model or a memory size.
+NCCL_SWEEP = lazy(r"(?<=\s)-[bef]\s*\d+[kmgt]?(?![\w.])", _I)
+NCCL_PERF = lazy(r"\w_perf\b")
+
+
 def read_quantities(text: str) -> dict[str, Any]:
     """Every numeric slot found in the (masked) question."""
     slots: dict[str, Any] = {}
+    if NCCL_PERF.search(text):
+        text = NCCL_SWEEP.sub(lambda m: " " * len(m[0]), text)
     text = DEGREE_WORDS.sub(lambda m: SHORT_DEGREE[m[1].lower()], text)
     text = _progress(text, slots)
     text = _global_batch(text, slots)
@@ -279,8 +287,11 @@ AFTER_GPU = lazy(r"(?:<g\d+>|\b(?:[abhl]\d{2,3}[a-z]?|mi\d{3}[a-z]?|rtx\s*[a-z]?
 
 # A file's size written with a bare "G" ("模型文件大小为30G", "the checkpoint is 30G"): bytes,
 # as the file words before it say (a bare "24G" elsewhere may be a card's memory).
-FILE_SIZE_G = lazy(r"(?:文件|\bfiles?\b|\bcheckpoints?\b|权重|\bsafetensors\b|\.bin\b)"
-                   r"[^\n。.,，;；]{0,12}?" + NUM + r"\s*G(?![A-Za-z/])", _I)
+# A size is a file's when file words come just before it: "optimizer state files (> 105 GB)".
+FILE_WORDS = (r"(?:文件|\bfiles?\b|\bcheckpoints?\b|权重|\bsafetensors\b|\.bin\b)"
+              r"[^\n。.,，;；]{0,12}?")
+FILE_SIZE_G = lazy(FILE_WORDS + NUM + r"\s*G(?![A-Za-z/])", _I)
+FILE_SIZE = lazy(FILE_WORDS + NUM + r"\s*([kKMGTP]i?B)\b", _I)
 
 
 def _sizes(text: str, slots: dict[str, Any]) -> None:
@@ -288,8 +299,11 @@ def _sizes(text: str, slots: dict[str, Any]) -> None:
                  if not AFTER_GPU.search(text[max(0, m.start() - 20):m.start()])), None)
     if size:
         slots["size"] = f"{size[1].replace(',', '')} {_byte_unit(size[2])}"
+    if file_size := FILE_SIZE.search(text):
+        slots["file_size"] = f"{file_size[1].replace(',', '')} {file_size[2]}"
     elif file_size := FILE_SIZE_G.search(text):
-        slots["size"] = f"{file_size[1].replace(',', '')} GB"
+        slots["file_size"] = f"{file_size[1].replace(',', '')} GB"
+        slots.setdefault("size", slots["file_size"])
     rates = []
     for m in BANDWIDTH.finditer(text):
         if SELF_COPY.search(text[max(0, m.start() - 30):m.start()]):

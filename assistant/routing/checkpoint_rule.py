@@ -64,7 +64,7 @@ def checkpoint_without_model(intent: Intent) -> Reply:
 def quoted_size(intent: Intent, params_b: float, name: str) -> Reply | None:
     """A file size quoted for a named model ("7B model file is 30G, Baichuan2 7B only 14G"):
     its bytes per parameter, and the kind of save that many bytes is."""
-    size = _size_bytes(intent.slots.get("size"))
+    size = _size_bytes(intent.slots.get("file_size"))
     if not size or params_b <= 0:
         return None
     per_param = size / (params_b * 1e9)

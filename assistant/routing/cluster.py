@@ -336,7 +336,7 @@ def _bandwidth_ceiling(intent: Intent, calls: Calls, result: dict[str, Any]
             or row is None or not row.memory_bandwidth_tb_s:
         return None
     memory = calls.run("memory", memory_payload(intent, with_gpu=False), "the weights read per "
-                       "token")
+                       "token", aside=True)
     if memory["active_params_b"] < memory["params_b"]:
         return None  # an MoE reads only its active experts: the plan's own figure says it
     weights_gb, bandwidth = float(memory["whole_model_gb"]["weights"]), \

@@ -253,6 +253,9 @@ def _collective(ctx: Context) -> list[Finding]:
         ranks = 8
         ctx.assumptions.append("GPU count not named: assumed 8 (one HGX node)")
     payload = {"op": op, "size": "8 GB", "ranks": ranks, "gpu": ctx.gpu()}
+    named = [k for k in ctx.intent.slots.get("links", []) if k.startswith("nvlink-bridge-")]
+    if named:  # "NVLINK connected H100 PCIe": the bridge the question says joins them
+        payload["intra_link"] = named[0]
     usable = ctx.calls.run("interconnect", payload, "bus bandwidth NCCL can reach at 8 GB")
     line = ctx.calls.run("interconnect", {**payload, "bandwidth": "line_rate"},
                          "bus bandwidth at the link's one-way line rate")
@@ -273,6 +276,10 @@ def _collective(ctx: Context) -> list[Finding]:
             notes=["nccl-tests-performance#factors"]))
         causes: list[tuple[str, str]] = []
         if busbw > float(line["busbw_gbps"]) * 1.05:
+            if op == "all_reduce" and _nvswitch_nvls(ctx):
+                causes.append(("NVLink SHARP (NVLS): the NVSwitch reduces in the switch, so the "
+                               "ring's factor overstates the bus bandwidth; NCCL_ALGO=Ring "
+                               "measures the links", "collective-algorithms#nvls-offload"))
             causes.append(("busbw above the link's one-way line rate: the figure may count both "
                            "directions, or be busbw already read as algbw",
                            "nvlink-generations#headline-is-bidirectional"))
@@ -292,6 +299,16 @@ def _collective(ctx: Context) -> list[Finding]:
                            float(usable["busbw_gbps"]), busbw, "GB/s", causes,
                            "nccl-tests-performance#busbw"))
     return out
+
+
+# NVSwitch generations that reduce in the switch (collective-algorithms#nvls-offload)
+NVLS_LINKS = ("nvlink-4", "nvlink-5")
+
+
+def _nvswitch_nvls(ctx: Context) -> bool:
+    """GPUs on an NVSwitch board of the NVLink 4 generation or later, where NCCL can run NVLS."""
+    row = ctx.gpu_row()
+    return row is not None and row.intra_link in NVLS_LINKS and row.nvlink_domain_gpus >= 8
 
 
 def _headline_quoted(ctx: Context, one_way: float) -> list[tuple[str, str]]:

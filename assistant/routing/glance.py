@@ -26,7 +26,7 @@ def add_glance(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """The reply with the model's own figures added, when it names a model not yet sized."""
     if not any(k in intent.slots for k in ("model", "params_b", "config")):
         return reply
-    sized = [call.data for call in calls.made if call.name == "memory"]
+    sized = [call.data for call in calls.made if call.name == "memory" and not call.aside]
     if sized:  # the answer sized the model: only the KV cache at each context named is added
         named = stated_contexts(intent)
         if named and (intent.kind not in SKIPPED or len(named) > 1) \

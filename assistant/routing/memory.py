@@ -543,8 +543,6 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
     payload = memory_payload(intent, with_gpu=False)
     result = calls.run("memory", payload, "bytes of weights and optimizer states")
     quoted = quoted_size(intent, float(result["params_b"]), model_name(result))
-    if quoted and not slot(intent, "bandwidth"):
-        return quoted
     size_gb = result["checkpoint_gb"]
     lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
             f"optimizer states) is **{num(size_gb)} GB**.")
@@ -559,4 +557,7 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
         seconds, extra = write_time(calls, size_gb, rate)
         lead += f" Writing it at {rate} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
         tables += extra
+    if quoted:  # the file the question quotes first, then what each kind of save holds
+        return Reply(headline=f"{quoted.headline} {lead}", tables=quoted.tables + tables,
+                     steps=quoted.steps)
     return Reply(headline=lead, tables=tables)
