@@ -36,8 +36,9 @@ def respond(question: str, previous: Intent | None = None,
         reply = add_side_by_side(intent, calls, route(intent, calls))
         reply = add_glance(intent, calls, reply)
         reply = add_run_figures(text, intent, reply, calls)
-        intent.assumed.update(reply.resolved)
         result = answer(text, intent, reply, calls)
+        if result.intent is not None:  # what the answer settled on, for follow-ups to keep
+            result.intent.assumed.update(reply.resolved)
     except (ToolError, ValidationError, LookupError, ValueError) as exc:
         return failure(text, intent, _one_line(exc), calls)
     except Exception as exc:  # an answer, never a traceback: the error names what went wrong

@@ -104,6 +104,9 @@ MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s
 CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*"
                    r"(?:(?:request|client)\s+threads|requests|"
                          r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
+# "one 128k sequence", "a single request": one at a time
+ONE_SEQUENCE = lazy(r"\b(?:one|a\s+single|single)\s+(?:\d+(?:\.\d+)?\s*k?\s*(?:-?\s*tokens?)?"
+                    r"\s+)?(?:sequence|request|user|prompt|conversation)\b", _I)
 BATCH = lazy(r"(?<!micro[\s_-])\bbatch(?:[\s_-]*size)?\s*(?:of|=|:)?\s*(\d+)", _I)
 UTILISATION = lazy(NUM + r"\s*%", _I)
 SHARE_OF_PEAK = lazy(r"\b(?:mfu|hfu|flops?|tflops?)\b|\bof\s+peak\b", _I)
@@ -440,6 +443,8 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     m = CONCURRENCY.search(text) or BATCH.search(text)
     if m:
         slots["batch"] = count(m[1], "the batch")
+    elif ONE_SEQUENCE.search(text):
+        slots["batch"] = 1  # "one 128k sequence": a single one, whatever was served before
     m = next((u for u in UTILISATION.finditer(text)
               if not SHARE_OF_PEAK.search(text, max(0, u.start() - 60), u.start())), None)
     if m:  # a share of the hours rented; a share of peak (MFU) is a measurement, not this

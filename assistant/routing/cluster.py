@@ -176,8 +176,10 @@ def training(intent: Intent, calls: Calls) -> Reply:
             "pretraining count)"
     else:
         said += " tokens"
+    run_days = float(result["training_days"])
+    span = f"{num(run_days)} days" if run_days >= 2 else f"{num(run_days * 24)} hours"
     lead = (f"Training on {said} on {result['gpus']}× "
-            f"{gpu_name(result['gpu'])} takes about **{num(result['training_days'])} days** "
+            f"{gpu_name(result['gpu'])} takes about **{span}** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = price_run(intent, calls, result)
     cheapest = price.get("cheapest")

@@ -25,6 +25,9 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         payload: dict[str, Any] = {"largest_model": True, "workload": workload}
     else:
         payload = {**model_fields(intent), "workload": workload}
+    for name in ("precision", "kv_precision"):
+        if name in s:  # asked ("and with FP8?"), never the assumed default
+            payload[name] = s[name]
     goal = False
     if workload == "inference":
         if "users" in s and ("user_tokens_per_s" in s or "tokens_per_s" in s):
@@ -213,4 +216,6 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     if result.get("failed"):
         tables.append(table(["ruled out because", "candidates"],
                             [[k, num(v)] for k, v in result["failed"].items()]))
-    return Reply(headline=head, tables=tables)
+    # the cluster recommended is the one a follow-up ("how much KV cache ...?") is about
+    resolved = {"gpu": rec["gpu"], "gpus": rec["gpus"]} if rec else {}
+    return Reply(headline=head, tables=tables, resolved=resolved)

@@ -16,6 +16,7 @@ from clusterplan.tools.units import convert, parse
 # The note's range of reserved discounts, used when no reserved price is on record.
 DISCOUNT_RANGE = (0.2, 0.4)
 DISCOUNT_NOTE = "pricing-models#reserved-discount"
+SPOT_NOTE = "pricing-models#spot-reclaimed"
 MAX_OFFERS = 8
 
 
@@ -33,9 +34,10 @@ def pricing(intent: Intent, calls: Calls) -> Reply:
 
 def _a_run(intent: Intent) -> bool:
     """A training run is on the table (a model and a token budget, carried or said) and no
-    rental period was asked: its cost is the run's GPU-hours, not a month of the cluster."""
+    rental period was asked ("per month?" asks the cluster's rent): its cost is the run's
+    GPU-hours, not a month of the cluster."""
     return (has_model(intent) and bool(intent.slots.keys() & {"tokens", "samples"})
-            and not slot(intent, "hours")
+            and not slot(intent, "hours") and not intent.slots.get("period")
             and slot(intent, "workload") not in (None, "inference"))
 
 
@@ -125,6 +127,13 @@ def offers(intent: Intent, calls: Calls) -> Reply:
     if not cheapest:
         return Reply(headline=f"No offer for {slot(intent, 'gpu')} is on record"
                      + (f" as {payload['kind']}" if payload["kind"] != "any" else "") + ".")
+    spot = None
+    if payload["kind"] == "any" and cheapest["kind"] == "spot":
+        # no kind asked: the price a run can count on is on demand; spot is named beside it
+        steady = calls.run("pricing", payload | {"kind": "on_demand"},
+                           "the cheapest on-demand offer (spot may be reclaimed)")
+        if steady.get("cheapest"):
+            spot, result, cheapest = cheapest, steady, steady["cheapest"]
     gpus = result["billed_gpus"]
     lead = (f"The cheapest {cheapest['kind'].replace('_', '-')} offer for {gpus}× "
             f"{cheapest['gpu']} is {cheapest['provider']} at "
@@ -138,7 +147,13 @@ def offers(intent: Intent, calls: Calls) -> Reply:
         lead += f" For {days(asked / 24)}: {usd(result['total_usd'])}" + (
             f" (billed as {days(billed / 24)}: the provider's billing increment or minimum)"
             if billed > asked * (1 + 1e-9) else "") + "."
-    return Reply(headline=lead, tables=[offers_table(result["offers"])])
+    citations = []
+    if spot:
+        lead += (f" Spot is cheaper, {spot['provider']} at "
+                 f"{usd_rate(spot['effective_usd_per_gpu_hour'])} per GPU-hour, but can be "
+                 "reclaimed at any time.")
+        citations.append(note_ref(SPOT_NOTE))
+    return Reply(headline=lead, tables=[offers_table(result["offers"])], citations=citations)
 
 
 def offers_table(rows: list[dict[str, Any]]) -> str:

@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from clusterplan.tools.input_checks import CheckedInput
+from clusterplan.tools.memory.input import KvPrecision
+from clusterplan.tools.memory.precision import Precision
 from clusterplan.tools.parallelism.input import token_budget
 
 PlanWorkload = Literal["pretrain", "full_finetune", "lora", "qlora", "inference"]
@@ -22,6 +24,9 @@ class PlanInput(CheckedInput):
     model: str | None = Field(default=None, max_length=200, description="catalog name")
     params_b: float | None = Field(default=None, description="total parameters, in billions")
     workload: PlanWorkload = Field(default="pretrain")
+    precision: Precision | None = Field(default=None, description="weights and compute; "
+                                        "default bf16 (nf4 for qlora), as the parallelism tool")
+    kv_precision: KvPrecision | None = Field(default=None, description="inference KV cache")
     tokens: float | str | None = Field(default=None, description="training tokens, e.g. '2T'")
     deadline_days: float | None = Field(default=None, gt=0, le=3650,
                                         description="finish the tokens within this many days")

@@ -145,7 +145,12 @@ def kind_offers(gpu: str, providers: list[str] | None,
 
 
 def model_args(inp: PlanInput) -> dict[str, Any]:
-    return {"model": inp.model} if inp.model else {"params_b": inp.params_b}
+    """The model as the parallelism tool takes it, with the precision asked (FP8, 4-bit
+    weights change what fits and how fast each GPU decodes)."""
+    args: dict[str, Any] = {"model": inp.model} if inp.model else {"params_b": inp.params_b}
+    args.update({k: v for k, v in (("precision", inp.precision),
+                                   ("kv_precision", inp.kv_precision)) if v is not None})
+    return args
 
 
 def train_at(inp: PlanInput, gpu: str, gpus: int, gpn: int) -> tuple[TrainingPlan, Any] | str:
