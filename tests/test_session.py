@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clusterplan.assistant.answer import Answer, Intent
+from clusterplan.assistant.respond import respond
 from clusterplan.assistant.sessions.session import Assistant
 
 NOTES_CALL = "/notes query=nvlink infiniband limit=2"
@@ -159,3 +161,12 @@ def test_a_follow_up_about_another_workload_is_sized_afresh(memory_store):
     kept = [r for r in second.intent.readings if r.startswith("kept from")]
     assert kept and "workload" not in kept[0] and "gpu_plural" not in kept[0]
     assert "model=llama-3-70b" in kept[0]
+
+
+@pytest.mark.parametrize("follow_up", ["what if I use 128 instead?", "and 128?", "how about 128"])
+def test_a_lone_count_after_a_job_on_gpus_is_the_new_gpu_count(memory_store, follow_up):
+    # Seen in the terminal: "what if I use 128 instead?" after 13B on 64 H100 answered for 64.
+    first = respond("Pretrain a 13B model on 300B tokens on 64 H100, how long?")
+    again = respond(follow_up, previous=first.intent)
+    assert again.intent.slots["gpus"] == 128
+    assert "on 128× NVIDIA H100 SXM 80GB" in again.markdown

@@ -41,6 +41,10 @@ REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\
 # "is TP 8 a good idea on these?": the GPUs of the last question, however long the sentence.
 ON_THESE = lazy(r"\b(?:on|with|for|across|over)\s+(?:these|those|them)\b", re.IGNORECASE)
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
+# A follow-up whose only figure is a plain count: "what if I use 128 instead?", "and 256?"
+LONE_COUNT = lazy(r"^\W*(?:(?:and|but|so|ok|okay)\W+)?(?:what\s+(?:if|about)|how\s+about|with|on|"
+                  r"using|use|try)?(?:\s+(?:i|we)\s+(?:use|try|had|have|take))?\s*(\d[\d,]{0,6})"
+                  r"(?:\s+(?:instead|then))?\W*$", re.IGNORECASE)
 BARE_UNIT = lazy(r"^\W*([kKMGTP]i?[bB](?:/s)?)\W*$")
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b", re.IGNORECASE)
 OUT_OF_MEMORY = lazy(r"\boom\b|\bout\s+of\s+memory\b|\bruns?\s+out\b|显存不足|显存溢出|爆显存",
@@ -401,11 +405,15 @@ def _same_subject(kind: str, previous: Intent) -> bool:
 
 
 def _bare_answer(text: str, slots: dict[str, Any], previous: Intent) -> None:
-    """'16' in reply to "how many GPUs?" is the GPU count; 'GB/s' to "which unit?" the unit."""
+    """'16' in reply to "how many GPUs?" is the GPU count; 'GB/s' to "which unit?" the unit;
+    "what if I use 128 instead?" after a job on 64 GPUs is 128 GPUs."""
     wanted = previous.missing[0] if previous.missing else ""
     m = BARE_NUMBER.match(text)
     if m and wanted in ("gpus", "nodes", "batch", "context_len"):
         slots[wanted] = int(m[1].replace(",", ""))
+    lone = LONE_COUNT.match(text)
+    if lone and not wanted and "gpus" in previous.slots and not slots.keys() & {"gpus", "nodes"}:
+        slots["gpus"] = int(lone[1].replace(",", ""))
     unit = BARE_UNIT.match(text)
     if unit and wanted == "to_unit":
         slots["to_unit"] = unit[1]
