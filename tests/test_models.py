@@ -384,3 +384,13 @@ def test_import_takes_a_hugging_face_snapshot_folder(tmp_path):
     result = run_cli("models", "import", str(snapshot), "--params-b", "0.6")
     assert result.exit_code == 0, result.output
     assert "imported tiny-qwen" in result.output and "0.6B parameters," in result.output
+
+
+def test_gpt2_rows_by_hand():
+    # GPT-2 small (note model-gpt-2): 12 x (12 x 768² + 13 x 768) = 85,054,464 in the blocks,
+    # embedding 50,257 x 768 = 38,597,376 (tied with the head), positions 1,024 x 768 =
+    # 786,432, final norm 2 x 768: 124,439,808, Hugging Face's count for openai-community/gpt2.
+    blocks = 12 * (12 * 768**2 + 13 * 768)
+    assert blocks + 50257 * 768 + 1024 * 768 + 2 * 768 == 124_439_808
+    assert catalog_rows()["gpt2-124m"].params_b == pytest.approx(0.1244, abs=0.00005)
+    assert catalog_rows()["gpt2-xl"].max_context == 1024

@@ -184,13 +184,24 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         if "seq_len" in slots and "context_len" not in slots:
             # a served sequence's length ("max sequence length 32k") is its context length
             slots["context_len"] = slots.pop("seq_len")
-        assumed.update({k: v for k, v in (("context_len", 4096), ("batch", 1)) if k not in slots})
+        assumed.update({k: v for k, v in (("context_len", _within(4096, slots, catalog)),
+                                          ("batch", 1)) if k not in slots})
     else:
         if "context_len" in slots and "seq_len" not in slots:
             # a trained model's context ("7b model, 64k context") is the length it trains at
             slots["seq_len"] = slots.pop("context_len")
-        defaults = (("seq_len", DEFAULT_SEQ_LEN), ("micro_batch", 1), ("optimizer", "adamw"))
+        defaults = (("seq_len", _within(DEFAULT_SEQ_LEN, slots, catalog)), ("micro_batch", 1),
+                    ("optimizer", "adamw"))
         assumed.update({k: v for k, v in defaults if k not in slots})
+
+
+def _within(tokens: int, slots: Slots, catalog: Catalog) -> int:
+    """A default length no longer than the catalog model's own context (GPT-2's 1,024)."""
+    try:
+        row = catalog.models.find(slots["model"]) if "model" in slots else None
+    except LookupError:
+        row = None
+    return min(tokens, row.max_context) if row is not None and row.max_context else tokens
 
 
 def _released_precision(slots: Slots, catalog: Catalog) -> str:

@@ -26,6 +26,7 @@ PUBLISHED_TOKENS: dict[str, tuple[float, str]] = {
        for m in ("qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b",
                  "qwen3-30b-a3b", "qwen3-235b-a22b")},
     "gpt-3-175b": (300 * B, "pretraining-tokens#gpt-3-opt-bloom"),
+    "gpt2-124m": (600_000 * 491_520.0, "pretraining-tokens#nanogpt-gpt2"),
     **{m: (180 * B, "pretraining-tokens#gpt-3-opt-bloom")
        for m in ("opt-13b", "opt-30b", "opt-66b", "opt-175b")},
     "bloom-176b": (366 * B, "pretraining-tokens#gpt-3-opt-bloom"),
