@@ -601,3 +601,14 @@ def test_a_user_name_ending_in_h_is_no_duration(read):
                   "(152334H/miqu-1-70b-sf). Could you provide an example of a 70B model QLoRA "
                   "training config?")
     assert "hours" not in intent.slots and intent.kind == "fit"
+
+
+def test_an_issue_templates_examples_are_not_the_askers_hardware(read):
+    # mlc-ai/mlc-llm#3310, the template's field "Device (e.g. MacBook Pro M2, PC+RTX 3080): orin
+    # 64GB": the RTX 3080 is the template's example, not the device. An example in the asker's
+    # own sentence still counts: "请问微调一个模型（例如7B）需要多大的显存？" means a 7B.
+    intent = read("[Speed] MLC is much slower than Ollama when running Qwen Coder 30b - Device "
+                  "(e.g. MacBook Pro M2, PC+RTX 3080): orin 64GB - Decode speed (Token/s): "
+                  "approximately 6, and ollama is 20")
+    assert "gpu" not in intent.slots and intent.slots["model"] == "qwen3-coder-30b-a3b"
+    assert read("请问微调一个模型（例如7B）需要多大的显存？").slots["params_b"] == 7

@@ -102,7 +102,15 @@ def clean(question: str) -> str:
     text = CJK_LATIN.sub(" ", text)
     text = SPELLED_PRODUCT.sub(_same_product, text)
     text = MARKDOWN_BOLD.sub("", text)
+    text = TEMPLATE_EXAMPLE.sub(" ", text)
     return re.sub(r"\s+", " ", text).strip()[:MAX_CHARS]
+
+
+# An issue template's own examples, a field's label before its colon ("Device (e.g. MacBook Pro
+# M2, PC+RTX 3080): orin 64GB"), are not the asker's hardware or model: dropped before anything
+# is read. An example in the asker's own sentence ("a model (e.g. 7B)") is what they mean.
+TEMPLATE_EXAMPLE = lazy(r"\(\s*(?:e\.\s?g\.?|eg\.|for\s+example|such\s+as|例如|比如)[^()]{0,200}\)"
+                        r"(?=\s*[:：])", re.IGNORECASE)
 
 
 # Markdown emphasis pasted from a thread ("on **all 16** GPUs") hides a count from its noun;
