@@ -578,3 +578,24 @@ def test_an_h200_all_reduce_above_the_wire_rate_names_nvls():
     assert answer.intent.kind == "diagnose" and "context_len" not in answer.intent.slots
     assert "measured **475 GB/s**" in answer.markdown
     assert "collective-algorithms\\#nvls-offload" in answer.markdown
+
+
+# --- how many GPUs, with no model named ----------------------------------------------------
+
+def test_how_many_gpus_for_a_fine_tune_with_no_model_compares_sizes_and_methods():
+    # https://github.com/stas00/ml-engineering/issues/9: "estimating the number of GPUs required
+    # ... full-finetuning or using LoRA or QLoRA" with no model named. By hand on an H100 (85.5
+    # GB the driver reports): a 7B full fine-tune keeps 7e9 x 16 B = 112 GB of states, more
+    # than one GPU holds, so at least 2; a 70B QLoRA base is 70e9 x 0.52 B = 36 GB, one GPU.
+    answer = respond("GPU requirements and cost estimation. One of the key things before getting "
+                     "started is estimating the number of GPUs required and the estimated cost "
+                     "for doing the fine-tuning. Now there are so many variables like: 1. What "
+                     "GPU you use. 2. How many GPUs we are using. 3. Is this full-finetuning or "
+                     "using LoRA or QLoRA, etc.")
+    assert answer.clarification is None and answer.intent.kind == "cluster_size"
+    rows = {tuple(c.strip() for c in line.strip("|").split("|")[:3])
+            for line in answer.markdown.splitlines() if line.startswith("| ")}
+    fewest_7b_full = next(int(n) for size, work, n in rows if (size, work) == ("7B",
+                                                                               "full fine-tune"))
+    assert fewest_7b_full >= 2
+    assert ("70B", "QLoRA", "1") in rows

@@ -170,3 +170,16 @@ def test_a_lone_count_after_a_job_on_gpus_is_the_new_gpu_count(memory_store, fol
     again = respond(follow_up, previous=first.intent)
     assert again.intent.slots["gpus"] == 128
     assert "on 128× NVIDIA H100 SXM 80GB" in again.markdown
+
+
+def test_a_pasted_thread_after_a_sizing_is_a_question_of_its_own(memory_store):
+    # stas00/ml-engineering#9 asked right after a GPT-3 6.7B question in the terminal: its
+    # paragraph names no model and was answered for the 6.7B. A question that long stands alone.
+    first = respond("multi-node H100 training with ZeRO on GPT-3 6.7B, how much memory?")
+    again = respond("GPU requirements and cost estimation. I also have started to do fine-tuning "
+                    "and moving towards large scale fine-tuning. One of the key things before "
+                    "getting started is estimating the number of GPUs required and the estimated "
+                    "cost for doing the fine-tuning. Now there are so many variables like: 1. "
+                    "What GPU you use. 2. How many GPUs we are using. 3. Is this full-finetuning "
+                    "or using LoRA or QLoRA, etc.", previous=first.intent)
+    assert "model" not in again.intent.slots and "params_b" not in again.intent.slots

@@ -104,6 +104,11 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # "全参数微调需要多少显存？... 4*A800, only batch size 1, is this normal?": the memory a
         # fine-tune needs is the model's size on those GPUs, which nothing stands in for.
         required = ("model",)
+    if kind == "cluster_size" and not _present("model", slots) and "size" not in slots \
+            and slots.get("workload") not in (None, "inference", "pretrain"):
+        # "how many GPUs to fine-tune, full or LoRA or QLoRA?" with no model: the comparison
+        # over common sizes and workloads answers it (routing.count_rule); nothing is assumed.
+        return {}, []
     if kind == "training" and "progress_done" in slots and not _present("model", slots):
         # "30mins for 0.01 epochs, how long?": the run's own pace answers it; no model is
         # sized, so nothing is assumed.

@@ -41,6 +41,9 @@ REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\
 # "is TP 8 a good idea on these?": the GPUs of the last question, however long the sentence.
 ON_THESE = lazy(r"\b(?:on|with|for|across|over)\s+(?:these|those|them)\b", re.IGNORECASE)
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
+# Follow-ups are short ("and on 8 H100?", "how long on 2T tokens?"); a question of more words
+# than this, pasted from a thread, stands on its own.
+LONG_QUESTION_WORDS = 40
 # A follow-up whose only figure is a plain count: "what if I use 128 instead?", "and 256?"
 LONE_COUNT = lazy(r"^\W*(?:(?:and|but|so|ok|okay)\W+)?(?:what\s+(?:if|about)|how\s+about|with|on|"
                   r"using|use|try)?(?:\s+(?:i|we)\s+(?:use|try|had|have|take))?\s*(\d[\d,]{0,6})"
@@ -371,6 +374,8 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
         return True
     if strong and not _same_subject(kind, previous):
         return False
+    if len(text.split()) > LONG_QUESTION_WORDS:
+        return False  # a paragraph of its own (a thread pasted) is a new question, not a tweak
     if _lacks_the_model(kind, new_model, previous):
         return True  # "how long on 2T tokens?" after sizing Llama 3 70B is about Llama 3 70B
     if ON_THESE.search(text) and not new_model:

@@ -17,6 +17,7 @@ from clusterplan.assistant.parsing.jobs import (
 )
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model, quoted_size
+from clusterplan.assistant.routing.count_rule import count_without_model
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
@@ -480,7 +481,10 @@ def _kv_room(result: dict[str, Any]) -> tuple[str, Step]:
 
 
 def cluster_size(intent: Intent, calls: Calls) -> Reply:
-    """The fewest GPUs of the kind asked that hold the job (memory is the floor)."""
+    """The fewest GPUs of the kind asked that hold the job (memory is the floor); with no model
+    named, the same for the common sizes and each way of training."""
+    if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        return count_without_model(intent, calls)
     payload = memory_payload(intent, with_gpu=False, least=True) | {"gpu": slot(intent, "gpu")}
     result = calls.run("memory", payload, "bytes of the job and the fewest GPUs of each kind")
     gpu_id = result["gpu"]
