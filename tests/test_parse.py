@@ -612,3 +612,8 @@ def test_an_issue_templates_examples_are_not_the_askers_hardware(read):
                   "approximately 6, and ollama is 20")
     assert "gpu" not in intent.slots and intent.slots["model"] == "qwen3-coder-30b-a3b"
     assert read("请问微调一个模型（例如7B）需要多大的显存？").slots["params_b"] == 7
+
+
+def test_a_count_glued_to_gpus_counts_when_nothing_else_does(read):
+    # hpcaitech/ColossalAI#5139: "How to run llama2 70B pretrain on 32gpus?"
+    assert read("How to run llama2 70B pretrain on 32gpus? I got OOM error").slots["gpus"] == 32

@@ -69,6 +69,7 @@ NCCL_PROCS = lazy(r"\b(?:mpirun|mpiexec|srun)\b(?:\s+-\S+(?:\s+[^-\s]\S*)?)*?\s+
 # A launcher's flags: "torchrun --nnodes 2 --nproc_per_node=8", "deepspeed --num_gpus=4".
 PER_NODE_FLAG = lazy(r"--(?:nproc[_-]per[_-]node|num[_-]gpus)[=\s]+(\d{1,2})\b", _I)
 NODES_FLAG = lazy(r"--(?:nnodes|num[_-]nodes)[=\s]+(\d{1,4})\b", _I)
+GLUED_GPUS = lazy(rf"{B}(\d{{1,5}})gpus\b(?!\s*[:：])", _I)
 # GPU counts.
 COUNTS = (
     # "8x H100", "8*A100", "8 x 40GB A100"
@@ -206,6 +207,8 @@ def read_layout(text: str) -> Layout:
             value = number(m[1])
             if value > 0:
                 found.append((m.start(), value))
+    if not found:  # "on 32gpus": a count glued to the word, when no other count is written
+        found = [(m.start(), int(m[1])) for m in GLUED_GPUS.finditer(text) if int(m[1]) > 0]
     found.sort()
     layout = Layout()
     if found:
