@@ -617,3 +617,9 @@ def test_an_issue_templates_examples_are_not_the_askers_hardware(read):
 def test_a_count_glued_to_gpus_counts_when_nothing_else_does(read):
     # hpcaitech/ColossalAI#5139: "How to run llama2 70B pretrain on 32gpus?"
     assert read("How to run llama2 70B pretrain on 32gpus? I got OOM error").slots["gpus"] == 32
+
+
+def test_a_cards_memory_written_before_de_xiancun_is_its_memory(read):
+    # zai-org/VisualGLM-6B#80: "总共4张卡，单卡11G 的显存" (four cards, 11G of memory each).
+    slots = read("总是报错CUDA out of memory。总共4张卡，单卡11G 的显存。").slots
+    assert (slots["gpus"], slots["gpu_memory_gb"]) == (4, 11.0)
