@@ -623,3 +623,10 @@ def test_a_cards_memory_written_before_de_xiancun_is_its_memory(read):
     # zai-org/VisualGLM-6B#80: "总共4张卡，单卡11G 的显存" (four cards, 11G of memory each).
     slots = read("总是报错CUDA out of memory。总共4张卡，单卡11G 的显存。").slots
     assert (slots["gpus"], slots["gpu_memory_gb"]) == (4, 11.0)
+
+
+def test_a_macs_unified_memory_is_the_memory_the_model_must_fit(read):
+    # An Apple chip is outside the catalog; its unified memory is what the weights must fit in.
+    slots = read("Can I run Llama 3 70B Q4_K_M on a Mac Studio M2 Ultra with 192GB unified "
+                 "memory?").slots
+    assert slots["gpu_memory_gb"] == 192.0 and "gpu" not in slots

@@ -13,7 +13,8 @@ _I = re.IGNORECASE
 _SIZE = r"(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b\s*(?:of\s+)?"
 # gpu-driver-memory#label-derived: a GPU's memory label ("80GB") counts GiB, as its driver does.
 LABEL_GIB = 2**30 / 1e9
-VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram|(?:的\s*)?显存)"
+VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram|(?:的\s*)?显存|unified\s+memory"
+            r"|(?:的\s*)?统一内存)"
             # "8 x 48GB GPUs", "一张48G的显卡": GPUs known by their memory alone (not "<gpu>
             # 80GB GPUs"; "6GB显卡提示显存不足" beside a card named is that card's memory)
             r"|(?<!>)(?<!>\s)(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g)\s*"
