@@ -410,3 +410,14 @@ def test_serving_on_more_gpus_than_layers_sizes_each_replica_to_fit():
     assert result["layout"]["dp"] == 1024
     assert result["fits"] is True
     assert any("pp=2 across nodes" in a and "1024 replicas" in a for a in result["assumptions"])
+
+
+def test_bits_per_weight_sets_the_weights_bytes_and_only_for_serving():
+    # gptq-awq-formats#exl2-bpw: Llama 2 70B (68.98e9 parameters) at 4.65 bits per weight is
+    # 68.98e9 x 4.65 / 8 = 40.09 GB by hand; a training job refuses an average bit width.
+    result = run_tool("memory", {"model": "llama-2-70b", "bits_per_weight": 4.65})
+    assert result["whole_model_gb"]["weights"] == pytest.approx(68.98e9 * 4.65 / 8 / 1e9,
+                                                                rel=0.002)
+    refused = run_cli("tool", "memory", "--input", json.dumps(
+        {"model": "llama-2-70b", "bits_per_weight": 4.65, "workload": "lora"}))
+    assert refused.exit_code != 0 and "bits_per_weight" in refused.output

@@ -599,3 +599,20 @@ def test_how_many_gpus_for_a_fine_tune_with_no_model_compares_sizes_and_methods(
                                                                                "full fine-tune"))
     assert fewest_7b_full >= 2
     assert ("70B", "QLoRA", "1") in rows
+
+
+# --- a quantisation's average bits per weight ----------------------------------------------
+
+def test_llama_2_70b_exl2_at_4_65_bpw_fits_two_3090s():
+    # https://github.com/turboderp-org/exllamav2/issues/91: "2 RTX 3090s with NVLink ... Llama2-70B
+    # with EXL2 quants at 4.65 bits per weight". Llama 2 70B config.json: 68.98e9 parameters;
+    # by hand 68.98e9 x 4.65 / 8 = 40.1 GB of weights, 20.0 GB on each of two cards, which fits
+    # a 3090's 24 GiB (25.8 GB) with room for the KV cache.
+    answer = respond("EXL2 quants at 4.65 bits in dual 3090 gpu's. I have 2 RTX 3090s with "
+                     "NVLink, 128 GB of DDR4 RAM, and a Ryzen 9 5950x. Will I be able to run the "
+                     "Llama2-70B model with EXL2 quants at 4.65 bits per weight using this setup?")
+    assert answer.intent.slots["bits_per_weight"] == 4.65
+    assert answer.markdown.startswith("Yes, it fits: serving Llama 2 70B in 4.65 bits per weight "
+                                      "on 2× NVIDIA GeForce RTX 3090 24GB")
+    assert "| weights | 40.1 |" in answer.markdown
+    assert "gptq-awq-formats" in {c.id for c in answer.citations}

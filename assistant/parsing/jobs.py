@@ -75,6 +75,8 @@ def subject(intent: Intent, result: dict[str, Any]) -> str:
     name = model_name(result)
     workload = WORKLOAD_WORDS.get(result["workload"], result["workload"])
     precision = str(slot(intent, "precision") or "").upper()
+    if intent.slots.get("bits_per_weight"):  # "4.65 bits per weight" (EXL2), said as asked
+        precision = f"{intent.slots['bits_per_weight']:g} bits per weight"
     return f"{workload} {name}" + (f" in {precision}" if precision else "")
 
 

@@ -179,7 +179,10 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
     workload = slots.get("workload") or assumed.get("workload")
     if workload is None:
         return
-    if "precision" not in slots:
+    if "precision" not in slots and slots.get("bits_per_weight"):
+        # "EXL2 at 4.65 bits per weight": a quantised model, computed in 16 bits like any 4-bit one
+        assumed["precision"] = "int4" if float(slots["bits_per_weight"]) < 8 else "int8"
+    elif "precision" not in slots:
         # QLoRA's base is 4-bit NF4 by definition (the QLoRA paper); a model served as released
         # keeps its checkpoint's precision (DeepSeek-V3/R1 in FP8, gpt-oss in MXFP4); else BF16.
         assumed["precision"] = "nf4" if workload == "qlora" else \

@@ -559,6 +559,17 @@ EPOCHS = lazy(r"\b(one|two|three|four|five|\d+)\s+epochs?\b", _I)
 EPOCH_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
+# A quantisation's average width: "EXL2 quants at 4.65 bits per weight", "4.65bpw"
+BITS_PER_WEIGHT = lazy(NUM + r"\s*(?:bpw|bits?\s*(?:per|/)\s*weight)\b", _I)
+
+
+def _bits_per_weight(text: str, slots: dict[str, Any]) -> None:
+    if m := BITS_PER_WEIGHT.search(text):
+        bits = number(m[1], "the bits per weight")
+        if 1.5 <= bits <= 16:
+            slots["bits_per_weight"] = bits
+
+
 def _dataset(text: str, slots: dict[str, Any]) -> None:
     """A fine-tuning dataset's samples, the tokens of one, and the epochs over it."""
     if m := SAMPLES.search(text):
@@ -572,4 +583,5 @@ def _dataset(text: str, slots: dict[str, Any]) -> None:
         slots["epochs"] = EPOCH_WORDS.get(m[1].lower()) or count(m[1], "the epochs")
 
 
-_READERS = (_sizes, _money_and_time, _tokens_and_context, _six_n_d, _batches, _goals, _dataset)
+_READERS = (_sizes, _money_and_time, _tokens_and_context, _six_n_d, _batches, _goals, _dataset,
+            _bits_per_weight)

@@ -62,6 +62,9 @@ class MemoryInput(CheckedInput):
     kv_precision: KvPrecision | None = Field(
         default=None,
         description="KV cache; default 16-bit (fp32 with fp32 weights), however weights are stored")
+    bits_per_weight: float | None = Field(
+        default=None, ge=1.5, le=16, description="inference: a quantisation's average bits per "
+        "weight (EXL2 '4.65bpw'); the weights take params x bits / 8 (gptq-awq-formats#exl2-bpw)")
     optimizer: Optimizer | None = Field(default=None, description="training; default adamw")
     master_weights: bool | None = Field(
         default=None, description="FP32 master copy under mixed precision; default on")
@@ -120,6 +123,9 @@ class MemoryInput(CheckedInput):
             self.check_model_or_size(ARCHITECTURE_FIELDS)
         self._check_shape_fields()
         self._check_precision()
+        if self.bits_per_weight is not None and (self.workload or "inference") != "inference":
+            raise ValueError("bits_per_weight: an average bit width is a served quantisation; "
+                             "training keeps weights in 16 bits (or a 4-bit QLoRA base)")
         return self
 
     def _check_shape_fields(self) -> None:

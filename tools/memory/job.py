@@ -46,6 +46,7 @@ class Job:
     context_len: int
     paging: bool
     fp32_main_grads: bool = False  # Megatron-LM's FP32 main gradients
+    bits_per_weight: float | None = None  # a served quantisation's average (EXL2 "4.65bpw")
 
     # Derived when the job is made (the byte formulas read them many times per answer).
     training: bool = field(init=False, repr=False, compare=False)
@@ -58,7 +59,8 @@ class Job:
         precision = self.precision
         self.training = self.workload in TRAINING
         self.adapters = adapters = self.workload in ("lora", "qlora")
-        self.weight_bytes = stored_bytes_per_param(precision, self.shape)
+        self.weight_bytes = stored_bytes_per_param(precision, self.shape) \
+            if self.bits_per_weight is None else self.bits_per_weight / 8
         # Gradient bytes per trainable parameter (adapters train at 16 bits).
         self.grad_bytes = (2.0 if adapters and precision != "fp32"
                            else GRADIENT_BYTES[precision])
@@ -113,6 +115,13 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     training = workload in TRAINING
     adapters = workload == "lora" or workload == "qlora"
     released = ""
+    bits = fields.get("bits_per_weight")
+    if bits is not None:
+        # every weight at the average the quantisation was made to (gptq-awq-formats#exl2-bpw);
+        # the matmuls run in 16 bits, as a 4-bit base does
+        precision = precision or ("int4" if bits < 8 else "int8")
+        said.append(f"weights: {bits:g} bits per weight on average, over every weight "
+                    "(gptq-awq-formats#exl2-bpw)")
     if precision is None:
         if workload == "qlora":
             precision = "nf4"
@@ -167,7 +176,7 @@ def resolve_job(inp: MemoryInput, shape: ModelShape, said: list[str]) -> Job:
     return Job(shape, workload, precision, kv, optimizer, zero_stage, seq_len, micro_batch,
                fields["microbatches_in_flight"], recompute, sequence_parallel, flash, lora_rank,
                tuple(lora_targets), batch, context_len, paging,
-               training and not adapters and fields["fp32_main_grads"])
+               training and not adapters and fields["fp32_main_grads"], bits)
 
 
 def _training_defaults(fields: dict[str, Any], workload: str, precision: str, hidden: int,

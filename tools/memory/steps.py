@@ -28,6 +28,9 @@ ZERO_NOTES = {0: [], 1: ["zero-paper#stage-1"], 2: ["zero-paper#stage-2"],
 _quantities: dict[tuple[object, str, type], Quantity] = {}
 
 
+# a quantisation's average bits per weight (EXL2's "bpw") in place of a precision's bytes
+EXL2_NOTE = "gptq-awq-formats#exl2-bpw"
+
 def q(value: float | int | str | bool | None, unit: str = "") -> Quantity:
     """A Quantity, built once per distinct value and shared (results never mutate steps)."""
     key = (value, unit, type(value))
@@ -87,7 +90,8 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
         split |= {"zero_stage": q(z), "dp": q(layout.dp)}
     moe = "; expert parameters also ÷ ep" if s.is_moe else ""
     shard = " ÷ tp × stage_share"
-    notes = [NOTES[job.precision], "zero-paper#model-parallel-split"]
+    notes = [NOTES[job.precision] if job.bits_per_weight is None else EXL2_NOTE,
+             "zero-paper#model-parallel-split"]
     if layout.pp > 1:  # the first stage holds the input embedding whole
         shard = " ÷ tp × stage_share, + V·h × (1 - stage_share) ÷ tp (the first stage's embedding)"
         split["embedding_params"] = q(round(min(s.vocab * s.hidden, s.dense_params) / 1e9, 4),
@@ -95,7 +99,8 @@ def weight_steps(job: Job, layout: Layout, parts: Breakdown) -> list[Step]:
         notes.append("megatron-lm-2021#first-stage-embedding")
     if s.is_moe:  # every expert is stored; ep divides the expert share
         notes += ["model-llama-4#moe-storage", "model-llama-4#expert-share"]
-    out = [step("weights", f"params × {job.weight_bytes:.4g} bytes ({job.precision})"
+    what = job.precision if job.bits_per_weight is None else f"{job.bits_per_weight:g} bpw"
+    out = [step("weights", f"params × {job.weight_bytes:.4g} bytes ({what})"
                 f"{shard}{moe}{' ÷ dp (ZeRO-3)' if z >= 3 else ''}",
                 {"params": q(s.params_b, "billion params"), **split},
                 q(gb(parts.weights), "GB"),
