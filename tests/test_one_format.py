@@ -11,7 +11,7 @@ from clusterplan.tui.memory_chart import chart_title
 from clusterplan.tui.plan_panel import cell
 from tests.conftest import run_cli
 
-PRICE = "What does an 8xH200 node cost per month?"
+PRICE = "What does an 8xH200 node cost per month on spot?"
 FIT = "Serve Llama 3.1 405B on 8x H200 - does it fit?"
 
 
@@ -37,7 +37,7 @@ def test_a_price_reads_the_same_in_the_answer_the_report_the_app_and_prices_list
     answer = run_cli("ask", "--session", "s", "--markdown", PRICE).output
     assert "coreweave at **$2.616 per GPU-hour**" in answer
     report = run_cli("report", "--session", "s").output
-    assert "| 2 | coreweave | HGX H200 | spot | \\$2.616 | \\$20.93 | 8 |" in report
+    assert "| 1 | coreweave | HGX H200 | spot | \\$2.616 | \\$20.93 | 8 |" in report
     assert "| USD per GPU-hour | \\$2.616 |" in report
     listed = run_cli("prices", "list", "--gpu", "h200", "--provider", "coreweave",
                      "--kind", "spot").output

@@ -15,6 +15,7 @@ from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule
 from clusterplan.assistant.routing.memory import fit
 from clusterplan.assistant.routing.progress import extrapolate
 from clusterplan.db.active import catalog
+from clusterplan.figures import days
 from clusterplan.tools.contract import Step, ToolError, q
 
 MAX_PLANS = 5
@@ -176,10 +177,8 @@ def training(intent: Intent, calls: Calls) -> Reply:
             "pretraining count)"
     else:
         said += " tokens"
-    run_days = float(result["training_days"])
-    span = f"{num(run_days)} days" if run_days >= 2 else f"{num(run_days * 24)} hours"
     lead = (f"Training on {said} on {result['gpus']}× "
-            f"{gpu_name(result['gpu'])} takes about **{span}** "
+            f"{gpu_name(result['gpu'])} takes about **{days(result['training_days'])}** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = price_run(intent, calls, result)
     cheapest = price.get("cheapest")
