@@ -616,3 +616,16 @@ def test_llama_2_70b_exl2_at_4_65_bpw_fits_two_3090s():
                                       "on 2× NVIDIA GeForce RTX 3090 24GB")
     assert "| weights | 40.1 |" in answer.markdown
     assert "gptq-awq-formats" in {c.id for c in answer.citations}
+
+
+def test_a_link_rate_quoted_from_a_models_paper_is_a_link_question():
+    # https://github.com/deepseek-ai/DeepSeek-V3/issues/479: "an NVLink bandwidth of 160GB/s"
+    # in DeepSeek_V3.pdf against H800's "400GB/s". The H800 keeps 8 NVLink 4 links of 25 GB/s
+    # each way (nvidia-export-variants): 200 GB/s one way, 400 both ways; 160 / 200 = 80 %.
+    answer = respond("Question about NVLink bandwidth mentioned in DeepSeek_V3.pdf\n\nI noticed "
+                     "that in the DeepSeek-V3 paper, it mentions an NVLink bandwidth of 160GB/s. "
+                     "However, according to the published specifications for H800 GPUs, the "
+                     "NVLink bandwidth is often cited as 400GB/s.")
+    assert answer.intent.kind == "interconnect"
+    assert "**200 GB/s per direction**, 400 GB/s both ways" in answer.markdown
+    assert "80.0 %" in answer.markdown

@@ -78,6 +78,7 @@ CHOICE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slow
               r"^\W*which\b", _I)
 LINK_RATE = lazy(r"\bbandwidth\b|带宽|\bGB/s\b|\bGbps\b|\bGb/s\b|单向|双向|"
                  r"\bper\s+direction\b|\bbidirectional\b|\bunidirectional\b", _I)
+PAPER_SOURCE = lazy(r"\bpaper\b|\.pdf\b|\btechnical\s+report\b|论文|技术报告", _I)
 LINK_WORDS = lazy(r"\bnvlink|\binfiniband\b|\bib\b|\bpcie\b|\broce\b|\bethernet\b", _I)
 # "pretrain" is training too: "how long to pretrain llama 3 8b" asks a time, not a fit
 TIME_TO_TRAIN = lazy(r"\bhow\s+(?:long|much\s+time)\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
@@ -321,8 +322,11 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and bool(MEASURED_COLLECTIVE.search(t)) and not _has_model(s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
     # (A collective's measured rate on those links is a run to check, not the link's rate.)
+    # (A model named only as the paper the rate is quoted from, "the NVLink bandwidth in
+    # DeepSeek_V3.pdf is 160GB/s", is the source, not a job.)
     ("interconnect", lambda t, s: bool(s.get("links")) and bool(LINK_RATE.search(t))
-     and "size" not in s and "op" not in s and not _has_model(s)
+     and "size" not in s and "op" not in s
+     and (not _has_model(s) or bool(PAPER_SOURCE.search(t)))
      and not (_links(s, t) >= 2 and bool(COMPARE.search(t)))),
     # The size of saved files doubted ("optimizer state files of 105 GB, is this expected?",
     # "adapter_model.bin is just 1kB, is it normal?"): the bytes each save holds answer it.
