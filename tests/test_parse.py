@@ -630,3 +630,12 @@ def test_a_macs_unified_memory_is_the_memory_the_model_must_fit(read):
     slots = read("Can I run Llama 3 70B Q4_K_M on a Mac Studio M2 Ultra with 192GB unified "
                  "memory?").slots
     assert slots["gpu_memory_gb"] == 192.0 and "gpu" not in slots
+
+
+@pytest.mark.parametrize(("text", "rate"), [
+    ("Mixtral tokens-per-second slower than expected, 10 tps", 10.0),  # vllm-project/vllm#2069
+    ("I'm seeing ~10-11 TPS", 11.0),
+])
+def test_tps_is_a_measured_tokens_per_second(text, rate):
+    from clusterplan.assistant.parsing.measurements import find
+    assert [(m.kind, m.value) for m in find(text)] == [("tokens_per_s", rate)]

@@ -65,9 +65,9 @@ MFU = lazy(r"\bmfu\b\D{0,30}?" + NUM + r"\s*%|" + NUM + r"\s*%\s*(?:of\s+)?mfu\b
 # "70B trains at 20% MFU, 32B at 47%": a later "at N%" in a sentence about MFU is one too.
 MFU_MORE = lazy(r"\bat\s+" + NUM + r"\s*%", _I)
 SIZE_BEFORE = lazy(r"(\d+(?:\.\d+)?\s*[bB])\b(?!.*\d+(?:\.\d+)?\s*[bB]\b)", 0)
-# "9 t/s" is the tokens/s of llama.cpp and ExLlama users
-TOKENS = lazy(NUM + r"\s*(k)?\s*(?:tokens?|toks?|t(?=/s\b))\s*(?:/|per\s*|每)\s*"
-              r"(?:sec(?:ond)?s?|s|秒)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?", _I)
+# "9 t/s" is the tokens/s of llama.cpp and ExLlama users; "10 tps", "~10-11 TPS" too
+TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:tokens?|toks?|t(?=/s\b))\s*(?:/|per\s*|每)\s*"
+              r"(?:sec(?:ond)?s?|s|秒)|tps)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?", _I)
 CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per|/|for\s+each|"
                  r"each|a)\s*(?:call|all-?reduce|collective|op)", _I)
 COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:takes?|took|is|"
