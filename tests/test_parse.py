@@ -639,3 +639,12 @@ def test_a_macs_unified_memory_is_the_memory_the_model_must_fit(read):
 def test_tps_is_a_measured_tokens_per_second(text, rate):
     from clusterplan.assistant.parsing.measurements import find
     assert [(m.kind, m.value) for m in find(text)] == [("tokens_per_s", rate)]
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("Can I run llama 3 70b q4 on a single 3090, or 2x 3090?", [1, 2]),  # seen in the terminal
+    ("will 70b fit on 4 or 8 H100", [4, 8]),
+])
+def test_two_counts_put_as_alternatives_are_both_answered(read, text, span):
+    slots = read(text).slots
+    assert slots["gpus_range"] == span and slots["gpus"] == span[0]

@@ -117,6 +117,10 @@ NICS = lazy(rf"{B}(\d{{1,2}}){X}\d+\s*g(?:b|bit)?e?(?:\s*/\s*s\b|ps\b|"
 RANGE = lazy(rf"{B}(\d{{1,4}})\s*(?:-|–|~|to|or)\s*(\d{{1,4}})\s*(?:x\s*)?"
              rf"(?:{G}|gpus?\b|cards?\b|张|块|卡)",
              _I)
+# Two counts of one GPU put as alternatives: "a single 3090, or 2x 3090", "4 or 8 H100".
+_ONE_OR_N = r"(?:(\d{1,4})\s*(?:x\s*)?|(?:a\s+)?(?:single|one)\s+)"
+ALTERNATIVES = lazy(rf"{B}{_ONE_OR_N}(<[gu]\d>)\s*,?\s*or\s+(?:with\s+|on\s+)?{_ONE_OR_N}"
+                    r"<[gu]\d>", _I)
 # Devices listed by index: "CUDA_VISIBLE_DEVICES=0,1,2,3", "[GPU0, GPU2] and [GPU1, GPU3]".
 VISIBLE = lazy(r"\bCUDA_VISIBLE_DEVICES\s*=\s*[\"']?(\d+(?:\s*,\s*\d+)*)")
 GPU_INDEX = lazy(r"\b(?:gpu|cuda)[:#]?(\d{1,2})\b", _I)  # "GPU0", "cuda:1"; not "GPU 24 GB"
@@ -275,10 +279,19 @@ def dgx_nodes(text: str) -> tuple[str, int] | None:
     return (m[0], number(m[1])) if m and number(m[1]) > 0 else None
 
 
+def _alternatives(text: str) -> tuple[str, int, int] | None:
+    """("a single 3090, or 2x 3090") -> (text, 1, 2): the two counts asked about, fewest first."""
+    m = ALTERNATIVES.search(text)
+    if not m:
+        return None
+    first, second = int(m[1] or 1), int(m[3] or 1)
+    return m[0], min(first, second), max(first, second)
+
+
 def layout_slots(text: str, slots: dict[str, Any]) -> None:
     """Fill gpus, nodes and gpus_per_node from the question."""
     layout = read_layout(text)
-    span = RANGE.search(text.replace("\\*", "*"))
+    span = RANGE.search(text.replace("\\*", "*")) or _alternatives(text)
     if span and 0 < int(span[1]) < int(span[2]) and layout.nodes is None:
         # The fewest is the question (does it fit, how fast at the least); both ends are shown.
         layout.gpus = int(span[1])

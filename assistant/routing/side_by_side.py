@@ -105,7 +105,8 @@ def _fits_on(intent: Intent, calls: Calls, reply: Reply, clusters: list[tuple[An
     rows, said = [], []
     for label, given in clusters:
         payload = memory_payload(intent, least=intent.kind != "memory") | given
-        named = f"{label} GPUs" if isinstance(label, int) else str(label)
+        named = (f"{label} GPU" + ("s" if label != 1 else "")) if isinstance(label, int) \
+            else str(label)
         try:
             result = calls.run("memory", payload, f"the same job on {named}")
         except (ToolError, ValueError, LookupError) as exc:
