@@ -394,3 +394,14 @@ def test_gpt2_rows_by_hand():
     assert blocks + 50257 * 768 + 1024 * 768 + 2 * 768 == 124_439_808
     assert catalog_rows()["gpt2-124m"].params_b == pytest.approx(0.1244, abs=0.00005)
     assert catalog_rows()["gpt2-xl"].max_context == 1024
+
+
+def test_first_generation_internlm_20b_is_not_internlm2_20b():
+    # xorbitsai/inference#1115 loads "internlm-chat-20b": the 2023 model (internlm/internlm-20b
+    # config.json, note model-internlm2): 60 layers of 5120 with 40 full heads, so by hand
+    # 2 x 60 x 40 x 128 x 2 B = 1,228,800 B of KV cache a token; InternLM2-20B's grouped 8
+    # heads over 48 layers keep 2 x 48 x 8 x 128 x 2 = 196,608.
+    rows = catalog_rows()
+    first, second = rows["internlm-20b"], rows["internlm2-20b"]
+    assert 2 * first.layers * first.kv_heads * first.head_dim * 2 == 1_228_800
+    assert 2 * second.layers * second.kv_heads * second.head_dim * 2 == 196_608
