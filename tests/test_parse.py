@@ -648,3 +648,11 @@ def test_tps_is_a_measured_tokens_per_second(text, rate):
 def test_two_counts_put_as_alternatives_are_both_answered(read, text, span):
     slots = read(text).slots
     assert slots["gpus_range"] == span and slots["gpus"] == span[0]
+
+
+def test_a_count_said_of_every_node_is_per_node(read):
+    # NVIDIA/nccl-tests#175: "A100 of two nodes, eyery node the configuration is as follows:
+    # A100 * 8" is 2 x 8 = 16 GPUs.
+    slots = read("We ary trying to test all-reduce performance for A100 of two nodes, eyery node "
+                 "the configuration is as follows: A100 * 8, IB 200Gb * 4 (dual port)").slots
+    assert (slots["gpus"], slots["nodes"], slots["gpus_per_node"]) == (16, 2, 8)

@@ -629,3 +629,13 @@ def test_a_link_rate_quoted_from_a_models_paper_is_a_link_question():
     assert answer.intent.kind == "interconnect"
     assert "**200 GB/s per direction**, 400 GB/s both ways" in answer.markdown
     assert "80.0 %" in answer.markdown
+
+
+def test_a_measured_busbw_is_also_set_against_the_figure_the_asker_expected():
+    # https://github.com/NVIDIA/nccl-tests/issues/232: "busbw is 50, theoretical busbw should be
+    # 200" on 2 nodes of 1 H100 with 4 NDR ports each: 4 x 50 GB/s = 200 GB/s one way, the
+    # asker's own figure; 50 / 200 = 25 %.
+    answer = respond("NCCL Tree allreduce test cannot reach the theoretical bus bandwidth on 2 "
+                     "nodes with 4 nics ... 2 nodes allreduce test，1 H100 each node，"
+                     "using 4 nics，busbw is 50，theoretical busbw should be 200。")
+    assert "(25 % of the 200 GB/s the question expected)" in answer.markdown

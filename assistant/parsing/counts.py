@@ -127,6 +127,7 @@ GPU_INDEX = lazy(r"\b(?:gpu|cuda)[:#]?(\d{1,2})\b", _I)  # "GPU0", "cuda:1"; not
 # "96 NVIDIA DGX-A100 (8X40G)", "12 DGX H100": systems, each a node (of 8 GPUs unless said).
 DGX = lazy(rf"{B}{COUNT}(?:\s+|{X})(?:nvidia\s+)?[dh]gx\s*{G}(?:\s*s\b)?"
            rf"(?:\s*\(\s*(\d+){X}{MEM})?", _I)
+EVERY_NODE = lazy(r"\b(?:e[vy]ery|each|per)\s+(?:node|server|machine)\b|每(?:台|个节点|个机器)", _I)
 PER_NODE = lazy(rf"\b(\d+)\s+(?:gpus?|{G}s?)\s+(?:per|each|a)\s+{NODE}", _I)
 
 
@@ -243,6 +244,10 @@ def _nodes_and_size(text: str, layout: Layout) -> None:
     each = PER_NODE.search(text)
     if each:
         layout.per_node = int(each[1])
+    if layout.nodes and layout.nodes > 1 and layout.gpus and layout.per_node is None \
+            and EVERY_NODE.search(text):
+        # "two nodes, every node ... A100 * 8": the count written is each node's
+        layout.per_node, layout.gpus = layout.gpus, layout.gpus * layout.nodes
 
 
 # "an HPE Apollo 6500 machine", "a Supermicro 4029 server": a product's model number, written

@@ -232,6 +232,36 @@ def _ranked(findings: list[Finding]) -> list[tuple[str, str]]:
 # --- collectives: nccl-tests algbw / busbw -------------------------------------------------
 
 def _collective(ctx: Context) -> list[Finding]:
+    """A collective's measured rate against what the links allow (and against the figure the
+    question itself expected, when it states one)."""
+    found = _collective_rates(ctx)
+    return found + _against_stated(ctx, found[0]) if found else found
+
+
+# The rate the asker expected: "theoretical busbw should be 200", "theoretical bandwidth is 400".
+STATED = lazy(r"\b(?:theoretical(?:ly)?|spec(?:ification)?s?|nominal)\b[^.。;\d]{0,30}?"
+              r"\b(?:should\s+be|is|of|=|:|reaches)\s*(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)"
+              r"(?![\d.])", re.IGNORECASE)
+
+
+def _against_stated(ctx: Context, first: Finding) -> list[Finding]:
+    """The measured rate as a share of the rate the question expected (its own yardstick); said
+    on the first check when the two yardsticks agree."""
+    m, rates = STATED.search(ctx.text), ctx.of("bandwidth")
+    if not m or not rates or first.measured is None:
+        return []
+    stated, measured = float(m[1]), float(first.measured)
+    if stated <= 0:
+        return []
+    share = f"{100 * measured / stated:.0f} % of the {num(stated)} GB/s the question expected"
+    if abs(stated - first.expected) <= 0.05 * first.expected:
+        first.what += f" ({share})"
+        return []
+    return [Finding(f"bus bandwidth against the rate the question expected ({share})", stated,
+                    measured, "GB/s", [], "nccl-tests-performance#busbw")]
+
+
+def _collective_rates(ctx: Context) -> list[Finding]:
     rates = ctx.of("bandwidth")
     op = slot(ctx.intent, "op") or "all_reduce"
     if not rates and COLLECTIVE_WORDS.search(ctx.text) and slot(ctx.intent, "gpus") \
