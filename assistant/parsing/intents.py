@@ -18,6 +18,7 @@ from clusterplan.assistant.parsing.measurements import (
     KV_REFUSAL,
     MEASURED_COLLECTIVE,
     NCCL_ROW,
+    P2P_TEST,
     any_in,
     find,
 )
@@ -320,6 +321,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # (A pasted nccl-tests table is such a rate too, in GB/s without the unit.)
     ("diagnose", lambda t, s: ("bandwidth" in s or bool(NCCL_ROW.search(t)))
      and bool(MEASURED_COLLECTIVE.search(t)) and not _has_model(s)),
+    # A p2p copy test's figures ("bidirectional GPU0-GPU1 = 260.89 GB/s, the spec says 300"):
+    # a measurement of the pair's link, checked.
+    ("diagnose", lambda t, s: "bandwidth" in s and bool(P2P_TEST.search(t))
+     and not _has_model(s)),
     # A link's own rate questioned ("why is H800 NVLink 160 GB/s instead of 400?").
     # (A collective's measured rate on those links is a run to check, not the link's rate.)
     # (A model named only as the paper the rate is quoted from, "the NVLink bandwidth in

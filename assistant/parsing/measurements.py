@@ -162,6 +162,9 @@ BARE_BW = lazy(r"\b(busbw|algbw)\s*(?:is|=|:|of|was)?\s*(?:about|around|~)?\s*"
                r"(\d+(?:\.\d+)?)(?![\d.])(?!\s*(?:[%a-z]|/))", re.IGNORECASE)
 
 
+# cuda-samples' p2pBandwidthLatencyTest and its matrices ("GPU0-GPU1 = 260.89 GB/s")
+P2P_TEST = lazy(r"\bp2p\b|p2pBandwidthLatencyTest|\bpeer[\s-]to[\s-]peer\b|\bGPU\d\s*-\s*GPU\d\b",
+                re.IGNORECASE)
 # A row of nccl-tests' table: size, count, type, redop, root, then the out-of-place time (us),
 # algbw and busbw (GB/s); "1073741824  268435456  float  sum  -1  9306.7  115.37  115.37  0".
 # (Rows are read anywhere: the question arrives with its line breaks folded into spaces.)

@@ -91,7 +91,7 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # Out of memory on a named GPU, no figure quoted ("still runs out on 4xA100 40Gb"):
         # whether it should fit is the model's size against the GPUs, so the model is asked.
         required = ("model",)
-    if kind == "diagnose" and "nodes" in slots and "bandwidth" in slots \
+    if kind == "diagnose" and int(slots.get("nodes") or 1) > 1 and "bandwidth" in slots \
             and not _collective_measured(slots):
         # Slower on more nodes over a stated network ("2 nodes slower than one, under
         # 100Gbps"): the time lost is the model's gradients over that link each step.

@@ -24,6 +24,7 @@ from clusterplan.assistant.parsing.measurements import (
     KV_CLAIM,
     KV_NEEDED,
     KV_REFUSAL,
+    P2P_TEST,
     Measurement,
     find,
     prompt_tokens,
@@ -158,7 +159,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     rl_run = bool(RL_STEP.search(text))
-    for check in (_collective, _flops, _call_time, _decode, _first_token, _response_time,
+    for check in (_p2p, _collective, _flops, _call_time, _decode, _first_token, _response_time,
                   _reservation,
                   _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
@@ -231,6 +232,51 @@ def _ranked(findings: list[Finding]) -> list[tuple[str, str]]:
 
 # --- collectives: nccl-tests algbw / busbw -------------------------------------------------
 
+OUT_OF = lazy(r"\bout\s+of\s+(?:the\s+)?$", re.IGNORECASE)
+BOTH_WAYS = lazy(r"\bbi-?directional|双向", re.IGNORECASE)
+ONE_WAY = lazy(r"\buni-?directional|单向", re.IGNORECASE)
+
+
+def _p2p(ctx: Context) -> list[Finding]:
+    """A copy between two GPUs timed by cuda-samples' p2p test, against the pair's link: its
+    unidirectional figure is one way, its bidirectional figure both ways added
+    (nvlink-generations#p2p-test), so it is set against the line rate or twice it."""
+    # ("only 380GB/s out of 450GB/s theoretical", "the spec says ... 300 GB/s": yardsticks,
+    # not runs)
+    stated = STATED.search(ctx.text)
+    yardstick = float(stated[1] or stated[2]) if stated else None
+    rates = [m for m in ctx.of("bandwidth") if not m.what and not OUT_OF.search(m.before)
+             and m.value != yardstick]
+    row = ctx.gpu_row() if P2P_TEST.search(ctx.text) and rates else None
+    if row is None:
+        return []
+    link = catalog().links.rows.get((row.pair_link or row.intra_link) or "")
+    if link is None:
+        return []
+    out = []
+    for m in rates:
+        at = ctx.text.find(m.text)
+        before = ctx.text[max(0, at - 90):at] if at >= 0 else m.before[-80:]
+        both = BOTH_WAYS.search(before) is not None and (
+            ONE_WAY.search(before) is None
+            or max(x.end() for x in BOTH_WAYS.finditer(before))
+            > max(x.end() for x in ONE_WAY.finditer(before)))
+        line = link.line_rate_per_direction_gb_s * (2 if both else 1)
+        causes = [("copies reach part of the line rate: protocol headers and the copy engines' "
+                   "own limits; NCCL plans NVLink 4 at 20.6 of 25 GB/s a link",
+                   "nccl-link-bandwidths")]
+        if int(slot(ctx.intent, "gpus") or 8) < 8 and m.value < 0.5 * line:
+            # "a 4xH100 system": a board without NVSwitch joins each pair by its own links only
+            causes.insert(0, ("no NVSwitch on a 4-GPU board: a pair shares only the links "
+                              "joining those two GPUs, part of each GPU's NVLink",
+                              "nvlink-generations#nvswitch"))
+        out.append(Finding(
+            f"p2p copy between two {row.name} GPUs, {'both ways added' if both else 'one way'} "
+            f"({100 * m.value / line:.1f} % of {link.name}'s {num(line)} GB/s)", line, m.value,
+            "GB/s", causes, "nvlink-generations#p2p-test"))
+    return out + _against_stated(ctx, out[0]) if out else out
+
+
 def _collective(ctx: Context) -> list[Finding]:
     """A collective's measured rate against what the links allow (and against the figure the
     question itself expected, when it states one)."""
@@ -241,7 +287,8 @@ def _collective(ctx: Context) -> list[Finding]:
 # The rate the asker expected: "theoretical busbw should be 200", "theoretical bandwidth is 400".
 STATED = lazy(r"\b(?:theoretical(?:ly)?|spec(?:ification)?s?|nominal)\b[^.。;\d]{0,30}?"
               r"\b(?:should\s+be|is|of|=|:|reaches)\s*(?:about\s+|around\s+|~)?(\d+(?:\.\d+)?)"
-              r"(?![\d.])", re.IGNORECASE)
+              r"(?![\d.])|\bspec\w*\s+says?\b[^.。;]{0,60}?\bis\s+(\d+(?:\.\d+)?)\s*GB/s",
+              re.IGNORECASE)
 
 
 def _against_stated(ctx: Context, first: Finding) -> list[Finding]:
@@ -250,15 +297,15 @@ def _against_stated(ctx: Context, first: Finding) -> list[Finding]:
     m, rates = STATED.search(ctx.text), ctx.of("bandwidth")
     if not m or not rates or first.measured is None:
         return []
-    stated, measured = float(m[1]), float(first.measured)
+    stated, measured = float(m[1] or m[2]), float(first.measured)
     if stated <= 0:
         return []
     share = f"{100 * measured / stated:.0f} % of the {num(stated)} GB/s the question expected"
     if abs(stated - first.expected) <= 0.05 * first.expected:
         first.what += f" ({share})"
         return []
-    return [Finding(f"bus bandwidth against the rate the question expected ({share})", stated,
-                    measured, "GB/s", [], "nccl-tests-performance#busbw")]
+    return [Finding(f"the measured rate against the one the question expected ({share})",
+                    stated, measured, "GB/s", [], "nccl-tests-performance#busbw")]
 
 
 def _collective_rates(ctx: Context) -> list[Finding]:
