@@ -669,3 +669,13 @@ def test_a_4_gpu_boards_pair_is_checked_against_the_spec_the_asker_gives():
     assert answer.clarification is None
     assert "(87 % of the 300 GB/s the question expected)" in answer.markdown
     assert "no NVSwitch on a 4-GPU board" in answer.markdown
+
+
+def test_a_chinese_epoch_time_extrapolates_to_the_epochs_asked_even_after_a_sizing():
+    # Seen in the terminal: "训练一个epoch用了3小时，跑完5个epoch要多久？" (one epoch took 3 h; how
+    # long for 5?) right after a 405B sizing was answered as that 405B. By hand: 3 h x 5 = 15 h,
+    # 12 h after the first.
+    first = respond("Llama 3.1 405B FP8 on 8x H100: how much KV cache room is left at 32k?")
+    answer = respond("训练一个epoch用了3小时，跑完5个epoch要多久？", previous=first.intent)
+    assert "model" not in answer.intent.slots
+    assert "5 epochs take **15 h**, 12 h still to go." in answer.markdown

@@ -363,6 +363,8 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
     """A follow-up changes a slot of the last question; a reply fills a slot it asked for."""
     if previous.kind in ("unknown", "concept", "notes") and not previous.missing:
         return False
+    if "progress_done" in slots:
+        return False  # "one epoch took 3 hours, how long for 5?": the asker's own run's pace
     if DEFINES.search(text) and not previous.missing and not SUBJECTS_NAMED & set(slots):
         return False  # "what does ZeRO-3 do?" after sizing a model asks what it is
     if previous.missing and (not strong or kind == previous.kind):

@@ -208,7 +208,7 @@ def count(text: str, what: str = "the count") -> int:
 # neither is read alone as an epoch count, a utilisation or a deadline.
 _SPAN = (r"(\d+(?:\.\d+)?)\s*(hours?|hrs?|h|minutes?|mins?|seconds?|secs?|s|days?|分钟|小时|秒|天)"
          r"(?![A-Za-z])")
-_DONE = (r"(\d*\.\d+|\d+(?:\.\d+)?)\s*(%\s*(?:of\s+(?:the|an|one|a)\s+epoch\b)?|(?:个\s*)?"
+_DONE = (r"(\d*\.\d+|\d+(?:\.\d+)?|一|半)\s*(%\s*(?:of\s+(?:the|an|one|a)\s+epoch\b)?|(?:个\s*)?"
          r"epochs?\b)")
 PROGRESS = (
     lazy(_SPAN + r"\s*(?:for|per|to\s+(?:do|run|finish|complete|get\s+through)|=|->|→|才?跑了?"
@@ -234,7 +234,7 @@ def _progress(text: str, slots: dict[str, Any]) -> str:
         word = unit.lower()
         seconds = number(value, "the elapsed time") * TO_SECONDS.get(
             word, TO_SECONDS.get(word.rstrip("s"), 1.0))
-        share = number(done, "the share done")
+        share = {"一": 1.0, "半": 0.5}.get(done) or number(done, "the share done")
         if of.strip().startswith("%"):
             share /= 100
         if seconds <= 0 or share <= 0:
@@ -555,7 +555,7 @@ PER_SAMPLE = lazy(r"(?:sample|example|conversation|dialogue|row|instance|record|
                   + r"\s*(hundred|k)?\s*tokens\b|" + NUM + r"\s*(hundred|k)?\s*tokens\s+"
                   r"(?:per|each|a|an)\s+(?:sample|example|conversation|row|instance|record)",
                   _I)
-EPOCHS = lazy(r"\b(one|two|three|four|five|\d+)\s+epochs?\b", _I)
+EPOCHS = lazy(r"(?<![A-Za-z\d.])(one|two|three|four|five|\d+)\s*(?:个\s*)?epochs?\b", _I)
 EPOCH_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 

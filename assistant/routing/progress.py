@@ -50,8 +50,12 @@ def extrapolate(intent: Intent) -> Extrapolation | None:
                               inputs={"one epoch": q(round(whole_h, 3), "h"), "epochs": q(epochs)},
                               result=q(round(total_h, 3), "h")))
     left_h = max(total_h - elapsed_h, 0.0)
-    out.rows.append(["still to go", f"{_span(total_h)} − {_span(elapsed_h)}", _span(left_h)])
-    out.headline += f", {_span(left_h)} still to go."
+    if left_h > 0:
+        out.rows.append(["still to go", f"{_span(total_h)} − {_span(elapsed_h)}",
+                         _span(left_h)])
+        out.headline += f", {_span(left_h)} still to go."
+    else:
+        out.headline += "."
     _against_hours(intent, total_h, whole if epochs == 1 else f"{epochs} epochs", out)
     return out
 
