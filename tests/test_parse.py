@@ -656,3 +656,9 @@ def test_a_count_said_of_every_node_is_per_node(read):
     slots = read("We ary trying to test all-reduce performance for A100 of two nodes, eyery node "
                  "the configuration is as follows: A100 * 8, IB 200Gb * 4 (dual port)").slots
     assert (slots["gpus"], slots["nodes"], slots["gpus_per_node"]) == (16, 2, 8)
+
+
+def test_the_fastest_way_under_a_budget_is_a_plan(read):
+    # Seen in the terminal: answered as a training time on one default node.
+    intent = read("What's the fastest way to train Llama 3 8B on 100B tokens for under $20,000?")
+    assert intent.kind == "plan" and intent.slots["usd"] == 20000

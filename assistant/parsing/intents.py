@@ -31,7 +31,9 @@ KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "
 PLAN = lazy(r"\b(?:plan|design|build|spec)\s+(?:out\s+)?(?:a|the|my|me\s+a)?\s*cluster\b"
                   r"|\bplan\b(?!\s+to\b).*\b(?:train|fine|serve|pretrain)", _I)
 GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|we)\s+"
-            r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b", _I)
+            r"(?:rent|use)\b|\bwhat\s+should\s+(?:i|we)\s+rent\b"
+            # "the fastest way to train X for under $20,000": the search under a budget
+            r"|\bfastest\s+(?:way|setup|cluster|option|configuration)\b", _I)
 # Advice on what hardware suits a model ("the most suitable CPU and GPU configurations for
 # LLaMA 2 70B", "recommendations for GPU models"): a plan, whatever the workload.
 HARDWARE_ADVICE = lazy(r"\b(?:most\s+suitable|best\s+suited|recommended|ideal|optimal)\s+"
