@@ -679,3 +679,15 @@ def test_a_chinese_epoch_time_extrapolates_to_the_epochs_asked_even_after_a_sizi
     answer = respond("训练一个epoch用了3小时，跑完5个epoch要多久？", previous=first.intent)
     assert "model" not in answer.intent.slots
     assert "5 epochs take **15 h**, 12 h still to go." in answer.markdown
+
+
+def test_is_an_ethernet_link_enough_is_answered_with_its_share_of_the_step():
+    # Seen in the terminal: answered as a memory fit. 100 GbE is 12.5 GB/s a port; the layout
+    # runs over it (one port a node, as a server has) and the step's exposed communication is
+    # given as a share of the step.
+    answer = respond("is 100 Gbps Ethernet enough for data parallel training of a 7B model "
+                     "across 2 nodes?")
+    assert answer.intent.kind == "layout" and answer.intent.slots["links"] == ["eth-100"]
+    assert "Over Ethernet 100 GbE (TCP sockets) between the nodes, the step's exposed " \
+        "communication is" in answer.markdown
+    assert answer.data["parallelism"]["nodes"] == 2

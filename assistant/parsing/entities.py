@@ -361,7 +361,7 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
     """'NVLink' is the NVLink of the GPU named (else NVLink 4); 'InfiniBand' alone is NDR."""
     links: list[tuple[int, str]] = []
     for card in ETHERNET_CARD.finditer(found.masked):
-        gbit = ZH_ETHERNET.get(card[0][:2]) or int(card[1] or 1)
+        gbit = ZH_ETHERNET.get(card[0][:2]) or int(card[1] or card[2] or 1)
         if f"eth-{gbit}" in catalog.links.rows:
             links.append((card.start(), f"eth-{gbit}"))
             found.readings.append(f"read '{card[0].strip()}' as eth-{gbit} ({gbit} Gb/s "
@@ -411,7 +411,9 @@ def _generic_links(found: Entities, catalog: Catalog, gpu: str | None) -> list[t
 ZH_ETHERNET = {"万兆": 10, "千兆": 1}
 ETHERNET_CARD = lazy(r"(?:万兆|千兆)(?:网卡|网络|以太网)?|"
                      r"(?<![\w.])(?:(1|10|25|40|100)\s*)?g(?:b|bit)?e?(?=\s+(?:or\s+\d+\s*g(?:b|bit)?e?"
-                     r"\s+)?nics?\b)", _I)
+                     r"\s+)?nics?\b)"
+                     # "100 Gbps Ethernet", "25Gb/s ethernet": the rate, then the word
+                     r"|(?<![\w.])(1|10|25|40|100)\s*g(?:b|bit)?(?:ps|/s|e)?\s+ethernet\b", _I)
 # Weights said to be quantized with no format named: "quantized model shards", "量化模型".
 QUANTIZED = lazy(r"\bquanti[sz]ed\b|\bquantified\b|量化(?:后的|的)?模型|量化版", _I)
 

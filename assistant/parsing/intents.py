@@ -63,6 +63,9 @@ NETWORK_NEEDED = lazy(r"\b(?:network|interconnect|inter-?node)\s+(?:bandwidth|th
                       r"(?:is\s+|would\s+be\s+)?(?:required|needed)\b|\bhow\s+much\s+(?:network\s+|"
                       r"inter-?node\s+)?bandwidth\s+(?:is\s+|would\s+be\s+|do\s+(?:i|we)\s+)?"
                       r"(?:required|needed|need)\b", _I)
+NETWORK_ENOUGH = lazy(r"\b(?:is|are|would)\b[^.?!]{0,40}?\b(?:ethernet|infiniband|\bib\b|roce|"
+                      r"network|nic|link|gbps|gb/s|gbe)\b[^.?!]{0,20}?\b(?:be\s+)?(?:enough|"
+                      r"sufficient|fast\s+enough|adequate)\b", _I)
 # "Is NVLink needed for TP 8 on L40S?", "do I need NVLink for tensor parallel?": whether a
 # split over these GPUs' links pays, which the layout answers from the links it runs over.
 FABRIC_NEEDED = lazy(r"\b(?:is|are)\s+nvlinks?\s+(?:really\s+)?(?:needed|required|necessary|"
@@ -399,6 +402,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # a model on GPUs, the layout, whose communication share is the network's load.
     ("interconnect", lambda t, s: bool(NETWORK_NEEDED.search(t)) and not _has_model(s)),
     ("layout", lambda t, s: bool(NETWORK_NEEDED.search(t)) and "gpu" in s),
+    # "is 100 Gbps Ethernet enough for data parallel training of a 7B model across 2 nodes?":
+    # the network's share of a training step on that link is the answer
+    ("layout", lambda t, s: bool(NETWORK_ENOUGH.search(t)) and _has_model(s)
+     and bool(s.get("links") or "bandwidth" in s) and s.get("workload") != "inference"),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))
      or ("samples" in s and bool(HOW_LONG.search(t)))),

@@ -53,7 +53,22 @@ def parallel_payload(intent: Intent, gpus: int | None = None) -> dict[str, Any]:
         if "recompute" in intent.slots:
             payload["recompute"] = [intent.slots["recompute"]]
         payload |= calibration.payload_fields(intent, payload["gpu"])
+    if network := named_network(intent):  # "over 100 Gbps Ethernet": the fabric between nodes
+        payload["inter_link"] = network
+        if network.startswith("eth-") and "nics_per_node" not in intent.slots:
+            # an Ethernet node is a server's own port, not an HGX rail of one NIC per GPU
+            payload["nics_per_node"] = 1
+            intent.assumed["nics_per_node"] = 1
+    if "nics_per_node" in intent.slots:
+        payload["nics_per_node"] = intent.slots["nics_per_node"]
     return payload
+
+
+def named_network(intent: Intent) -> str | None:
+    """The link between nodes the question names (InfiniBand, RoCE, Ethernet), if any."""
+    rows = catalog().links.rows
+    return next((k for k in intent.slots.get("links", [])
+                 if k in rows and rows[k].scope == "inter_node"), None)
 
 
 def layout(intent: Intent, calls: Calls) -> Reply:
@@ -72,6 +87,13 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     if wide is not None:
         reply.headline = f"{wide.said} {reply.headline}"
         reply.steps += wide.steps
+    network = named_network(intent)
+    if network and plans and result.get("nodes", 1) > 1:
+        best = plans[0]
+        share = float(best["comm_s"]) / float(best["step_time_s"])
+        reply.headline += (f" Over {catalog().links.rows[network].name} between the nodes, the "
+                           f"step's exposed communication is **{num(best['comm_s'])} s** of "
+                           f"{num(best['step_time_s'])} s (**{pct(share)}**).")
     return reply
 
 
