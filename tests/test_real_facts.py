@@ -691,3 +691,14 @@ def test_is_an_ethernet_link_enough_is_answered_with_its_share_of_the_step():
     assert "Over Ethernet 100 GbE (TCP sockets) between the nodes, the step's exposed " \
         "communication is" in answer.markdown
     assert answer.data["parallelism"]["nodes"] == 2
+
+
+def test_a_download_size_is_the_weights_as_released_not_a_training_checkpoint():
+    # Seen in the terminal: "how big is the safetensors download for DeepSeek R1?" was answered
+    # with a 9,394 GB training checkpoint. The release is FP8: 671e9 x 1 B = 671 GB of weights;
+    # Llama 3 8B's is BF16: 8.03e9 x 2 B = 16.06 GB (its four safetensors files, 16.1 GB).
+    r1 = respond("how big is the safetensors download for DeepSeek R1?")
+    assert r1.intent.kind == "checkpoint"
+    assert "as released in FP8 are about **671 GB**" in r1.markdown
+    llama = respond("download size of llama 3 8b?")
+    assert "as released in BF16 are about **16.1 GB**" in llama.markdown

@@ -49,6 +49,12 @@ CHECKPOINT = lazy(r"\bcheckpoints?\b|\b(?:save|load)_checkpoint\b|\badapter_mode
                   r"\blora\b|\blora\b.{0,30}\bmerg|\bexport\b.{0,30}\blora\b|\bzero_to_fp32\b|"
                   r"保存|合并|导出|权重文件|权重.{0,6}(?:大小|多大)", _I)
 # The size of what was saved is the question (not moving a checkpoint somewhere).
+# The files a model is downloaded as (its released weights)
+# ("I downloaded llama3.1 8b ... the context size": a story of a download, not its size)
+RELEASED_FILES = lazy(r"\bdownload(?:s|ing)?\b|\bsafetensors\b|\bhugging\s*face\s+repo\b|"
+                      r"\bmodel\s+files?\b|下载|权重文件", _I)
+SIZE_ASKED = lazy(r"\bhow\s+(?:big|large)\b|\bdownload\s+size\b|\bsize\s+of\s+(?:the\s+)?"
+                  r"(?:download|files?|weights|safetensors)\b|多大|大小", _I)
 SAVED = lazy(r"\b(?:size|large|larger|big|bigger|small)\b|多大|这么大|大小", _I)
 EGRESS = lazy(r"\begress\b|\bdata\s+transfer\s+out\b|\bdownload(?:ing)?\s+cost", _I)
 # A checkpoint's write or load time, not its size, is the question.
@@ -342,6 +348,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # "adapter_model.bin is just 1kB, is it normal?"): the bytes each save holds answer it.
     ("checkpoint", lambda t, s: bool(CHECKPOINT.search(t)) and bool(SAVED.search(t))
      and not TRANSFER_TIME.search(t) and not IN_USE.search(t)),
+    # "download size of llama 3 8b?", "how big is the safetensors download": the released files
+    ("checkpoint", lambda t, s: bool(RELEASED_FILES.search(t)) and bool(SIZE_ASKED.search(t))
+     and _has_model(s) and not TRANSFER_TIME.search(t) and not IN_USE.search(t)),
     # "Why is inference slower after quantization?" with nothing measured and no job named
     # asks about the idea, not about someone's run.
     ("concept", lambda t, s: bool(WHY_ASKED.search(t)) and not _measured(t)

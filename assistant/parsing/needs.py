@@ -163,8 +163,9 @@ def _workload(kind: str, slots: Slots, assumed: Slots) -> None:
     if "offload" in slots or "zero_stage" in slots:  # ZeRO and its offload are training
         assumed["workload"] = "full_finetune"
         return
-    if kind in ("memory", "fit", "cluster_size", "serving", "gpu_compare"):
-        assumed["workload"] = "inference"
+    if kind in ("memory", "fit", "cluster_size", "serving", "gpu_compare") or (
+            kind == "checkpoint" and slots.get("released_weights")):
+        assumed["workload"] = "inference"  # (a download is the weights as released)
     elif kind in ("layout", "training", "checkpoint"):
         assumed["workload"] = "pretrain"
 

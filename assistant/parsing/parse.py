@@ -24,6 +24,7 @@ from clusterplan.assistant.parsing.intents import (
     COST,
     ELAPSED,
     MACHINES,
+    RELEASED_FILES,
     VARIANT_ASKED,
     classify,
 )
@@ -85,7 +86,7 @@ CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
-         "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed")
+         "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed", "released_weights")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -320,9 +321,12 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["vllm_no_tp"] = True  # vLLM with no tensor parallelism set runs on one GPU
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
+    if RELEASED_FILES.search(text):
+        slots["released_weights"] = True  # the files one downloads: the weights as released
 
 
 VLLM = lazy(r"\bvllm\b", re.IGNORECASE)
+
 # vLLM's tensor-parallel setting in any of its spellings: "--tensor-parallel-size 4", "-tp 8",
 # "tensor_parallel_size=2"
 TP_FLAG = lazy(r"tensor[-_]parallel[-_]size|(?<![\w-])-tp\b|\btp\s*[=:]?\s*\d", re.IGNORECASE)

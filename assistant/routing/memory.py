@@ -539,6 +539,17 @@ def in_nodes(gpus: int | None, per_node: int | None) -> str:
     return f" ({plural(-(-gpus // int(per_node)), 'node')} of {per_node})"
 
 
+def _released(intent: Intent, result: dict[str, Any]) -> Reply:
+    """"How big is the safetensors download for DeepSeek R1?": the weights at the precision they
+    are released in (FP8 for DeepSeek-V3/R1), with the other common precisions beside."""
+    weights = result["whole_model_gb"]["weights"]
+    precision = str(slot(intent, "precision") or "").upper()
+    lead = (f"The weights of {model_name(result)} as released in {precision} are about "
+            f"**{num(weights)} GB** ({num(result['params_b'])}B parameters), what a download "
+            "holds; the files add the tokenizer and configs, a few MB.")
+    return Reply(headline=lead, tables=[precision_table(result)])
+
+
 def checkpoint(intent: Intent, calls: Calls) -> Reply:
     """The bytes a full training checkpoint writes, and how long writing them takes (with no
     model named: the bytes per parameter of each kind of save)."""
@@ -547,6 +558,8 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
     payload = memory_payload(intent, with_gpu=False)
     result = calls.run("memory", payload, "bytes of weights and optimizer states")
     quoted = quoted_size(intent, float(result["params_b"]), model_name(result))
+    if result["workload"] == "inference" and not quoted:
+        return _released(intent, result)
     size_gb = result["checkpoint_gb"]
     lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
             f"optimizer states) is **{num(size_gb)} GB**.")
