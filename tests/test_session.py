@@ -183,3 +183,12 @@ def test_a_pasted_thread_after_a_sizing_is_a_question_of_its_own(memory_store):
                     "What GPU you use. 2. How many GPUs we are using. 3. Is this full-finetuning "
                     "or using LoRA or QLoRA, etc.", previous=first.intent)
     assert "model" not in again.intent.slots and "params_b" not in again.intent.slots
+
+
+def test_a_provider_without_an_offer_for_the_gpu_is_said_so(memory_store):
+    # Seen in the terminal: "and the cost on lambda?" after a run on A100 40GB dropped the cost
+    # without a word; the catalog's Lambda offers have no A100 40GB.
+    first = respond("We have 4 nodes of 8x A100 40GB. How long to full fine-tune Llama 2 70B on "
+                    "1B tokens?")
+    again = respond("and the cost on lambda?", previous=first.intent)
+    assert "Lambda has no on-demand offer for NVIDIA A100 SXM 40GB on record" in again.markdown

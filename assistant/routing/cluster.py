@@ -207,6 +207,10 @@ def training(intent: Intent, calls: Calls) -> Reply:
     if cheapest and price.get("run_usd"):
         lead += (f" At {cheapest['provider']}'s {usd_rate(cheapest['effective_usd_per_gpu_hour'])} "
                  f"per GPU-hour it costs about **{usd(price['run_usd'])}**.")
+    elif slot(intent, "provider"):  # "and the cost on lambda?": say there is none, not nothing
+        kind = str(slot(intent, "kind", "on_demand")).replace("_", "-")
+        lead += (f" {cap(str(slot(intent, 'provider')))} has no {kind} offer for "
+                 f"{gpu_name(result['gpu'])} on record, so the run is not priced there.")
     steps = []
     published = _published_run(intent, result)
     if published:
