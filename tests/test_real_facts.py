@@ -702,3 +702,19 @@ def test_a_download_size_is_the_weights_as_released_not_a_training_checkpoint():
     assert "as released in FP8 are about **671 GB**" in r1.markdown
     llama = respond("download size of llama 3 8b?")
     assert "as released in BF16 are about **16.1 GB**" in llama.markdown
+
+
+def test_the_biggest_model_a_4090_can_qlora_is_searched_in_the_catalog():
+    # Seen in the terminal: answered with a note about sizing a cluster. QLoRA's paper fits a
+    # 33B model on one 24 GB GPU (qlora-paper); by hand a 34.4B base in NF4 is 34.4e9 x 0.516 B
+    # = 17.7 GB of weights, under a 4090's 25.8 GB, while the catalog model just above needs
+    # more than the card holds.
+    answer = respond("I have a single RTX 4090 and 64GB RAM. What's the biggest model I can "
+                     "fine-tune with QLoRA?")
+    assert answer.intent.kind == "fit" and answer.clarification is None
+    rows = [line for line in answer.markdown.splitlines() if line.endswith("| yes |")
+            or line.endswith("| no |")]
+    fits = [float(r.split("|")[2]) for r in rows if r.endswith("| yes |")]
+    above = [float(r.split("|")[3]) for r in rows if r.endswith("| no |")]
+    assert fits and 30 <= fits[0] <= 40  # a 30-40B model, as the QLoRA paper's 33B
+    assert above and above[0] > 25.8

@@ -305,6 +305,10 @@ _LINK_KIND = {"infiniband": "ib"}
 
 RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(PLAN.search(t))),
+    # "What's the biggest model I can fine-tune with QLoRA on my single 4090?": the GPUs are
+    # fixed, so the catalog is searched for the largest model they hold (no rent, no budget)
+    ("fit", lambda t, s: bool(s.get("largest_model")) and "gpu" in s and not _has_model(s)
+     and "usd" not in s and "hours" not in s),
     ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
     # Which form factor of a GPU ("on SXM A100, or the PCIe version?"): the GPU's own figures.
     ("gpu_specs", lambda t, s: "gpu" in s and bool(VARIANT_ASKED.search(t))),

@@ -70,6 +70,8 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         required = ("size", "path")  # a transfer: how much, and over what
     if kind == "interconnect" and "size" not in slots and slots.get("links"):
         required = ()  # the links themselves are the question
+    if kind == "fit" and slots.get("largest_model") and not _present("model", slots):
+        required = ("gpu",)  # the catalog is searched for the largest model that fits
     if kind == "plan" and slots.get("largest_model"):
         required = ("workload",)  # the plan tool searches the catalog for the model
     if kind == "memory" and not _present("model", slots) and _gigabytes(slots) \

@@ -19,6 +19,7 @@ from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model, quoted_size
 from clusterplan.assistant.routing.count_rule import count_without_model
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
+from clusterplan.assistant.routing.largest_fit import largest_fit
 from clusterplan.assistant.routing.network import write_time
 from clusterplan.assistant.routing.offload import offload_lead, smaller_format
 from clusterplan.assistant.routing.size_rule import budget_without_model, memory_without_model
@@ -174,6 +175,8 @@ def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
 def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
     """Whether the job fits the GPUs named, with the headroom or the shortfall."""
     if not any(k in intent.slots for k in ("model", "params_b", "config")):
+        if intent.slots.get("largest_model") and slot(intent, "gpu"):
+            return largest_fit(intent, calls)  # "the biggest model I can QLoRA on a 4090?"
         return budget_without_model(intent)
     result = calls.run("memory", memory_payload(intent, least=least),
                        "bytes per GPU on the GPUs named")

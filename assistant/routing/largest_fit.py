@@ -1,0 +1,59 @@
+"""The biggest model a fixed set of GPUs holds: "What's the biggest model I can fine-tune with
+QLoRA on a single RTX 4090?"
+
+No model is named: the answer is a catalog model, the largest whose job (the workload and
+precision asked) the memory calculator fits on the GPUs named. The catalog's dense models,
+ordered by parameters, are searched by bisection (a bigger model of the same kind never needs
+less memory), so a handful of calculator runs answer it; the model just above is shown beside
+it, with the memory that one would need.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusterplan.assistant.answer import Intent
+from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
+from clusterplan.assistant.routing.dispatch import Calls, Reply
+from clusterplan.db.active import catalog
+
+
+def largest_fit(intent: Intent, calls: Calls) -> Reply:
+    """The largest dense catalog model whose job fits the GPUs asked, and the next one up."""
+    rows = sorted((r for r in catalog().models.rows.values()
+                   if r.active_params_b >= 0.99 * r.params_b), key=lambda r: r.params_b)
+    base = memory_payload(intent)
+    for name in ("model", "params_b", "config"):
+        base.pop(name, None)
+
+    def sized(index: int) -> dict[str, Any]:
+        row = rows[index]
+        return calls.run("memory", base | {"model": row.id},
+                         f"does {row.name} fit the GPUs named?")
+
+    low, high = -1, len(rows)  # rows[low] fits (or none), rows[high] does not (or none)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if sized(mid).get("fits"):
+            low = mid
+        else:
+            high = mid
+    gpus = int(base.get("gpus") or 1)
+    where = f"{gpus}× {gpu_name(base.get('gpu'))}" if base.get("gpu") else \
+        f"{gpus}× GPU with {num(base.get('gpu_memory_gb'))} GB"
+    if low < 0:
+        return Reply(headline=f"No catalog model fits {where} for this job: the smallest, "
+                              f"{rows[0].name}, needs {num(sized(0)['per_gpu_gb'])} GB per GPU.")
+    best = sized(low)
+    lead = (f"The largest catalog model that fits {where} for this job is **{rows[low].name}** "
+            f"({num(rows[low].params_b)}B): **{num(best['per_gpu_gb'])} GB per GPU** of "
+            f"{num(best['gpu_memory_gb'])} GB.")
+    table_rows = [[rows[low].name, rows[low].params_b, best["per_gpu_gb"], "yes"]]
+    if high < len(rows):
+        above = sized(high)
+        lead += (f" The next size up, {rows[high].name} ({num(rows[high].params_b)}B), would "
+                 f"need {num(above['per_gpu_gb'])} GB per GPU.")
+        table_rows.append([rows[high].name, rows[high].params_b, above["per_gpu_gb"], "no"])
+    return Reply(headline=lead, tables=[table(["model", "parameters (B)", "GB per GPU", "fits"],
+                                              table_rows)])
