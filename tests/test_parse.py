@@ -662,3 +662,9 @@ def test_the_fastest_way_under_a_budget_is_a_plan(read):
     # Seen in the terminal: answered as a training time on one default node.
     intent = read("What's the fastest way to train Llama 3 8B on 100B tokens for under $20,000?")
     assert intent.kind == "plan" and intent.slots["usd"] == 20000
+
+
+def test_a_time_per_output_token_asked_is_a_serving_question(read):
+    # Seen while trying the app: answered as a fit with the KV cache of 32 sequences.
+    assert read("What's the time per output token for Llama 3 70B on 4x H100 at batch "
+                "32?").kind == "serving"

@@ -164,6 +164,8 @@ COUNT_ASKED = lazy(r"\bminimum\s+(?:hardware\s+|gpu\s+|system\s+)?requirements?\
                    r"\bis\s+(?:one|two|three|four|\d+)(?:\s+or\s+(?:two|three|four|\d+))?\s+"
                    r"(?:\w+\s+)?enough\b|最低要求|最低配置", _I)
 SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|\btps\b|"
+               r"\btime\s+per\s+output\s+token\b|\btpot\b|\binter[\s-]*token\b|"
+               r"\btime\s+to\s+first\s+token\b|"
                      r"\bthroughput\b|\bqps\b|"
                      r"\bhow\s+fast\b|\bdecod(?:e|ing)\b|\bgeneration\s+speed\b|"
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
