@@ -668,3 +668,17 @@ def test_a_time_per_output_token_asked_is_a_serving_question(read):
     # Seen while trying the app: answered as a fit with the KV cache of 32 sequences.
     assert read("What's the time per output token for Llama 3 70B on 4x H100 at batch "
                 "32?").kind == "serving"
+
+
+@pytest.mark.parametrize(("text", "hours"), [
+    ("fine-tune Mistral 7B with LoRA on 50M tokens in under a day", 24),
+    ("pretrain a 1B model on 20B tokens within a week", 168),
+])
+def test_a_deadline_of_one_unit_is_read(read, text, hours):
+    assert read(text).slots["hours"] == hours
+
+
+def test_is_my_runs_figure_good_is_a_check(read):
+    # answered as a layout search that found none; the measured 380 TFLOPS is what to check
+    assert read("Is my 8x H100 training of Llama 3 70B at 380 TFLOPS per GPU good?").kind \
+        == "diagnose"

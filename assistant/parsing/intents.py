@@ -192,6 +192,9 @@ CHECK = lazy(r"\bis\s+(?:this|that|it|this\s+\w+)\s+(?:normal|right|correct|expe
              r"\bcrazy\b|\breason\b|\bwrong\b|\bmatch\b|\bshould\s+be\b|\bjumps?\s+(?:up\s+)?to\b|"
              r"\bspeed\s+(?:this|it|things)\s+up\b|"
              r"\bgood\s+or\s+(?:it'?s\s+|is\s+it\s+)?(?:slow|bad)\b|"
+             # "is my 8x H100 training ... at 380 TFLOPS per GPU good?"
+             r"\bis\s+(?:my|our|this|that)\b[^.?!]{0,80}\b(?:good|decent|reasonable|normal|ok|"
+             r"okay)\s*\?|"
              r"\bonly\s+(?:about\s+|around\s+|~\s*)?\d|正常|为什么|为啥|"
              r"原因|理论|怎么回事|实测|实际|只占用|"
              r"\bbut\s+(?:in\s+(?:training|practice|reality)|actually|it\s+(?:uses|takes|shows))\b",

@@ -38,6 +38,9 @@ MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
 DURATION = lazy(NUM + r"\s*-?\s*(?:(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
                       r"|months?|years?)\b(?![/-]\w)"  # not "152334H/miqu-1-70b", a user name
                       r"|(?:个)?(秒|分钟|小时|天|周|星期|月|年)(?![A-Za-z]))", _I)
+# A deadline of one unit: "in under a day", "within a week", "in less than a month"
+ONE_SPAN = lazy(r"\b(?:in|within|under|inside)\s+(?:under\s+|less\s+than\s+)?(?:a|an|one)\s+"
+                r"(hour|day|week|month|year)\b", _I)
 PERIOD = lazy(r"\b(?:per|a|each|every|/)\s*(hour|day|week|month|year)\b|\b(hourly|daily|"
                     r"weekly|monthly|yearly|annually)\b", _I)
 # not the tokens of one step ("0.5M tokens in a iteration"): that is the batch, no budget
@@ -335,6 +338,9 @@ def _money_and_time(text: str, slots: dict[str, Any]) -> None:
     if money:
         slots["usd"] = number(money[1], "the amount") * SCALE.get((money[2] or "").lower()[:1], 1)
     duration = DURATION.search(text)
+    if not duration and (one := ONE_SPAN.search(text)):  # "in under a day", "within a week"
+        slots["hours"] = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}[
+            one[1].lower()]
     if duration:
         unit = (duration[2] or duration[3]).lower().rstrip("s")
         hours = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60,

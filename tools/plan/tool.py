@@ -125,7 +125,8 @@ def _goal(inp: PlanInput) -> str:
     if inp.training:
         parts.append(f"{inp.workload} on {inp.tokens:,.0f} tokens")
         if inp.deadline_days is not None:
-            parts.append(f"within {inp.deadline_days:g} days")
+            parts.append(f"within {inp.deadline_days:g} day"
+                         + ("" if inp.deadline_days == 1 else "s"))
     elif inp.concurrent_users is not None:
         parts.append(f"serve {inp.concurrent_users} users x {inp.tokens_per_s_per_user:g} "
                      "tokens/s")
