@@ -718,3 +718,25 @@ def test_the_biggest_model_a_4090_can_qlora_is_searched_in_the_catalog():
     above = [float(r.split("|")[3]) for r in rows if r.endswith("| no |")]
     assert fits and 30 <= fits[0] <= 40  # a 30-40B model, as the QLoRA paper's 33B
     assert above and above[0] > 25.8
+
+
+def test_zero_2_and_zero_3_named_are_sized_side_by_side():
+    # Seen while trying the app: only one stage was sized. By hand, ZeRO-3 also shards the 16-bit
+    # weights: 13e9 x 2 B x (1 - 1/8) = 22.75 GB less per GPU on 8 GPUs, 23.89 GB with the 5 %
+    # the allocator fragments of what is allocated (gpu-memory-overhead#fragmentation), less
+    # the layers it gathers at a time (13e9 / 40 layers x 2 B = 0.65 GB each): 22.5 to 23.9.
+    answer = respond("What's the difference between ZeRO-2 and ZeRO-3 in memory for a 13B model "
+                     "on 8 A100?")
+    rows = dict(re.findall(r"\| (ZeRO-[23]) \| ([\d.]+) \|", answer.markdown))
+    assert set(rows) == {"ZeRO-2", "ZeRO-3"}
+    gap = float(rows["ZeRO-2"]) - float(rows["ZeRO-3"])
+    assert 22.5 <= gap <= 23.95
+
+
+def test_vllms_kv_room_on_a_card_known_by_its_memory_is_checked():
+    # Seen while trying the app. A "24GB card" holds 24 GiB = 25.77 GB; vLLM keeps 0.9 of it,
+    # 23.19 GB, less Llama 3 8B's 16.06 GB of BF16 weights and the runtime's overhead: about 5.8
+    # GB of room, against the 2.5 GiB (2.68 GB) it reported.
+    answer = respond("vLLM says KV cache is only 2.5GiB with Llama 3 8B on a 24GB card, why?")
+    assert answer.intent.kind == "diagnose"
+    assert "measured **2.68 GB** against about **5.77 GB** expected" in answer.markdown

@@ -326,7 +326,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # A KV-cache size claimed for a length ("for 3000 tokens is just under 8GB"), or the room a
     # server reported on GPUs named ("KV Cache is only 8.69GiB"): checked.
     ("diagnose", lambda t, s: bool(KV_CLAIM.search(t)) and _has_model(s)
-     and ("context_len" in s or "gpu" in s) and not HOW_MANY.search(t)),
+     and ("context_len" in s or "gpu" in s or "gpu_memory_gb" in s) and not HOW_MANY.search(t)),
     ("layout", lambda t, s: bool(FABRIC_NEEDED.search(t)) and bool({"gpu", "tp"} & set(s))
      and not _has_model(s)),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)

@@ -458,6 +458,9 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     m = ZERO.search(text)
     if m:
         slots["zero_stage"] = int(m[1] or m[2] or m[3])
+    stages = sorted({int(z[1] or z[2] or z[3]) for z in ZERO.finditer(text)} - {0})
+    if len(stages) >= 2 and all(z <= 3 for z in stages):
+        slots["zero_stages"] = stages  # "ZeRO-2 vs ZeRO-3": each is sized side by side
     for name, value in DEGREES.findall(text):  # the layout stated first ("tp 4 + pp 16 vs tp 64")
         slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
     named: dict[str, int] = {}

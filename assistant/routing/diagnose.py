@@ -1217,11 +1217,14 @@ def _kv_available(ctx: Context) -> list[Finding]:
     for the cache, its share of the GPU (0.9) less its slice of the weights and the overhead.
     vLLM reports it per GPU; a sum over the GPUs that takes one GPU's weights reads it high."""
     claim = KV_CLAIM.search(ctx.text)
+    memory_only = not slot(ctx.intent, "gpu") and ctx.intent.slots.get("gpu_memory_gb")
     if not claim or "context_len" in ctx.intent.slots or not ctx.has_model() \
-            or not slot(ctx.intent, "gpu") or KV_NEEDED.search(ctx.text):
+            or not (slot(ctx.intent, "gpu") or memory_only) or KV_NEEDED.search(ctx.text):
         return []
-    payload = memory_payload(ctx.intent) | {"workload": "inference", "gpu": ctx.gpu(),
-                                            "gpus": slot(ctx.intent, "gpus") or 1}
+    # ("on a 24GB card": a GPU known by its memory alone)
+    card = {"gpu_memory_gb": memory_only} if memory_only else {"gpu": ctx.gpu()}
+    payload = memory_payload(ctx.intent) | {"workload": "inference", "gpus":
+                                            slot(ctx.intent, "gpus") or 1} | card
     result = ctx.calls.run("memory", payload, "weights and overhead per GPU under vLLM")
     parts, gpus = result["breakdown_gb"], int(result["layout"]["gpus"])
     room_gb = VLLM_SHARE * result["gpu_memory_gb"] - parts["weights"] - parts["overhead"]
@@ -1239,7 +1242,9 @@ def _kv_available(ctx: Context) -> list[Finding]:
     causes.append(("gpu_memory_utilization (0.9 by default), the profiling run's activations "
                    "and CUDA graphs come out before the cache",
                    "serving-memory-preallocation#vllm-default"))
-    what = f"KV-cache room per GPU on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
+    card_name = gpu_name(result["gpu"]) if result["gpu"] else \
+        f"GPU with {num(result['gpu_memory_gb'])} GB"
+    what = f"KV-cache room per GPU on {gpus}× {card_name} for {model_name(result)}"
     return [Finding(what, room_gb, stated_gb, "GB", causes,
                     "serving-memory-preallocation#vllm-default")]
 

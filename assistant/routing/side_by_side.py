@@ -26,6 +26,7 @@ def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """The reply with a row per model named, when the question names several, and a row per
     end of a range of GPU counts ("4-8 A10G")."""
     reply = _count_range(intent, calls, _gpu_kinds(intent, calls, reply))
+    reply = _zero_stages(intent, calls, reply)
     reply = _setups(intent, calls, reply)
     listed = intent.slots.get("model_list") or []
     if len(listed) >= 2 and intent.kind == "training":
@@ -86,6 +87,16 @@ def _name(entry: dict[str, Any]) -> str:
     size = f"{entry['params_b']:g}"
     article = "an" if re.match(r"8|11(?!\d)|18(?!\d)", size) else "a"  # "an 80B", "an 11B"
     return f"{article} {size}B model{active}"
+
+
+def _zero_stages(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """"ZeRO-2 vs ZeRO-3 for a 13B model on 8 A100": the same job at each stage named."""
+    stages = intent.slots.get("zero_stages") or []
+    if len(stages) < 2 or intent.kind not in KINDS or not any(
+            k in intent.slots for k in ("model", "params_b", "config")):
+        return reply
+    return _fits_on(intent, calls, reply, [(f"ZeRO-{z}", {"zero_stage": z}) for z in stages],
+                    "ZeRO stage", "Stage by stage")
 
 
 def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
