@@ -682,3 +682,13 @@ def test_is_my_runs_figure_good_is_a_check(read):
     # answered as a layout search that found none; the measured 380 TFLOPS is what to check
     assert read("Is my 8x H100 training of Llama 3 70B at 380 TFLOPS per GPU good?").kind \
         == "diagnose"
+
+
+@pytest.mark.parametrize(("text", "slot", "value"), [
+    # a Chinese "，" folds to "," and no longer hides the figure after it
+    ("用8张H800训练70B模型，1T token需要多久？", "tokens", 1e12),
+    ("我想用vllm部署qwen3 32b，并发100，需要几张卡？", "batch", 100),
+    ("qwen3 32b 100路并发需要几张卡", "batch", 100),
+])
+def test_chinese_punctuation_and_concurrency_keep_their_figures(read, text, slot, value):
+    assert read(text).slots[slot] == value

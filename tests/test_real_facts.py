@@ -740,3 +740,11 @@ def test_vllms_kv_room_on_a_card_known_by_its_memory_is_checked():
     answer = respond("vLLM says KV cache is only 2.5GiB with Llama 3 8B on a 24GB card, why?")
     assert answer.intent.kind == "diagnose"
     assert "measured **2.68 GB** against about **5.77 GB** expected" in answer.markdown
+
+
+def test_a_training_speed_comparison_of_two_gpus_uses_their_compute():
+    # "A100和H100训练速度差多少？" (how much faster does an H100 train): dense BF16 989.4 against
+    # 312 TFLOP/s (the two datasheets) is 3.17x; memory bandwidth (decoding's yardstick) would
+    # say 1.64x.
+    answer = respond("A100和H100训练速度差多少？")
+    assert "at the same MFU it trains about **3.17×** as fast per GPU" in answer.markdown

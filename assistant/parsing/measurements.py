@@ -18,7 +18,7 @@ from clusterplan.assistant.parsing.quantities import AFTER_GPU, SELF_COPY
 _I = re.IGNORECASE
 # A figure starts where its run of digits starts: tried from inside a run, a 2,000-digit
 # question took seconds (each start scanned to the end of the run and failed).
-NUM = r"(?<![\d,])(\d[\d,]*(?:\.\d+)?)"
+NUM = r"(?<!\d)(?<!\d,)(\d[\d,]*(?:\.\d+)?)"  # (a Chinese "，" folds to "," before a figure)
 
 BANDWIDTH = lazy(NUM + r"\s*\(?(GB/[sS]|GB/sec|GBps|Gb/[sS]|Gbps|Gbit/s)", 0)
 # vLLM's start-up refusal: "The model's max seq len (131072) is larger than the maximum number of

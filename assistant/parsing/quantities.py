@@ -14,7 +14,8 @@ from clusterplan.assistant.parsing.lazy_re import lazy
 
 # A number starts where a run of digits starts (the lookbehind): without it a long run of
 # digits is tried from every position, and 2,000 digits took seconds of backtracking.
-NUM = r"(?<![\d,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+# (not inside "1,000"; a comma with no digit before it, a Chinese "，" folded to ",", is no part)
+NUM = r"(?<!\d)(?<!\d,)(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
 WORD_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16,
@@ -107,6 +108,9 @@ MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s
 CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*"
                    r"(?:(?:request|client)\s+threads|requests|"
                          r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
+# "并发100", "100并发", "并发数为32": requests served at once
+ZH_CONCURRENCY = lazy(r"并发(?:数|量)?\s*(?:为|是|=|:|：)?\s*(\d{1,6})(?![\d.])"
+                      r"|(?<![\d.])(\d{1,6})\s*(?:个|路)?\s*并发")
 # "one 128k sequence", "a single request": one at a time
 ONE_SEQUENCE = lazy(r"\b(?:one|a\s+single|single)\s+(?:\d+(?:\.\d+)?\s*k?\s*(?:-?\s*tokens?)?"
                     r"\s+)?(?:sequence|request|user|prompt|conversation)\b", _I)
@@ -446,9 +450,9 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
     if accum and per_device and not m:
         slots["micro_batch"] = count(per_device[1], "the micro-batch")
         slots["grad_accum"] = count(accum[1], "the gradient accumulation")
-    m = CONCURRENCY.search(text) or BATCH.search(text)
+    m = CONCURRENCY.search(text) or BATCH.search(text) or ZH_CONCURRENCY.search(text)
     if m:
-        slots["batch"] = count(m[1], "the batch")
+        slots["batch"] = count(m[1] or m[2], "the batch")
     elif ONE_SEQUENCE.search(text):
         slots["batch"] = 1  # "one 128k sequence": a single one, whatever was served before
     m = next((u for u in UTILISATION.finditer(text)

@@ -88,6 +88,9 @@ def gpu_compare(intent: Intent, calls: Calls) -> Reply:
     if not ("model" in intent.slots or "params_b" in intent.slots):
         if slot(intent, "cost"):
             return _prices(intent, calls, gpus, specs)
+        if intent.slots.get("workload") in TRAINING_WORKLOADS:  # "训练速度差多少" asks compute
+            return Reply(headline=_compute_sentence(rows), tables=[specs],
+                         steps=[_compute_step(rows)])
         return Reply(headline=_spec_sentence(rows), tables=[specs], steps=[_spec_step(rows)])
     if slot(intent, "workload") != "inference":
         return _cost_per_token(intent, calls, gpus, specs)
@@ -117,6 +120,28 @@ def _spec_sentence(rows: list[Any]) -> str:
             f"{slow.name}: decoding reads the weights once per token, so it runs about "
             f"**{num(fast.memory_bandwidth_tb_s / slow.memory_bandwidth_tb_s)}×** as fast per "
             f"GPU.")
+
+
+TRAINING_WORKLOADS = ("pretrain", "full_finetune", "lora", "qlora")
+
+
+def _compute_sentence(rows: list[Any]) -> str:
+    """Training runs on dense BF16 matmuls: the peak ratio bounds the speed-up (the
+    interconnect and the MFU each GPU reaches decide how much of it a run keeps)."""
+    slow, fast = sorted(rows, key=lambda r: r.bf16_tflops)
+    return (f"For training, {fast.name} does {num(fast.bf16_tflops)} dense BF16 TFLOP/s against "
+            f"{num(slow.bf16_tflops)} for {slow.name}: at the same MFU it trains about "
+            f"**{num(fast.bf16_tflops / slow.bf16_tflops)}×** as fast per GPU (the MFU each "
+            "reaches, and the links between GPUs, decide how much of that a run keeps).")
+
+
+def _compute_step(rows: list[Any]) -> Step:
+    slow, fast = sorted(rows, key=lambda r: r.bf16_tflops)
+    return Step(label="dense BF16 peak ratio", formula="faster peak / slower peak",
+                inputs={fast.id: q(fast.bf16_tflops, "TFLOP/s"),
+                        slow.id: q(slow.bf16_tflops, "TFLOP/s")},
+                result=q(round(fast.bf16_tflops / slow.bf16_tflops, 4)),
+                notes=[slow.source_note, fast.source_note])
 
 
 def _spec_step(rows: list[Any]) -> Step:
