@@ -98,6 +98,7 @@ TIME_TO_TRAIN = lazy(r"\bhow\s+(?:long|much\s+time)\b.*\b(?:pre-?)?(?:train|fine
                      r"\bhow\s+many\s+(?:hours|days|weeks)\b.*\b(?:pre-?)?(?:train|fine-?tun)|"
                            r"\btraining\s+(?:time|days|cost)\b|\bcost\s+(?:of|to)\s+(?:pre-?)?train|"
                            r"多长时间|多久|耗时|训练时长|训练时间|花费了多长|多少时间|卡时|GPU\s*时|"
+                           r"GPU\s*小时|"
                            # "训练一个GPT-3规模的模型，需要多少钱": the cost of a training run
                            r"训练[^。？?！!]{0,40}(?:多少钱|费用|成本|花费)",
                            _I)
