@@ -748,3 +748,19 @@ def test_a_training_speed_comparison_of_two_gpus_uses_their_compute():
     # say 1.64x.
     answer = respond("A100和H100训练速度差多少？")
     assert "at the same MFU it trains about **3.17×** as fast per GPU" in answer.markdown
+
+
+def test_a_maximum_batch_asked_is_the_kv_room_in_sequences():
+    # Llama 2 7B (32 layers, 32 KV heads of 128) in FP16: 2 x 32 x 32 x 128 x 2 B = 524,288 B a
+    # token; the answer's spare room over 2,048 tokens a sequence, plus the one sized, is the
+    # batch: 26.9 GB / 524,288 B = 51.3k tokens = 25 more sequences, 26 in all.
+    answer = respond("What is the maximum batch size for Llama 2 7B inference on an A100 40GB at "
+                     "2048 context?")
+    assert "a batch of at most **26 sequences**" in answer.markdown
+
+
+def test_the_optimizer_asked_is_a_training_jobs_memory():
+    # Adam keeps 12 B a parameter (FP32 master, m and v: zero-paper#k-12): 7e9 x 12 = 84 GB
+    answer = respond("How much memory does the optimizer take for Adam on a 7B model?")
+    assert answer.intent.slots["workload"] == "full_finetune"
+    assert "optimizer states 84.0 GB" in answer.markdown

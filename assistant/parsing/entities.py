@@ -97,6 +97,8 @@ WORKLOADS = (
           _I), "full_finetune"),
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
           _I), "pretrain"),
+    # the optimizer's memory is a training job's ("how much does Adam take for a 7B model?")
+    (lazy(r"\badam(?:w)?\b|\boptimi[sz]er\s+(?:states?|memory)\b|优化器", _I), "full_finetune"),
     (SERVING_WORDS, "inference"),
     (lazy(r"\btrain(?:s|ing|ed)?\b|训练", _I), "pretrain"),
     (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),

@@ -86,7 +86,8 @@ CARRIED = ("gpu", "gpus")
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
-         "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed", "released_weights")
+         "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed", "released_weights",
+         "max_batch_asked")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -321,11 +322,16 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["vllm_no_tp"] = True  # vLLM with no tensor parallelism set runs on one GPU
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
+    if MAX_BATCH.search(text):
+        slots["max_batch_asked"] = True  # "maximum batch size", "how many sequences at once"
     if RELEASED_FILES.search(text):
         slots["released_weights"] = True  # the files one downloads: the weights as released
 
 
 VLLM = lazy(r"\bvllm\b", re.IGNORECASE)
+MAX_BATCH = lazy(r"\bmax(?:imum)?\s+batch(?:\s+size)?\b|\bhow\s+many\s+(?:concurrent\s+|"
+                 r"parallel\s+)?(?:sequences|requests|users)\b|最大\s*(?:batch|并发|批)",
+                 re.IGNORECASE)
 
 # vLLM's tensor-parallel setting in any of its spellings: "--tensor-parallel-size 4", "-tp 8",
 # "tensor_parallel_size=2"

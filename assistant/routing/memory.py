@@ -203,6 +203,10 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             extra, step = _kv_room(result)
             lead += " " + extra
             steps.append(step)
+            if intent.slots.get("max_batch_asked"):
+                most = _most_sequences(intent, result, int(step.result.value))
+                lead += " " + most[0]
+                steps.append(most[1])
         one_gpu = _vllm_on_one_gpu(intent, result)
         if one_gpu:
             lead += one_gpu[0]
@@ -481,6 +485,20 @@ def _kv_room(result: dict[str, Any]) -> tuple[str, Step]:
                 f"{num(per_token)} bytes per token).", step)
     return (f"That room holds about **{num(tokens)} more tokens** of KV cache "
             f"({num(per_token)} bytes per token).", step)
+
+
+def _most_sequences(intent: Intent, result: dict[str, Any], more: int) -> tuple[str, Step]:
+    """"What is the maximum batch size at 2048 context?": the sequence sized plus as many
+    more as the spare KV room holds at that length (kv-cache#per-token)."""
+    context = int(slot(intent, "context_len") or 4096)
+    batch = int(slot(intent, "batch") or 1)
+    most = batch + more // context
+    step = Step(label="sequences the KV room holds", formula="sequences sized + spare tokens ÷ "
+                "context", inputs={"sized": q(batch), "spare_tokens": q(more),
+                                   "context": q(context, "tokens")},
+                result=q(most, "sequences"), notes=["kv-cache#per-token"])
+    return (f"At {num(context)} tokens each that is a batch of at most **{num(most)} "
+            f"sequences** (before the engine's own reservations).", step)
 
 
 def cluster_size(intent: Intent, calls: Calls) -> Reply:
