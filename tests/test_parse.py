@@ -703,3 +703,7 @@ def test_a_24g_card_before_xianka_is_its_memory(read):
 
 def test_gpu_hours_asked_in_chinese_is_a_training_time(read):
     assert read("训练175B需要多少GPU小时？").kind == "training"
+
+
+def test_a_tp_asked_for_inference_ranks_serving_layouts(read):
+    assert read("What TP should I use for Llama 3 70B inference on 8 L40S?").kind == "serving"

@@ -460,6 +460,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and bool(SPECS.search(t))),
     ("layout", lambda t, s: bool(TP_ASKED.search(t)) and s.get("workload") != "inference"
      and not SERVING.search(t)),
+    # "What TP should I use for Llama 3 70B inference on 8 L40S?": the serving layouts, ranked
+    ("serving", lambda t, s: bool(TP_ASKED.search(t)) and s.get("workload") == "inference"
+     and _has_model(s) and "gpu" in s),
     # "Is it then possible to load Llama v2 70B GPTQ with my setup (two cards with 24 GB each)?
     # ... GPU split like in Ooba": whether it loads is asked; the split is how.
     ("fit", lambda t, s: bool(POSSIBLE.search(t)) and _has_model(s) and "tp" not in s
