@@ -764,3 +764,11 @@ def test_the_optimizer_asked_is_a_training_jobs_memory():
     answer = respond("How much memory does the optimizer take for Adam on a 7B model?")
     assert answer.intent.slots["workload"] == "full_finetune"
     assert "optimizer states 84.0 GB" in answer.markdown
+
+
+def test_the_mfu_of_a_stated_training_rate_is_worked_out():
+    # By hand: 8,000 tokens/s x 6 x 8.03e9 FLOPs a token / 989.4e12 = 38.96 % MFU (the
+    # 6N yardstick of mfu-calibration#mfu-definition) on an H100's dense BF16 peak.
+    answer = respond("what's the MFU if 8 H100 train Llama 3 8B at 8000 tokens/s per GPU?")
+    assert answer.intent.kind == "diagnose"
+    assert "measured **39.0 %**" in answer.markdown

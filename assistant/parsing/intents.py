@@ -430,6 +430,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      or ("samples" in s and bool(HOW_LONG.search(t)))),
     # "What MFU does Llama 3 405B reach on 16,384 H100?": the utilisation a training layout
     # reaches is the layout search's answer, with no token budget to time.
+    # ("... at 8000 tokens/s per GPU, what's the MFU?": the run's own MFU, worked out)
+    ("diagnose", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)
+     and any(m.kind in ("tokens_per_s", "tflops") for m in find(t))
+     and s.get("workload") != "inference"),
     ("layout", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)
      and bool(CLUSTER_OR_JOB & set(s)) and not _measured_twice(t)),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),
