@@ -707,3 +707,17 @@ def test_gpu_hours_asked_in_chinese_is_a_training_time(read):
 
 def test_a_tp_asked_for_inference_ranks_serving_layouts(read):
     assert read("What TP should I use for Llama 3 70B inference on 8 L40S?").kind == "serving"
+
+
+def test_how_many_nodes_of_a_shape_asks_for_the_count(read):
+    # "nodes of 8x H100" is the node's shape; the count is the question (a plan to the deadline)
+    intent = read("How many nodes of 8x H100 do I need to pretrain a 30B model on 2T tokens in "
+                  "60 days?")
+    assert intent.kind == "plan" and "gpus" not in intent.slots
+    assert intent.slots["gpus_per_node"] == 8
+
+
+def test_a_training_batch_size_is_each_gpus_micro_batch(read):
+    intent = read("I get OOM when fine-tuning Llama 2 13B with LoRA on a single A100 40GB with "
+                  "batch size 8 and seq len 2048")
+    assert intent.slots["micro_batch"] == 8 and "batch" not in intent.slots

@@ -61,6 +61,8 @@ LAYOUTS = (
     lazy(rf"{ZN}\s*个\s*(\d+){X}{G}", _I),
     lazy(rf"{ZN}\s*(?:台|机)\s*(\d+){X}{G}", _I),  # "2台8xA100 80G": two machines of eight
 )
+# The node a count is asked of: "how many nodes of 8x H100 do I need".
+NODES_ASKED = lazy(rf"\bhow\s+many\s+{NODE}\s+(?:of|with)\s+(\d+){X}{G}", _I)
 # nccl-tests' own flags: "all_reduce_perf -b 1G -e 8G -f 2 -g 2" runs on 2 GPUs per process,
 # "srun -N 1 -n 8 ... all_reduce_perf ... -g 1" on 8 processes of 1.
 NCCL_PERF_GPUS = lazy(r"\b\w+_perf\b(?:\s+-[a-z]\s*\S+)*?\s+-g\s*(\d{1,2})\b", _I)
@@ -191,6 +193,9 @@ def read_layout(text: str) -> Layout:
     if perf and int(perf[1]) > 0 and not any(p.search(text) for p in COUNTS):
         procs = NCCL_PROCS.search(text)
         return Layout(int(perf[1]) * (int(procs[1]) if procs and int(procs[1]) > 0 else 1))
+    shape = NODES_ASKED.search(text)
+    if shape and int(shape[1]) > 0:  # "how many nodes of 8x H100": the node's shape, not a count
+        return Layout(None, None, int(shape[1]))
     flag = PER_NODE_FLAG.search(text)
     if flag and int(flag[1]) > 0 and not any(p.search(text) for p in COUNTS):
         nodes_flag = NODES_FLAG.search(text)

@@ -201,6 +201,9 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         if "context_len" in slots and "seq_len" not in slots:
             # a trained model's context ("7b model, 64k context") is the length it trains at
             slots["seq_len"] = slots.pop("context_len")
+        if "batch" in slots and "micro_batch" not in slots:
+            # "fine-tuning ... with batch size 8" is what each GPU runs at once
+            slots["micro_batch"] = slots.pop("batch")
         defaults = (("seq_len", _within(DEFAULT_SEQ_LEN, slots, catalog)), ("micro_batch", 1),
                     ("optimizer", "adamw"))
         assumed.update({k: v for k, v in defaults if k not in slots})
