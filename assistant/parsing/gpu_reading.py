@@ -59,8 +59,9 @@ def _unknown_gpus(found: Entities, catalog: Catalog) -> None:
         found.readings.extend(f"'{said}' is not a GPU in the catalog (nearest: {near}); it was "
                               "not read as one" for said, near in unknown)
     sized = next((o for o in outside if o.gb), None)
-    if sized is not None and "gpu_memory_gb" not in slots:
+    if sized is not None:  # written beside the card, it is that card's (over a bare "6GB 显卡")
         slots["gpu_memory_gb"] = float(sized.gb)
+        slots.pop("gpu_memory_label", None)
         found.readings.append(f"took the {sized.gb} GB written beside '{sized.said}' as the "
                               "memory of each GPU")
 

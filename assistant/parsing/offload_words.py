@@ -44,7 +44,9 @@ def _gb(value: str, unit: str) -> float:
 
 def read_offload(text: str, slots: dict[str, Any]) -> None:
     """Fill gpu_memory_gb, host_ram_gb and (for training) offload from the question."""
-    if m := VRAM.search(text):
+    if "gpu_memory_gb" in slots:
+        pass  # the memory written beside a card named ("3060laptop 6GB") is that card's
+    elif m := VRAM.search(text):
         if m[1]:
             slots["gpu_memory_gb"] = _gb(m[1], m[2])
         else:  # "48GB GPUs": a GPU known by its memory label, which counts GiB
