@@ -192,3 +192,14 @@ def test_a_provider_without_an_offer_for_the_gpu_is_said_so(memory_store):
                     "1B tokens?")
     again = respond("and the cost on lambda?", previous=first.intent)
     assert "Lambda has no on-demand offer for NVIDIA A100 SXM 40GB on record" in again.markdown
+
+
+def test_a_team_of_people_at_a_speed_is_a_serving_plan_and_it_refers_back(memory_store):
+    # Seen in the terminal: "my team of 30 people at 25 tokens/s each" was priced as one H100,
+    # and "what TP should I use for it" then lost the model.
+    first = respond("I want to serve Llama 3.1 70B for my team of 30 people at 25 tokens/s each. "
+                    "What should I rent?")
+    assert first.intent.kind == "plan" and first.intent.slots["users"] == 30
+    assert first.markdown.startswith("Goal: serve 30 users x 25 tokens/s.")
+    again = respond("what TP should I use for it on 2x H100?", previous=first.intent)
+    assert again.intent.slots["model"] == "llama-3.1-70b"

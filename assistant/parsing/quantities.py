@@ -498,7 +498,8 @@ def read_params_b(text: str) -> tuple[float, str] | None:
 
 RATE = lazy(NUM + r"\s*(k)?\s*(?:output\s+)?tok(?:en)?s?\s*(?:/\s*s(?:ec)?|per\s+sec(?:ond)?)\b"
             r"(\s*(?:each|per\s+user|a\s+user))?", _I)
-USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?users\b", _I)
+USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?(?:users|people|"
+             r"persons|customers|clients)\b|\bteam\s+of\s+(\d{1,6})\b", _I)
 OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
 REQUESTS = lazy(NUM + r"\s*(?:requests?|reqs?|queries)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b"
                 r"|a\s+second\b)", _I)
@@ -524,7 +525,7 @@ def _goals(text: str, slots: dict[str, Any]) -> None:
         slots["user_tokens_per_s" if rate[3] else "tokens_per_s"] = value
     users = USERS.search(text)
     if users:
-        slots["users"] = count(users[1])
+        slots["users"] = count(users[1] or users[2])
     objective = OBJECTIVE.search(text)
     if objective:
         slots["objective"] = objective[1].lower()
