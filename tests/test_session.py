@@ -203,3 +203,14 @@ def test_a_team_of_people_at_a_speed_is_a_serving_plan_and_it_refers_back(memory
     assert first.markdown.startswith("Goal: serve 30 users x 25 tokens/s.")
     again = respond("what TP should I use for it on 2x H100?", previous=first.intent)
     assert again.intent.slots["model"] == "llama-3.1-70b"
+
+
+def test_more_people_after_pricing_a_serving_cluster_serves_them(memory_store):
+    # Seen in the terminal: "what if we had 100 people?" after pricing 2x H100 for Llama 3.1
+    # 70B repeated the price. 100 sequences of 4,096 tokens take 100 x 4,096 x 327,680 B =
+    # 134 GB of KV cache beside 141 GB of weights: more than 2 x 85.5 GB.
+    a = respond("what TP should I use for Llama 3.1 70B inference on 2x H100?")
+    b = respond("how much per month is that?", previous=a.intent)
+    c = respond("what if we had 100 people?", previous=b.intent)
+    assert c.intent.kind == "serving" and c.intent.slots["batch"] == 100
+    assert c.markdown.startswith("No layout fits on 2× NVIDIA H100 SXM 80GB")

@@ -180,6 +180,9 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         _bare_answer(text, slots, previous)
         if (not strong or kind == "unknown") and previous.kind != "unknown":
             kind = previous.kind
+            served = (previous.slots.get("workload") or previous.assumed.get("workload"))
+            if kind == "pricing" and served == "inference" and slots.keys() & {"users", "batch"}:
+                kind = "serving"  # "what if we had 100 people?" after pricing a serving cluster
         if kind == "diagnose" and not any_in(text) and not previous.missing \
                 and "gpu" in slots:
             # "what would it be on an H100?" after a measured rate: the same job's figure there,
