@@ -214,3 +214,13 @@ def test_more_people_after_pricing_a_serving_cluster_serves_them(memory_store):
     c = respond("what if we had 100 people?", previous=b.intent)
     assert c.intent.kind == "serving" and c.intent.slots["batch"] == 100
     assert c.markdown.startswith("No layout fits on 2× NVIDIA H100 SXM 80GB")
+
+
+def test_the_biggest_model_asked_after_another_model_searches_the_catalog(memory_store):
+    # Seen in the terminal: asked right after DeepSeek-R1's download size, it sized DeepSeek-R1.
+    first = respond("how big is the safetensors download for DeepSeek R1?")
+    again = respond("What's the biggest model I can fine-tune with QLoRA on a single RTX 4090?",
+                    previous=first.intent)
+    assert "model" not in again.intent.slots
+    assert again.markdown.startswith("The largest catalog model that fits 1× NVIDIA GeForce RTX "
+                                     "4090 24GB")

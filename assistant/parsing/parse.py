@@ -378,6 +378,8 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
         return False
     if "progress_done" in slots:
         return False  # "one epoch took 3 hours, how long for 5?": the asker's own run's pace
+    if slots.get("largest_model") and not ("model" in slots or "params_b" in slots):
+        return False  # "the biggest model I can fine-tune on a 4090?": the catalog is searched
     if DEFINES.search(text) and not previous.missing and not SUBJECTS_NAMED & set(slots):
         return False  # "what does ZeRO-3 do?" after sizing a model asks what it is
     if previous.missing and (not strong or kind == previous.kind):
