@@ -3,9 +3,10 @@ QLoRA on a single RTX 4090?"
 
 No model is named: the answer is a catalog model, the largest whose job (the workload and
 precision asked) the memory calculator fits on the GPUs named. The catalog's dense models,
-ordered by parameters, are searched by bisection (a bigger model of the same kind never needs
-less memory), so a handful of calculator runs answer it; the model just above is shown beside
-it, with the memory that one would need.
+ordered by parameters, are searched by bisection, then the dozen just above the boundary one
+by one (shapes differ: a large vocabulary or grouped KV heads move a model's memory against
+its size), so a score of calculator runs answer it; the model just above is shown beside it,
+with the memory that one would need.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from clusterplan.assistant.composing.markdown import num, table
 from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.db.active import catalog
+
+LOOK_ABOVE = 12  # catalog models above the bisected boundary tried one by one
 
 
 def largest_fit(intent: Intent, calls: Calls) -> Reply:
@@ -39,6 +42,12 @@ def largest_fit(intent: Intent, calls: Calls) -> Reply:
             low = mid
         else:
             high = mid
+    # Shapes differ (a large vocabulary, grouped KV heads), so a few models just above the
+    # boundary are tried too: the largest that fits among them is the answer.
+    for index in range(high + 1, min(high + 1 + LOOK_ABOVE, len(rows))):
+        if sized(index).get("fits"):
+            low = index
+    high = next((i for i in range(low + 1, len(rows)) if not sized(i).get("fits")), len(rows))
     gpus = int(base.get("gpus") or 1)
     where = f"{gpus}× {gpu_name(base.get('gpu'))}" if base.get("gpu") else \
         f"{gpus}× GPU with {num(base.get('gpu_memory_gb'))} GB"
