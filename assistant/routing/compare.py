@@ -136,21 +136,22 @@ def _compute_sentence(rows: list[Any]) -> str:
 
 
 def _compute_step(rows: list[Any]) -> Step:
-    slow, fast = sorted(rows, key=lambda r: r.bf16_tflops)
-    return Step(label="dense BF16 peak ratio", formula="faster peak / slower peak",
-                inputs={fast.id: q(fast.bf16_tflops, "TFLOP/s"),
-                        slow.id: q(slow.bf16_tflops, "TFLOP/s")},
-                result=q(round(fast.bf16_tflops / slow.bf16_tflops, 4)),
-                notes=[slow.source_note, fast.source_note])
+    return _ratio_step(rows, "bf16_tflops", "TFLOP/s", "dense BF16 peak ratio",
+                       "faster peak / slower peak")
 
 
 def _spec_step(rows: list[Any]) -> Step:
-    slow, fast = sorted(rows, key=lambda r: r.memory_bandwidth_tb_s)
-    return Step(label="memory bandwidth ratio", formula="faster bandwidth / slower bandwidth",
-                inputs={fast.id: q(fast.memory_bandwidth_tb_s, "TB/s"),
-                        slow.id: q(slow.memory_bandwidth_tb_s, "TB/s")},
-                result=q(round(fast.memory_bandwidth_tb_s / slow.memory_bandwidth_tb_s, 4)),
-                notes=[slow.source_note, fast.source_note])
+    return _ratio_step(rows, "memory_bandwidth_tb_s", "TB/s", "memory bandwidth ratio",
+                       "faster bandwidth / slower bandwidth")
+
+
+def _ratio_step(rows: list[Any], field: str, unit: str, label: str, formula: str) -> Step:
+    """The two GPUs' datasheet figure `field` and its ratio, citing both datasheets."""
+    slow, fast = sorted(rows, key=lambda r: getattr(r, field))
+    low, high = float(getattr(slow, field)), float(getattr(fast, field))
+    return Step(label=label, formula=formula,
+                inputs={fast.id: q(high, unit), slow.id: q(low, unit)},
+                result=q(round(high / low, 4)), notes=[slow.source_note, fast.source_note])
 
 
 def _cost_per_token(intent: Intent, calls: Calls, gpus: list[str], specs: str) -> Reply:
