@@ -22,7 +22,6 @@ from clusterplan.tui.completion import CatalogSuggester, catalog_names
 
 if TYPE_CHECKING:  # the core and Markdown load behind the first screen, not before it
     from clusterplan.assistant.answer import Answer
-    from clusterplan.tui.chat_entries import EarlierAnswers, Question, Reply
 
 WELCOME = (
     "Ask how to size, lay out or pay for a GPU cluster, e.g. *Does a 70B model fit for full "
@@ -234,7 +233,7 @@ class Chat(Vertical):
     def earlier(self) -> EarlierAnswers | None:
         """The list of earlier answers (None until the welcome is mounted)."""
         found = self.log_view.query_children("#earlier")
-        return found.first() if found else None  # type: ignore[return-value]
+        return found.first(EarlierAnswers) if found else None
 
     async def move_old(self) -> None:
         """Every answered exchange but the last few becomes a line of the earlier answers,

@@ -263,7 +263,8 @@ def _p2p(ctx: Context) -> list[Finding]:
             > max(x.end() for x in ONE_WAY.finditer(before)))
         line = link.line_rate_per_direction_gb_s * (2 if both else 1)
         causes = [("copies reach part of the line rate: protocol headers and the copy engines' "
-                   "own limits; NCCL plans NVLink 4 at 20.6 of 25 GB/s a link",
+                   "own limits; NCCL plans about 80 % of an NVLink link's 25 GB/s (20.0 on "
+                   "Ampere, 20.6 on Hopper)",
                    "nccl-link-bandwidths")]
         if int(slot(ctx.intent, "gpus") or 8) < 8 and m.value < 0.5 * line:
             # "a 4xH100 system": a board without NVSwitch joins each pair by its own links only
