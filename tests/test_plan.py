@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from clusterplan.tools.plan.search import host_offer, kind_offers, node_ladder
 from clusterplan.tools.registry import invoke
@@ -150,6 +151,18 @@ def test_a_deadline_question_is_routed_to_the_plan_tool():
 def test_a_users_question_is_routed_to_the_plan_tool():
     text = _ask("Plan a cluster to serve Llama 3 70B to 200 concurrent users at 30 tokens/s each")
     assert "serve 200 users x 30 tokens/s" in text and "replica" in text
+
+
+def test_what_to_rent_for_a_pretraining_run_without_a_deadline_is_priced_within_90_days():
+    # No deadline, no budget, no GPUs: the run of known size (7B on 1T tokens) is planned
+    # cheapest within a published run's length, stated with its note, not answered with the
+    # fewest GPUs that hold the model and their monthly rent.
+    text = _ask("What should I rent to pretrain a 7B model on 1T tokens?")
+    head = text.splitlines()[0]
+    assert "within 90 days" in head and "for the run" in head
+    assert float(re.search(r"\*\*([\d.]+) days\*\*", head).group(1)) <= 90
+    assert "assumed deadline: 90 days" in text and "pretraining-tokens#run-lengths" in text
+    assert "a month" not in head
 
 
 def test_a_plan_without_a_goal_keeps_the_fixed_cluster_answer():

@@ -2020,14 +2020,23 @@ def test_a_requests_response_time_is_its_prefill_plus_its_decode():
     assert "far above expected" in answer.markdown
 
 
-def test_the_cost_of_training_a_named_model_is_a_training_run_priced():
+def test_the_cost_of_training_a_named_model_is_the_run_planned_and_priced():
     # https://github.com/second-state/chat-with-chatgpt/issues/41: "训练一个GPT-3规模的...
-    # 需要多少钱" (what does training a GPT-3-scale model cost?) is a training run of GPT-3
-    # 175B on its published 300B tokens, priced, not an hourly GPU price.
+    # 需要多少钱" (what does training a GPT-3-scale model cost?) names no GPU and no cluster:
+    # GPT-3 175B on its published 300B tokens, planned on every GPU kind the offers rent and
+    # held to a published run's length (stated), not timed on 8 assumed GPUs that cannot
+    # hold it.
     answer = respond("使用深度学习云计算服务，训练一个GPT-3规模的大规模语言模型，需要多少钱？")
-    assert answer.intent.kind == "training"
+    assert answer.intent.kind == "plan"
     assert answer.intent.assumed["tokens"] == 300e9
-    assert "300B tokens take about" in answer.markdown and "$" in answer.markdown
+    assert "90 days" in answer.intent.assumed["deadline"]
+    text = answer.markdown
+    assert "No layout fits" not in text and "within 90 days" in text
+    assert "`pretraining-tokens#run-lengths`" in text
+    for kind in ("H100 SXM 80GB", "A100 SXM 80GB"):  # compared, not one assumed
+        assert kind in text.split("other GPU kinds")[1]
+    days_taken = float(re.search(r"\*\*([\d.]+) days\*\*", text).group(1))
+    assert 0 < days_taken <= 90
 
 
 def test_a_deepseek_coder_is_neither_deepseek_v3_nor_a_distilled_qwen():

@@ -22,6 +22,7 @@ from clusterplan.assistant.parsing.measurements import (
     any_in,
     find,
 )
+from clusterplan.assistant.parsing.published_tokens import PUBLISHED_TOKENS
 
 _I = re.IGNORECASE
 KINDS = ("memory", "fit", "cluster_size", "layout", "interconnect", "convert", "link_compare",
@@ -396,10 +397,14 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("plan", lambda t, s: bool(GOAL.search(t)) and _has_model(s) and "gpu" not in s
      and s.get("workload") != "inference"),
     ("plan", lambda t, s: bool(HARDWARE_ADVICE.search(t)) and _has_model(s) and "gpu" not in s),
-    # what a named fine-tune costs, on no cluster named: the cheapest way to run it
-    ("plan", lambda t, s: bool(COST.search(t)) and _has_model(s) and s.get("workload") in
-     ("full_finetune", "lora", "qlora") and not s.keys() & {"gpu", "gpus", "nodes", "hours",
-                                                           "usd", "provider", "kind"}),
+    # what a named training run costs, on no cluster named: the cheapest way to run it (a
+    # pretraining run needs its tokens, given or the model's published count)
+    ("plan", lambda t, s: bool(COST.search(t)) and _has_model(s)
+     and (s.get("workload") in ("full_finetune", "lora", "qlora")
+          or (s.get("workload") == "pretrain"
+              and ("tokens" in s or s.get("model") in PUBLISHED_TOKENS)))
+     and not s.keys() & {"gpu", "gpus", "nodes", "hours", "usd", "provider", "kind",
+                         "model_list"}),
     # "serve it to 200 users at 30 tokens/s each" on no cluster named: what to rent for that
     ("plan", lambda t, s: _has_model(s) and not any(k in s for k in ("gpus", "nodes"))
      and (("users" in s and "user_tokens_per_s" in s) or "requests_per_s" in s)),

@@ -13,8 +13,14 @@ from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.db.active import catalog
 from clusterplan.figures import days
+from clusterplan.tools.citing import note_ref
 
 HOURS_PER_DAY = 24
+
+
+# pretraining-tokens#run-lengths: DeepSeek-V3 took 54 days, Llama 3.1 405B about 78
+RUN_LENGTHS = "pretraining-tokens#run-lengths"
+DEFAULT_PRETRAIN_DAYS = 90
 
 
 def plan_payload(intent: Intent) -> dict[str, Any] | None:
@@ -53,7 +59,16 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         payload["budget_usd"], goal = s["usd"], True
     if "objective" in s:
         payload["objective"], goal = s["objective"], True
-    elif s.get("cost") and not goal and workload not in ("pretrain", "inference"):
+    elif not goal and workload == "pretrain" and "tokens" in payload \
+            and not s.keys() & {"gpus", "nodes"} and (s.get("cost") or "gpu" not in s):
+        # "what does pretraining X on 300B tokens cost?", "what should I rent to pretrain
+        # X?": the cheapest cluster that finishes in a published run's time (a cluster sized
+        # only to hold the model says what it rents for a month, not what the run costs;
+        # the cheapest alone is one node for years)
+        payload["deadline_days"], goal = DEFAULT_PRETRAIN_DAYS, True
+        intent.assumed["deadline"] = (f"{DEFAULT_PRETRAIN_DAYS} days, a little over the "
+                                      f"longest published pretraining runs ({RUN_LENGTHS})")
+    elif s.get("cost") and not goal and workload != "inference":
         # "how costly is it to fine-tune X?": what it costs done the cheapest way (serving
         # needs a throughput to be planned for, which a cost word does not give)
         payload["objective"], goal = "cheapest", True
@@ -218,4 +233,5 @@ def plan(intent: Intent, calls: Calls) -> Reply:
                             [[k, num(v)] for k, v in result["failed"].items()]))
     # the cluster recommended is the one a follow-up ("how much KV cache ...?") is about
     resolved = {"gpu": rec["gpu"], "gpus": rec["gpus"]} if rec else {}
-    return Reply(headline=head, tables=tables, resolved=resolved)
+    cited = [note_ref(RUN_LENGTHS)] if "deadline" in intent.assumed else []
+    return Reply(headline=head, tables=tables, resolved=resolved, citations=cited)
