@@ -21,13 +21,13 @@ from typing import Any
 # (the default of their transformers config class).
 # Falcon's published counts (7.22B, 41.8B) include a separate output head, so it is not here.
 TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "opt", "bloom", "gpt2",
-                   "starcoder2"}
+                   "starcoder2", "glm"}
 # Families with a plain (ungated) two-matrix MLP with biases, and LayerNorm with a bias.
 PLAIN_MLP = {"opt", "bloom", "gpt_neox", "gptj", "falcon", "RefinedWeb", "RefinedWebModel",
-             "gpt2", "gpt_bigcode", "starcoder2", "nemotron"}
+             "gpt2", "gpt_bigcode", "starcoder2", "nemotron", "glm"}
 # Families whose attention projections carry biases when the config does not say.
 QKV_BIAS = {"qwen", "qwen2", "qwen2_moe", "opt", "bloom", "gpt_neox", "gpt2", "gpt_bigcode",
-            "starcoder2"}
+            "starcoder2", "glm"}
 
 
 class ConfigError(ValueError):
@@ -106,6 +106,12 @@ def read_shape(config: dict[str, Any]) -> ConfigShape:
     kind = str(config.get("model_type") or top.get("model_type") or "")
     if kind == "qwen":
         config = _qwen_first_generation(config)
+    if kind == "chatglm" and "inner_hidden_size" in config:
+        # the first ChatGLM (6B) shares model_type with ChatGLM2/3 but not their layout: a
+        # plain GELU MLP of inner_hidden_size, biases on every projection, LayerNorm, and an
+        # output head tied to the embedding (note model-glm#chatglm-6b)
+        config = {**config, "intermediate_size": config["inner_hidden_size"]}
+        kind = "glm"
     if config.get("block_configs"):
         raise ConfigError("its layers differ in shape (block_configs, as in Nemotron NAS "
                           "models); only models of identical layers can be read")

@@ -2152,3 +2152,17 @@ def test_an_ollama_tag_with_no_quantisation_is_the_librarys_default():
     assert "system RAM" in answer.markdown
     tagged = respond("ollama run llama3:70b-instruct-q8_0 on a 4090")
     assert tagged.intent.slots["precision"] == "q8_0"
+
+
+def test_the_three_chatglm_generations_are_told_apart():
+    # https://github.com/hiyouga/ChatGLM-Efficient-Tuning/issues/223: "chatglm V2模型量化为int8后
+    # 推理速度慢一倍左右" is ChatGLM2-6B, not ChatGLM3-6B nor the first ChatGLM-6B, whose
+    # attention differs: the first keeps 32 KV heads, ChatGLM2 two groups (note model-glm).
+    assert respond("chatglm V2模型量化为int8后推理速度慢一倍左右").intent.slots["model"] == \
+        "chatglm2-6b"
+    first = respond("chatglm-6b int8 on a 3090?").intent.slots
+    assert (first["model"], first["precision"]) == ("chatglm-6b", "int8")
+    # KV cache per token in FP16, by hand: 2 (K and V) x 28 layers x KV heads x 128 x 2 bytes
+    for model, kv_heads in (("chatglm-6b", 32), ("chatglm2-6b", 2)):
+        text = respond(f"can {model} run 2048 tokens on a 4090?").markdown
+        assert f"{2 * 28 * kv_heads * 128 * 2:,} bytes per token" in text
