@@ -224,3 +224,20 @@ def test_the_biggest_model_asked_after_another_model_searches_the_catalog(memory
     assert "model" not in again.intent.slots
     assert again.markdown.startswith("The largest catalog model that fits 1× NVIDIA GeForce RTX "
                                      "4090 24GB")
+
+
+def test_a_plan_follow_up_searches_again_rather_than_keeping_the_chosen_gpu(memory_store):
+    # The first plan chose a GPU kind and count; "and within 30 days?" is the same run with a
+    # tighter deadline, searched over every kind again (the choice was the answer, not the
+    # user's constraint), and "only H100s" narrows that search to the kind named.
+    first = respond("How much would it cost to pretrain a 13B model on 2T tokens?")
+    assert first.intent.kind == "plan"
+    tighter = respond("and within 30 days?", previous=first.intent)
+    assert tighter.intent.kind == "plan" and "gpu" not in tighter.intent.slots
+    assert "within 30 days" in tighter.markdown and "other GPU kinds" in tighter.markdown
+    kinds = tighter.markdown.split("ruled out")[0]
+    assert kinds.count("× NVIDIA") >= 3, kinds  # more kinds than the one chosen before
+    narrowed = respond("only H100s", previous=tighter.intent)
+    assert narrowed.intent.kind == "plan" and narrowed.intent.slots["gpu"] == "h100-sxm"
+    head = narrowed.markdown.splitlines()[0]
+    assert "within 30 days" in head and "H100 SXM" in head

@@ -35,7 +35,7 @@ from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
 FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
-                       r"at|for|using|but|if|what\s+if|ok|okay|that|it|"
+                       r"at|for|using|but|if|what\s+if|ok|okay|that|it|only|just|"
                        r"what\s+(?:would|will)\s+(?:it|that|this)\s+be)\b", re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b|"
                    r"\b(?:for|with|of|run|serve|train|use)\s+it\b", re.IGNORECASE)
@@ -190,7 +190,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             served = (previous.slots.get("workload") or previous.assumed.get("workload"))
             rates = {m.kind for m in find(str(previous.slots.get("question", "")))}
             kind = "serving" if served == "inference" or "tokens_per_s" in rates else "fit"
-        before = _carried(previous, slots)
+        before = _carried(previous, slots, kind)
         kept = {k: v for k, v in before.items() if k not in slots and k not in FLAGS}
         if kept:
             found.readings.append("kept from the previous question: " + ", ".join(
@@ -296,13 +296,18 @@ def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
     return found, (text[:start] + " " + text[end + 1:]).strip()
 
 
-def _carried(previous: Intent, new: dict[str, Any]) -> dict[str, Any]:
+def _carried(previous: Intent, new: dict[str, Any], kind: str) -> dict[str, Any]:
     """What a follow-up builds on: the slots given, and the GPUs the last answer settled on,
     unless the follow-up changes what that count was sized for (the model, the workload, the
-    precision): "what about QLoRA?" after sizing a full fine-tune is sized afresh."""
+    precision): "what about QLoRA?" after sizing a full fine-tune is sized afresh. A plan
+    searches GPU kinds and counts itself: what the last plan chose is its answer, not a
+    constraint on "and within 30 days?"."""
     settled = {k: previous.assumed[k] for k in CARRIED if k in previous.assumed}
-    if any(k in previous.slots for k in ("gpus", "nodes")) or any(k in new for k in RESIZES):
+    if any(k in previous.slots for k in ("gpus", "nodes")) or any(k in new for k in RESIZES) \
+            or kind == "plan":
         settled.pop("gpus", None)
+    if kind == "plan":
+        settled.pop("gpu", None)
     # A measurement belongs to the cluster it was taken on; the session carries what it taught.
     kept = {k: v for k, v in previous.slots.items() if k not in NOT_KEPT}
     return {**settled, **kept}
