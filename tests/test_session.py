@@ -241,3 +241,19 @@ def test_a_plan_follow_up_searches_again_rather_than_keeping_the_chosen_gpu(memo
     assert narrowed.intent.kind == "plan" and narrowed.intent.slots["gpu"] == "h100-sxm"
     head = narrowed.markdown.splitlines()[0]
     assert "within 30 days" in head and "H100 SXM" in head
+
+
+def test_offload_asked_after_a_fine_tune_that_does_not_fit_offloads_that_fine_tune(memory_store):
+    # The full fine-tune of Qwen2.5 14B (14.7B parameters) needs 65 GB a 4090; "what about with
+    # CPU offload of the optimizer?" is the same job with ZeRO-Offload: the FP32 master
+    # weights, both Adam moments (12 bytes) and the gradients (2 bytes) move to host RAM,
+    # 14 x 14.7 = 205.8 GB a node, and each GPU keeps its BF16 weights shard and activations.
+    first = respond("I have 4x RTX 4090. Can I full fine-tune Qwen2.5-14B?")
+    assert first.intent.kind == "fit" and "does not fit" in first.markdown
+    offloaded = respond("what about with CPU offload of the optimizer?", previous=first.intent)
+    assert offloaded.intent.slots["offload"] == "optimizer"
+    assert offloaded.intent.slots["model"] == "qwen2.5-14b"
+    assert "**206 GB of host RAM per node**" in offloaded.markdown
+    assert "within its 25.8 GB" in offloaded.markdown
+    kept_off = respond("and without offload?", previous=first.intent)
+    assert "offload" not in kept_off.intent.slots

@@ -58,8 +58,16 @@ def read_offload(text: str, slots: dict[str, Any]) -> None:
     if ZERO.search(text) and slots.get("workload") == "inference":
         del slots["workload"]  # "host RAM" reads as hosting; ZeRO is training
     training = slots.get("workload") not in (None, "inference") or ZERO.search(text)
-    offloads = any(not NO_OFFLOAD.search(text[max(0, m.start() - 20):m.start()])
-                   for m in OFFLOAD.finditer(text))
-    if training and (offloads or "host_ram_gb" in slots):
-        slots["offload"] = ("optimizer_and_params" if PARAMS_OFFLOAD.search(text)
-                            else "optimizer")
+    if training and (offload_asked(text) or "host_ram_gb" in slots):
+        slots["offload"] = offload_kind(text)
+
+
+def offload_asked(text: str) -> bool:
+    """Offload is named, and not to say it is off ("without CPU offload")."""
+    return any(not NO_OFFLOAD.search(text[max(0, m.start() - 20):m.start()])
+               for m in OFFLOAD.finditer(text))
+
+
+def offload_kind(text: str) -> str:
+    """What is offloaded: the parameters too (ZeRO-Infinity, NVMe), else the optimizer."""
+    return "optimizer_and_params" if PARAMS_OFFLOAD.search(text) else "optimizer"

@@ -31,6 +31,7 @@ from clusterplan.assistant.parsing.intents import (
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import any_in, find
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
+from clusterplan.assistant.parsing.offload_words import offload_asked, offload_kind
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
@@ -197,6 +198,11 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
                 "the pasted config.json" if k == "config" else f"{k}={v}"
                 for k, v in kept.items()))
         slots = merge(before, slots)
+        if "offload" not in slots and slots.get("workload") not in (None, "inference") \
+                and offload_asked(text):
+            # "what about with CPU offload of the optimizer?" after sizing a fine-tune: the
+            # same job, offloaded (the training it names is the previous question's)
+            slots["offload"] = offload_kind(text)
     kind = calibration.retarget(kind, slots)
     if kind == "unknown" and DOMAIN.search(found.masked):
         kind = "concept"
