@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -257,3 +258,33 @@ def test_offload_asked_after_a_fine_tune_that_does_not_fit_offloads_that_fine_tu
     assert "within its 25.8 GB" in offloaded.markdown
     kept_off = respond("and without offload?", previous=first.intent)
     assert "offload" not in kept_off.intent.slots
+
+
+def _figure(text: str, pattern: str) -> float:
+    return float(re.search(pattern, text).group(1).replace(",", ""))
+
+
+def test_a_served_job_asked_for_speed_and_cost_gets_both_and_a_precision_change_re_serves(
+        memory_store):
+    # Speed and cost of one served job on a named cluster: the layout's speed, whether 50
+    # users at 20 tokens/s each are met (one token per time per output token), the month on
+    # demand and, by hand, dollars per million output tokens = $/hour / (tokens/s x 3,600) x 1e6.
+    asked = respond("Serve Llama 3.1 70B in FP8 on 2x B200 to 50 users at 20 tokens/s each: "
+                    "what speed and cost?")
+    assert asked.intent.kind == "serving"
+    head = asked.markdown.splitlines()[0]
+    tokens_s = _figure(head, r"about \*\*([\d,.]+) output tokens/s")
+    ms = _figure(head, r"([\d.]+) ms per token per sequence")
+    hourly = _figure(head, r"\(\$([\d,.]+) an hour\)")
+    per_million = _figure(head, r"\*\*\$([\d.]+) per million output tokens")
+    assert per_million == pytest.approx(hourly / (tokens_s * 3600) * 1e6, rel=0.005)
+    assert ("met." in head) == (1000 / ms >= 20)
+    assert "a month" in head
+    # after a plan and its price, a new precision serves the job again on that cluster
+    plan = respond("We want to serve Llama 3.1 70B to 50 concurrent users at 20 tokens/s "
+                   "each. What hardware?")
+    price = respond("what would that cost per month?", previous=plan.intent)
+    assert price.intent.kind == "pricing"
+    fp8 = respond("and with FP8 weights?", previous=price.intent)
+    assert fp8.intent.kind == "serving" and fp8.intent.slots["precision"] == "fp8"
+    assert "output tokens/s" in fp8.markdown and "per million output tokens" in fp8.markdown

@@ -165,6 +165,9 @@ COUNT_ASKED = lazy(r"\bminimum\s+(?:hardware\s+|gpu\s+|system\s+)?requirements?\
                    r"(?:gpus?|nodes?|cards?)\s+(?:is\s+|are\s+)?(?:required|needed)\b|"
                    r"\bis\s+(?:one|two|three|four|\d+)(?:\s+or\s+(?:two|three|four|\d+))?\s+"
                    r"(?:\w+\s+)?enough\b|最低要求|最低配置", _I)
+# A served job's speed asked in words, not a rate given as a goal ("at 20 tokens/s each")
+SPEED_ASKED = lazy(r"\bspeed\b|\bhow\s+fast\b|\bthroughput\b|\blatency\b|"
+                   r"\btime\s+per\s+output\s+token\b|速度|多快", _I)
 SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|\btps\b|"
                r"\btime\s+per\s+output\s+token\b|\btpot\b|\binter[\s-]*token\b|"
                r"\btime\s+to\s+first\s+token\b|"
@@ -462,6 +465,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
                                             or LAYOUT.search(t)))),
     ("concept", lambda t, s: bool(CONCEPT.search(t)) and not _has_model(s) and "gpu" not in s
      and not COST.search(t)),
+    # "serve it on 2x B200: what speed and cost?": the served job's speed, priced
+    ("serving", lambda t, s: bool(COST.search(t)) and bool(SPEED_ASKED.search(t))
+     and _has_model(s) and "gpu" in s and s.get("workload") == "inference"),
     ("pricing", lambda t, s: bool(COST.search(t))),
     ("pricing", lambda t, s: "gpu" in s and not _has_model(s)
      and any(k in s for k in ("hours", "utilization", "usd"))),

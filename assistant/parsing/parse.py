@@ -84,6 +84,8 @@ GENERAL_SIZES = ("llama-2-7b", "llama-2-13b", "llama-2-70b")
 LONG_CONTEXT_SIZES = ("llama-3.1-8b", "llama-3.1-70b")
 # Assumed cluster figures a follow-up keeps ("how much per month?" after a plan).
 CARRIED = ("gpu", "gpus")
+# What a served job is, beside its cluster: changed after a price, the job is served again.
+SERVED_JOB = {"precision", "kv_precision", "context_len", "model", "params_b", "batch", "users"}
 NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
@@ -197,7 +199,14 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             found.readings.append("kept from the previous question: " + ", ".join(
                 "the pasted config.json" if k == "config" else f"{k}={v}"
                 for k, v in kept.items()))
+        asked = set(slots)
         slots = merge(before, slots)
+        if kind == "pricing" and asked & SERVED_JOB and slots.get("workload") == "inference" \
+                and "gpu" in slots and ("model" in slots or "params_b" in slots):
+            # "and with FP8 weights?" after pricing a serving cluster: the job changed, so its
+            # speed on that cluster, priced (a price list does not depend on the weights)
+            kind = "serving"
+            slots["cost"] = True
         if "offload" not in slots and slots.get("workload") not in (None, "inference") \
                 and offload_asked(text):
             # "what about with CPU offload of the optimizer?" after sizing a fine-tune: the

@@ -346,10 +346,44 @@ def serving(intent: Intent, calls: Calls) -> Reply:
     said, steps = [layout_sentence(result)], []
     if not result["plans"]:
         said += _served_instead(intent, calls, result)
-    elif ceiling := _bandwidth_ceiling(intent, calls, result):
-        said.append(ceiling[0])
-        steps.append(ceiling[1])
+    else:
+        said += _served_goal(intent, result) + _served_cost(intent, calls, result)
+        if ceiling := _bandwidth_ceiling(intent, calls, result):
+            said.append(ceiling[0])
+            steps.append(ceiling[1])
     return Reply(headline=" ".join(said), tables=plan_tables(result), steps=steps)
+
+
+def _served_goal(intent: Intent, result: dict[str, Any]) -> list[str]:
+    """'50 users at 20 tokens/s each': whether each sequence's speed at that concurrency
+    (one token per time-per-output-token) reaches the rate asked."""
+    users, wanted = slot(intent, "users"), slot(intent, "user_tokens_per_s")
+    if not users or not wanted:
+        return []
+    best = result["plans"][0]
+    each = 1000 / float(best["time_per_output_token_ms"])
+    verdict = "met" if each >= float(wanted) else "**not met**"
+    return [f"{num(users)} users at {num(wanted)} tokens/s each: each sequence gets about "
+            f"{num(each)} tokens/s (1,000 / {num(best['time_per_output_token_ms'])} ms), "
+            f"{verdict}."]
+
+
+def _served_cost(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
+    """When a cost is asked of a served job: the cluster's month on demand, and what that
+    makes a million output tokens at the layout's throughput, running flat out."""
+    if not slot(intent, "cost"):
+        return []
+    price = calls.run("pricing", {"gpu": result["gpu"], "gpus": result["gpus"],
+                                  "kind": "on_demand"}, "what the serving cluster costs")
+    cheapest = price.get("cheapest")
+    if not cheapest:
+        return [f"No on-demand offer for {gpu_name(result['gpu'])} is in the price list."]
+    tokens_per_hour = float(result["plans"][0]["decode_tokens_per_s"]) * 3600
+    per_million = float(price["hourly_usd"]) / tokens_per_hour * 1e6
+    return [f"At {cheapest['provider']}'s {usd(cheapest['effective_usd_per_gpu_hour'])} per "
+            f"GPU-hour the cluster costs **{usd(price['monthly_usd'])} a month** "
+            f"({usd(price['hourly_usd'])} an hour), **{usd_rate(per_million)} per million "
+            "output tokens** when it runs flat out."]
 
 
 def _bandwidth_ceiling(intent: Intent, calls: Calls, result: dict[str, Any]
