@@ -2166,3 +2166,26 @@ def test_the_three_chatglm_generations_are_told_apart():
     for model, kv_heads in (("chatglm-6b", 32), ("chatglm2-6b", 2)):
         text = respond(f"can {model} run 2048 tokens on a 4090?").markdown
         assert f"{2 * 28 * kv_heads * 128 * 2:,} bytes per token" in text
+
+
+def test_how_many_tokens_of_context_fit_is_answered_as_a_length_and_under_vllm():
+    # "How many tokens of context can I fit for Qwen3-32B on a single H100 with vLLM?": the
+    # length one sequence can reach (the 4,096 sized plus the spare KV room), held to the
+    # model's trained 40,960 (model-qwen3), and vLLM's own figure: its cache gets 0.9 of the
+    # GPU's 85.5 GB less everything else (weights 65.6 GB, activations and overhead), at
+    # 2 x 64 layers x 8 KV heads x 128 x 2 bytes = 262,144 bytes a token.
+    text = respond("How many tokens of context can I fit for Qwen3-32B on a single H100 "
+                   "with vLLM?").markdown
+    head = text.splitlines()[0]
+    more = int(re.search(r"about \*\*([\d,]+) more tokens\*\*", head).group(1).replace(",", ""))
+    longest = int(re.search(r"reach about \*\*([\d,]+) tokens\*\*", head).group(1)
+                  .replace(",", ""))
+    assert longest == 4096 + more
+    assert "trained 40,960, which is the limit" in head
+    per_gpu = float(re.search(r"needs \*\*([\d.]+) GB per GPU\*\*", head).group(1))
+    kv_sized_gb = 4096 * 262_144 / 1e9
+    vllm_tokens = (0.9 * 85.5 - (per_gpu - kv_sized_gb)) * 1e9 / 262_144
+    shown = int(re.search(r"room for about \*\*([\d,]+) tokens\*\*", head).group(1)
+                .replace(",", ""))
+    assert shown == pytest.approx(vllm_tokens, rel=0.01)
+    assert 20_000 < shown < 30_000  # 0.9 x 85.5 - 70.4 GB = 6.5 GB of cache

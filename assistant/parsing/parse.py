@@ -90,7 +90,7 @@ NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
          "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed", "released_weights",
-         "max_batch_asked")
+         "max_batch_asked", "context_room_asked", "vllm")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -341,12 +341,16 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["variants"] = True
     if OUT_OF_MEMORY.search(text):
         slots["oom_seen"] = True  # the run ran out of memory, whatever figures are quoted
+    if VLLM.search(text):
+        slots["vllm"] = True  # served by vLLM: its cache gets gpu_memory_utilization's share
     if VLLM.search(text) and not TP_FLAG.search(text):
         slots["vllm_no_tp"] = True  # vLLM with no tensor parallelism set runs on one GPU
     if OUT_OF_MEMORY.search(text) and not MEMORY_FIGURE.search(masked):
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
     if MAX_BATCH.search(text):
         slots["max_batch_asked"] = True  # "maximum batch size", "how many sequences at once"
+    if CONTEXT_ROOM.search(text):
+        slots["context_room_asked"] = True  # "how many tokens of context can I fit?"
     if RELEASED_FILES.search(text):
         slots["released_weights"] = True  # the files one downloads: the weights as released
 
@@ -355,6 +359,14 @@ VLLM = lazy(r"\bvllm\b", re.IGNORECASE)
 MAX_BATCH = lazy(r"\bmax(?:imum)?\s+batch(?:\s+size)?\b|\bhow\s+many\s+(?:concurrent\s+|"
                  r"parallel\s+)?(?:sequences|requests|users)\b|最大\s*(?:batch|并发|批)",
                  re.IGNORECASE)
+
+# The longest context one sequence can have: the KV room asked as a length
+CONTEXT_ROOM = lazy(r"\bhow\s+(?:many|much)\s+(?:tokens\s+of\s+)?context\b|"
+                    r"\bhow\s+many\s+tokens\b.{0,40}\b(?:fit|hold|context)\b|"
+                    r"\bmax(?:imum)?\s+(?:context(?:\s+length)?|model[_\s-]len|"
+                    r"sequence\s+length)\b.{0,40}\b(?:can|could|fit|possible|support)|"
+                    r"\b(?:longest|largest|biggest)\s+context\b|\bhow\s+long\s+(?:a\s+)?context\b|"
+                    r"最大上下文|最长上下文", re.IGNORECASE)
 
 # vLLM's tensor-parallel setting in any of its spellings: "--tensor-parallel-size 4", "-tp 8",
 # "tensor_parallel_size=2"

@@ -33,7 +33,7 @@ from clusterplan.assistant.parsing.measurements import (
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.cluster import tokens_said
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
-from clusterplan.assistant.routing.memory import fit
+from clusterplan.assistant.routing.memory import VLLM_SHARE, fit
 from clusterplan.assistant.routing.run_figures import PROGRESS_BAR
 from clusterplan.db.active import catalog
 from clusterplan.tools.citing import note_ref
@@ -72,7 +72,6 @@ IDLE_WORDS = lazy(r"没在用|没有用|not\s+(?:being\s+)?used|not\s+using|\b0\
 SLOWER = lazy(r"slower|slow|慢", 2)
 RUN_STEPS = lazy(r"(?<![\w.])(\d[\d,]*)\s*(?:个\s*)?(?:steps?|iterations?|iters?|步)\b", 2)
 ENGINE_WORDS = lazy(r"\bvllm|\bsglang\b", 2)
-VLLM_SHARE = 0.9  # gpu_memory_utilization by default (serving-memory-preallocation#vllm-default)
 # A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
 DEFAULT_TP_MODEL = "llama-3-8b"
 MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\d\s*[块张台]|比一[块张个台]|\b2\s*(?:nodes|gpus)|"

@@ -203,6 +203,11 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
             extra, step = _kv_room(result)
             lead += " " + extra
             steps.append(step)
+            if intent.slots.get("context_room_asked") and "context_len" not in intent.slots \
+                    and int(slot(intent, "batch") or 1) == 1:
+                longest = _longest_context(intent, result, int(step.result.value))
+                lead += " " + longest[0]
+                steps.append(longest[1])
             if intent.slots.get("max_batch_asked"):
                 most = _most_sequences(intent, result, int(step.result.value))
                 lead += " " + most[0]
@@ -290,6 +295,9 @@ def _vllm_on_one_gpu(intent: Intent, result: dict[str, Any]) -> tuple[str, Step]
                 notes=["serving-memory-preallocation#vllm-tp-default"])
     return said, step
 
+
+# serving-memory-preallocation#vllm-default: vLLM's gpu_memory_utilization by default
+VLLM_SHARE = 0.9
 
 # Weight formats a server loads instead of 16 bits, widest first (quant-formats notes).
 SMALLER_PRECISIONS = ("fp8", "int4")
@@ -485,6 +493,41 @@ def _kv_room(result: dict[str, Any]) -> tuple[str, Step]:
                 f"{num(per_token)} bytes per token).", step)
     return (f"That room holds about **{num(tokens)} more tokens** of KV cache "
             f"({num(per_token)} bytes per token).", step)
+
+
+def _longest_context(intent: Intent, result: dict[str, Any], more: int) -> tuple[str, Step]:
+    """"How many tokens of context can I fit?": the context sized plus the spare KV room, for
+    one sequence, held to the model's trained context; under vLLM, whose cache gets only
+    gpu_memory_utilization (0.9) of each GPU, what that share leaves after the rest."""
+    sized = int(slot(intent, "context_len") or 4096)
+    longest = sized + more
+    trained = _trained_context(result)
+    step = Step(label="longest context of one sequence", formula="context sized + spare KV "
+                "tokens", inputs={"sized": q(sized, "tokens"), "spare": q(more, "tokens")},
+                result=q(longest, "tokens"), notes=["kv-cache#per-token"])
+    said = f"One sequence can reach about **{num(longest)} tokens** of context"
+    if trained and longest > trained:
+        said += f", beyond the model's trained {num(trained)}, which is the limit"
+    if intent.slots.get("vllm"):
+        said += _vllm_share(result)
+    return said + ".", step
+
+
+def _trained_context(result: dict[str, Any]) -> int | None:
+    row = catalog().models.rows.get(result.get("model") or "")
+    return int(row.max_context) if row is not None and row.max_context else None
+
+
+def _vllm_share(result: dict[str, Any]) -> str:
+    """vLLM gives its cache gpu_memory_utilization x the GPU less everything else
+    (serving-memory-preallocation#vllm-default)."""
+    gpus, per_token = result["layout"]["gpus"], result["kv_cache_bytes_per_token"]
+    kv_sized = float(result["breakdown_gb"]["kv_cache"])
+    rest = float(result["per_gpu_gb"]) - kv_sized
+    room = VLLM_SHARE * float(result["gpu_memory_gb"]) - rest
+    tokens = max(0, int(room * 1e9 * gpus / per_token))
+    return (f"; vLLM, which gives the cache {VLLM_SHARE:g} of each GPU by default "
+            f"(`--gpu-memory-utilization`), leaves room for about **{num(tokens)} tokens**")
 
 
 def _most_sequences(intent: Intent, result: dict[str, Any], more: int) -> tuple[str, Step]:
