@@ -288,3 +288,23 @@ def test_a_served_job_asked_for_speed_and_cost_gets_both_and_a_precision_change_
     fp8 = respond("and with FP8 weights?", previous=price.intent)
     assert fp8.intent.kind == "serving" and fp8.intent.slots["precision"] == "fp8"
     assert "output tokens/s" in fp8.markdown and "per million output tokens" in fp8.markdown
+
+
+def test_compare_with_other_gpus_after_a_job_puts_both_side_by_side(memory_store):
+    # "compare with 8x H100" after timing a LoRA run on 8x A100 40GB is the same run on both
+    # clusters, the earlier one first; the H100's run is faster and costs less (its dense
+    # BF16 peak, 989 TFLOP/s, is 3.2x the A100's 312, while it rents for well under 3.2x).
+    first = respond("How long to LoRA fine-tune Llama 2 70B on 120M tokens on 8x A100 40GB?")
+    both = respond("compare with 8x H100", previous=first.intent)
+    assert both.intent.kind == "training"
+    assert both.intent.slots["gpu_list"] == ["a100-sxm-40gb", "h100-sxm"]
+    assert both.intent.slots["gpu_counts"] == [8, 8]
+    rows = [line for line in both.markdown.splitlines()
+            if line.startswith("| NVIDIA A100 SXM 40GB | 8 |")
+            or line.startswith("| NVIDIA H100 SXM 80GB | 8 |")]
+    assert len(rows) == 2
+    a100_days, h100_days = (float(r.split("|")[3]) for r in rows)
+    assert h100_days < a100_days / 2
+    served = respond("Can I serve Llama 3 70B on 4x A100 80GB?")
+    setups = respond("compare with 2x H200", previous=served.intent).markdown
+    assert "| 4× NVIDIA A100 SXM 80GB |" in setups and "| 2× NVIDIA H200 SXM 141GB |" in setups

@@ -35,7 +35,11 @@ from clusterplan.assistant.parsing.offload_words import offload_asked, offload_k
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
+COMPARED_WITH = lazy(r"^\W*(?:(?:and\s+)?compared?\s+(?:it\s+|that\s+|this\s+)?"
+                     r"(?:with|to|against)|(?:and\s+)?(?:vs\.?|versus|against))\b|"
+                     r"和.{0,20}对比|比较一下", re.IGNORECASE)
 FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
+                 r"compared?\s+(?:it\s+|that\s+|this\s+)?(?:with|to|against)|vs\.?|versus|"
                        r"at|for|using|but|if|what\s+if|ok|okay|that|it|only|just|"
                        r"what\s+(?:would|will)\s+(?:it|that|this)\s+be)\b", re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b|"
@@ -200,7 +204,13 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
                 "the pasted config.json" if k == "config" else f"{k}={v}"
                 for k, v in kept.items()))
         asked = set(slots)
+        compared = _compared_with(text, slots, before)
         slots = merge(before, slots)
+        if compared:
+            # "compare with 8x H100" after a job on 8x A100: the same job on both, side by side
+            slots.update(compared)
+            found.readings.append("compared with the previous question's GPUs: "
+                                  + " and ".join(compared["gpu_list"]))
         if kind == "pricing" and asked & SERVED_JOB and slots.get("workload") == "inference" \
                 and "gpu" in slots and ("model" in slots or "params_b" in slots):
             # "and with FP8 weights?" after pricing a serving cluster: the job changed, so its
@@ -309,6 +319,18 @@ def pasted_config(text: str) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(found, dict) or not CONFIG_KEYS & set(found):
         return None, text
     return found, (text[:start] + " " + text[end + 1:]).strip()
+
+
+def _compared_with(text: str, new: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """The GPU list of "compare with 8x H100" after a job on other GPUs: the earlier kind
+    first (it stays the answer's main cluster), then the one named, with their counts."""
+    old_gpu, new_gpu = before.get("gpu"), new.get("gpu")
+    if not COMPARED_WITH.search(text) or not old_gpu or not new_gpu or old_gpu == new_gpu:
+        return {}
+    out: dict[str, Any] = {"gpu": old_gpu, "gpu_list": [old_gpu, new_gpu]}
+    if before.get("gpus") and new.get("gpus"):
+        out.update(gpus=before["gpus"], gpu_counts=[before["gpus"], new["gpus"]])
+    return out
 
 
 def _carried(previous: Intent, new: dict[str, Any], kind: str) -> dict[str, Any]:
