@@ -2189,3 +2189,22 @@ def test_how_many_tokens_of_context_fit_is_answered_as_a_length_and_under_vllm()
                 .replace(",", ""))
     assert shown == pytest.approx(vllm_tokens, rel=0.01)
     assert 20_000 < shown < 30_000  # 0.9 x 85.5 - 70.4 GB = 6.5 GB of cache
+
+
+def test_a_reported_run_time_without_a_data_size_is_turned_into_the_tokens_it_covers():
+    # https://github.com/RUC-NLPIR/EnvScaler/issues/3: "SFT on Qwen 3 8B with 8 80GB GPUs ...
+    # needs more than 50 hours to complete. May I ask if this is expected?" The count is 8
+    # (each labelled 80GB), the 50 hours are the run's own time, not a deadline, and with no
+    # data size given the answer is the tokens 50 hours cover at the layout's pace:
+    # tokens/s x 50 x 3,600.
+    answer = respond("I am trying to run SFT on Qwen 3 8B with 8 80GB GPUs and found that it "
+                     "needs more than 50 hours to complete. May I ask if this is expected?")
+    slots = answer.intent.slots
+    assert (slots["gpus"], slots["model"], slots["hours"]) == (8, "qwen3-8b", 50.0)
+    assert slots.get("hours_elapsed") and answer.intent.kind == "training"
+    head = answer.markdown.splitlines()[0]
+    assert "within the" not in head
+    pace = float(re.search(r"\(([\d,]+) tokens/s\) the \*\*50\.0 h\*\*", head).group(1)
+                 .replace(",", ""))
+    covered_b = float(re.search(r"covers about \*\*([\d.]+)B tokens\*\*", head).group(1))
+    assert covered_b == pytest.approx(pace * 50 * 3600 / 1e9, rel=0.01)

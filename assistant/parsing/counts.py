@@ -88,6 +88,10 @@ COUNTS = (
     lazy(rf"{B}{COUNT}\s+(?:{MEM}\s*)?{G}(?!\s*{NODE})", _I),
     # "8 GPUs" (not "CPU: 80 GPU": a label's value)
     # "two graphics cards with 24 GB VRAM each"
+    # "8 80GB GPUs": the count, then each one's memory label (not a node's "each with 8
+    # 80GB GPUs", which counts GPUs per node)
+    lazy(rf"(?<!each with )(?<!each has )(?<!:)(?<!:\s){B}{COUNT}[ \t]+{MEM}[ \t]*"
+         r"(?:gpus?|cards?)\b", _I),
     lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:(?:graphics|video)\s+)?"
          r"(?:gpus?|accelerators?|cards?|devices?)\b"
          # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label); not "8788 GPU VRAM" (memory)

@@ -166,7 +166,7 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         slots.update(measured)
         found.readings.append("read a measurement to calibrate the step-time model on: "
                               + ", ".join(f"{k}={v:g}" for k, v in measured.items()))
-    if "hours" in slots and ELAPSED.search(found.masked):
+    if "hours" in slots and (ELAPSED.search(found.masked) or REPORTED_TIME.search(found.masked)):
         slots["hours_elapsed"] = True  # "it took 400 hours": the run's time, not a deadline
     kind, strong = classify(found.masked, slots)
     if kind == "fit" and slots.get("gpu_plural") and not ("gpus" in slots or "nodes" in slots):
@@ -381,6 +381,13 @@ VLLM = lazy(r"\bvllm\b", re.IGNORECASE)
 MAX_BATCH = lazy(r"\bmax(?:imum)?\s+batch(?:\s+size)?\b|\bhow\s+many\s+(?:concurrent\s+|"
                  r"parallel\s+)?(?:sequences|requests|users)\b|最大\s*(?:batch|并发|批)",
                  re.IGNORECASE)
+
+# A run's time told as what it is observed to need, then checked ("it needs more than 50
+# hours to complete. Is this expected?"): the run's own time, not a deadline asked
+REPORTED_TIME = lazy(r"\bneeds?\s+(?:more\s+than\s+|over\s+|about\s+|around\s+)?[\d.,]+\s*"
+                     r"(?:hours?|hrs?|h|days?)\s+to\s+(?:complete|finish)\b|"
+                     r"\bis\s+(?:this|that|it)\s+(?:expected|normal|reasonable)\b|"
+                     r"(?:这|这个速度|这个时间)?\s*(?:正常吗|合理吗)", re.IGNORECASE)
 
 # The longest context one sequence can have: the KV room asked as a length
 CONTEXT_ROOM = lazy(r"\bhow\s+(?:many|much)\s+(?:tokens\s+of\s+)?context\b|"

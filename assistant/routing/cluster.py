@@ -232,7 +232,7 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
     if not hours or not result.get("training_days"):
         return None
     if intent.slots.get("hours_elapsed"):
-        return _against_reported(float(hours), result)
+        return _against_reported(float(hours), result, "tokens" not in intent.slots)
     allowed, needed = float(hours) / 24, float(result["training_days"])
     if needed <= allowed:
         said = (f"That is **within the {num(allowed)} days** asked ({pct(needed / allowed)} of "
@@ -247,15 +247,25 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
     return said, step
 
 
-def _against_reported(hours: float, result: dict[str, Any]) -> tuple[str, Step]:
+def _against_reported(hours: float, result: dict[str, Any], tokens_assumed: bool = False
+                      ) -> tuple[str, Step]:
     """The time the asker reports the run takes ("预计耗时400小时") against the estimate: how
-    many times longer, and the MFU that time means for the same work."""
+    many times longer, and the MFU that time means for the same work. When the data size was
+    not given, the tokens the reported time covers at this layout's pace are the figure to
+    hold against one's own data set."""
     needed_h = float(result["training_days"]) * 24
     mfu = float(result["plans"][0]["mfu"])
     implied = mfu * needed_h / hours
-    said = (f"The **{num(hours)} h** you report is **{num(hours / needed_h)}×** this estimate's "
-            f"{num(needed_h)} h: the same work in that time means an MFU of about "
-            f"**{pct(implied)}**, where this layout reaches {pct(mfu)}.")
+    if tokens_assumed:
+        covered = float(result["plans"][0]["tokens_per_s"]) * hours * 3600
+        said = (f"At this layout's pace ({num(result['plans'][0]['tokens_per_s'])} tokens/s) "
+                f"the **{num(hours)} h** you report covers about **{tokens_said(covered)} "
+                "tokens** (examples × tokens each × epochs): if your data is much less, the run "
+                f"is slower than it should be, below this layout's {pct(mfu)} MFU.")
+    else:
+        said = (f"The **{num(hours)} h** you report is **{num(hours / needed_h)}×** this "
+                f"estimate's {num(needed_h)} h: the same work in that time means an MFU of "
+                f"about **{pct(implied)}**, where this layout reaches {pct(mfu)}.")
     step = Step(label="the reported time against the estimate",
                 formula="MFU of the layout × hours estimated ÷ hours reported",
                 inputs={"hours reported": q(hours, "h"), "hours estimated": q(needed_h, "h"),
