@@ -308,3 +308,27 @@ def test_compare_with_other_gpus_after_a_job_puts_both_side_by_side(memory_store
     served = respond("Can I serve Llama 3 70B on 4x A100 80GB?")
     setups = respond("compare with 2x H200", previous=served.intent).markdown
     assert "| 4× NVIDIA A100 SXM 80GB |" in setups and "| 2× NVIDIA H200 SXM 141GB |" in setups
+
+
+def test_a_budget_given_after_a_count_sizes_the_cluster_by_training_time(memory_store):
+    # "How many H100 to pretrain a 7B model?" answers the fewest that hold it and asks for a
+    # token budget to size the cluster by training time; "15T tokens" then does that: H100s
+    # only, within the stated 90 days. By hand, a 7B model (Llama-3-like shape, 32 layers,
+    # hidden 4,096, 4,096-token sequences) costs 6 x 7e9 + 12 x 32 x 4,096 x 4,096 = 48.44
+    # GFLOP a token, so days = 15e12 x 48.44e9 / (GPUs x 989.4e12 x MFU) / 86,400.
+    first = respond("How many H100 to pretrain a 7B model?")
+    assert "token budget" in first.markdown
+    sized = respond("15T tokens", previous=first.intent)
+    assert sized.intent.kind == "plan"
+    head = sized.markdown.splitlines()[0]
+    gpus = int(re.search(r"\*\*(\d+)× NVIDIA H100 SXM 80GB\*\*", head).group(1))
+    days_taken = float(re.search(r"\*\*([\d.]+) days\*\* at MFU ([\d.]+)%", head).group(1))
+    mfu = float(re.search(r"at MFU ([\d.]+)%", head).group(1)) / 100
+    assert "within 90 days" in head and days_taken <= 90 and gpus % 8 == 0
+    by_hand = 15e12 * (6 * 7e9 + 12 * 32 * 4096 * 4096) / (gpus * 989.4e12 * mfu) / 86_400
+    assert days_taken == pytest.approx(by_hand, rel=0.02)
+    # a fine-tune's data size, given the same way, is its tokens: 50,000 x 2,000 x 3 = 300M
+    lora = respond("How many H100 to fine-tune Llama 3 70B with LoRA?")
+    data = respond("50k samples of 2k tokens, 3 epochs", previous=lora.intent)
+    assert data.intent.kind == "plan" and data.intent.assumed["tokens"] == 300e6
+    assert "on 300,000,000 tokens" in data.markdown.splitlines()[0]

@@ -273,7 +273,8 @@ def _cluster_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog)
 
 def _default_count_and_tokens(kind: str, slots: Slots, assumed: Slots,
                               catalog: Catalog) -> None:
-    training_plan = kind == "plan" and slots.get("workload") == "pretrain"
+    training_plan = kind == "plan" and (slots.get("workload") == "pretrain" or (
+        "samples" in slots and slots.get("workload") != "inference"))
     if (kind not in ("training", "pricing") and not training_plan) or "tokens" in slots:
         return
     if "samples" in slots:  # a dataset named: its tokens, for a time or a run's price

@@ -190,6 +190,11 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             served = (previous.slots.get("workload") or previous.assumed.get("workload"))
             if kind == "pricing" and served == "inference" and slots.keys() & {"users", "batch"}:
                 kind = "serving"  # "what if we had 100 people?" after pricing a serving cluster
+        if previous.kind == "cluster_size" and kind in ("cluster_size", "training") \
+                and slots.keys() & {"tokens", "samples"} and not slots.keys() & {"gpus", "nodes"}:
+            # "15T tokens" after "how many H100 to pretrain a 7B model?" (whose answer asks for
+            # the budget to size the cluster by training time): the count that runs it in time
+            kind = "plan"
         if kind == "diagnose" and not any_in(text) and not previous.missing \
                 and "gpu" in slots:
             # "what would it be on an H100?" after a measured rate: the same job's figure there,

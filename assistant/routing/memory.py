@@ -555,9 +555,11 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
     fewest = (result.get("min_gpus") or {}).get(gpu_id)
     need = f"**{fewest}× {gpu_name(gpu_id)}**" if fewest else f"no number of {gpu_name(gpu_id)}"
     need += in_nodes(fewest, slot(intent, "gpus_per_node"))
+    budget = ("a token budget (e.g. 15T tokens)" if result["workload"] == "pretrain" else
+              "the data size (e.g. 50k samples of 2k tokens, 3 epochs)")
     lead = (f"{cap(subject(intent, result))} needs at least {need} "
-            f"just to hold it in memory ({_held(result)}). More GPUs shorten the run: give a "
-            f"token budget (e.g. 15T tokens) to size the cluster by training time.")
+            f"just to hold it in memory ({_held(result)}). More GPUs shorten the run: give "
+            f"{budget} to size the cluster by training time.")
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
     if slot(intent, "tp") or slot(intent, "pp"):

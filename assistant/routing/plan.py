@@ -60,7 +60,7 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
     if "objective" in s:
         payload["objective"], goal = s["objective"], True
     elif not goal and workload == "pretrain" and "tokens" in payload \
-            and not s.keys() & {"gpus", "nodes"} and (s.get("cost") or "gpu" not in s):
+            and not s.keys() & {"gpus", "nodes"}:
         # "what does pretraining X on 300B tokens cost?", "what should I rent to pretrain
         # X?": the cheapest cluster that finishes in a published run's time (a cluster sized
         # only to hold the model says what it rents for a month, not what the run costs;
@@ -68,7 +68,7 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         payload["deadline_days"], goal = DEFAULT_PRETRAIN_DAYS, True
         intent.assumed["deadline"] = (f"{DEFAULT_PRETRAIN_DAYS} days, a little over the "
                                       f"longest published pretraining runs ({RUN_LENGTHS})")
-    elif s.get("cost") and not goal and workload != "inference":
+    elif (s.get("cost") or "samples" in s) and not goal and workload != "inference":
         # "how costly is it to fine-tune X?": what it costs done the cheapest way (serving
         # needs a throughput to be planned for, which a cost word does not give)
         payload["objective"], goal = "cheapest", True
