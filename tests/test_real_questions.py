@@ -2208,3 +2208,19 @@ def test_a_reported_run_time_without_a_data_size_is_turned_into_the_tokens_it_co
                  .replace(",", ""))
     covered_b = float(re.search(r"covers about \*\*([\d.]+)B tokens\*\*", head).group(1))
     assert covered_b == pytest.approx(pace * 50 * 3600 / 1e9, rel=0.01)
+
+
+def test_a_gpu_number_the_catalog_holds_under_several_names_is_answered_for_each():
+    # https://github.com/QwenLM/Qwen3-VL/issues/2026: "8张RTX6000上使用LoRA finetune会导致OOM,
+    # 大概需要多少CUDA Memory的卡才可以finetune 2b 4b 8b的模型" - "RTX6000" is not one catalog GPU
+    # but two carry its number (RTX A6000 and RTX 6000 Ada, both 48 GB): the job on each, said
+    # as such, instead of asking which; a name no catalog GPU shares is still asked about.
+    answer = respond("Qwen3-VL 2B Instruct在8张RTX6000上使用LoRA finetune会导致OOM, "
+                     "大概需要多少CUDA Memory的卡才可以finetune 2b 4b 8b的模型？")
+    assert answer.clarification is None and answer.intent.kind == "fit"
+    assert answer.intent.slots["gpu_list"] == ["rtx-a6000", "rtx-6000-ada"]
+    assert any("not one GPU in the catalog" in r for r in answer.intent.readings)
+    assert "| 8× NVIDIA RTX A6000 48GB |" in answer.markdown
+    assert "| 8× NVIDIA RTX 6000 Ada Generation 48GB |" in answer.markdown
+    unknown = respond("Can I fine-tune Llama 3 8B with LoRA on 2 Tesla K80?")
+    assert unknown.clarification is not None

@@ -233,6 +233,8 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
     if kind in ("concept", "diagnose"):
         slots["question"] = _asked(text, kind, previous)
     assumed, missing = complete(kind, slots, catalog)
+    if missing == ["gpu"] and kind == "fit" and _each_reading(slots, catalog, found.readings):
+        assumed, missing = complete(kind, slots, catalog)
     if (previous is None or DEFINES.search(text)) and not ASKS_FIGURE.search(text) and (
             (kind == "memory" and missing == ["model"])
             or (kind == "layout" and not CLUSTER_OR_JOB & set(slots)
@@ -241,6 +243,28 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+def _each_reading(slots: dict[str, Any], catalog: Catalog, readings: list[str]) -> bool:
+    """A GPU outside the catalog whose model number the catalog holds under several names
+    ("RTX6000": the RTX A6000 and the RTX 6000 Ada): the job on each of them, side by side,
+    rather than a question back. Nothing is read as the GPU when no catalog name shares it."""
+    said = str(slots.get("unknown_gpu") or "")
+    number = re.search(r"\d{3,}", said)
+    if not number:
+        return False
+    # a suffix said ("3070 Ti", "4090 D") must be in each reading: never the plain card
+    suffixes = re.findall(r"[a-z]+", said[number.end():].lower())
+    readings_of = [g for g in catalog.gpus.close(said, 6)
+                   if number[0] in g and all(x in g.split("-") for x in suffixes)][:3]
+    if len(readings_of) < 2:  # one reading would be a swap, not a comparison
+        return False
+    slots.update(gpu=readings_of[0], gpu_list=readings_of)
+    if "gpus" in slots:
+        slots["gpu_counts"] = [slots["gpus"]] * len(readings_of)
+    readings.append(f"'{said}' is not one GPU in the catalog; answered for each GPU it may "
+                    f"be: {', '.join(readings_of)}")
+    return True
 
 
 # Only the cache's size asked: a precision in the question is the cache's.
