@@ -2224,3 +2224,20 @@ def test_a_gpu_number_the_catalog_holds_under_several_names_is_answered_for_each
     assert "| 8× NVIDIA RTX 6000 Ada Generation 48GB |" in answer.markdown
     unknown = respond("Can I fine-tune Llama 3 8B with LoRA on 2 Tesla K80?")
     assert unknown.clarification is not None
+
+
+def test_a_per_rail_share_of_a_bus_bandwidth_is_not_a_second_measurement():
+    # https://github.com/NVIDIA/nccl/issues/2409: "all_reduce_perf, 16 ranks x 8 rails, 1 GiB |
+    # 216.5 GB/s busbw (per rail ~27 GB/s)" on 2 nodes of 8 H100 with 8x 400G RoCE: one
+    # all-reduce figure, 216.5 GB/s; the 27 GB/s is the same figure over 8 rails (216.5 / 8).
+    answer = respond(
+        "Low AllReduce bandwidth on 2x8x H100 with 8x 400G RoCE: per GPU<->GPU connection "
+        "capped at ~13 GB/s while perftest reaches 392 Gb/s line rate\n\nOn 2 nodes x 8x H100 "
+        "(SXM) with 8x ConnectX-7 400 Gb/s RoCEv2 per node (GPUi <-> NICi, all PIX), NCCL "
+        "reaches only a fraction of the fabric:\n\n| test | result |\n|---|---|\n| "
+        "`all_reduce_perf`, 16 ranks x 8 rails, 1 GiB | **216.5 GB/s** busbw (per rail ~27 "
+        "GB/s) |")
+    assert answer.intent.kind == "diagnose" and answer.intent.slots["gpus"] == 16
+    checks = [line for line in answer.markdown.splitlines()
+              if line.startswith("| all-reduce bus bandwidth")]
+    assert len(checks) == 1 and "| 216 GB/s |" in checks[0]

@@ -47,8 +47,10 @@ MEASURED_COLLECTIVE = lazy(r"\b(?:algbw|busbw)\b|\bbus\s*bandwidth\s+(?:of|is|wa
 # A port's rate, not a measured one: "8 *100 Gbps network nic", "200Gb/s HDR ports".
 PORT_AFTER = lazy(r"\s*(?:network\s+)?(?:nics?|hcas?|ports?|network\s+cards?|infiniband|ib|"
                   r"roce(?:v2)?|ethernet|hdr|ndr|line[\s-]*rate)\b", re.IGNORECASE)
-# One connection's rate, not the collective's: "per GPU<->GPU connection capped at ~13 GB/s".
-ONE_CONNECTION = lazy(r"\bper\s+(?:gpu\s*<?-+>?\s*gpu\s+)?(?:connection|channel|qp|stream|flow)\b"
+# One connection's rate, not the collective's: "per GPU<->GPU connection capped at ~13 GB/s",
+# "216.5 GB/s busbw (per rail ~27 GB/s)".
+ONE_CONNECTION = lazy(r"\bper\s+(?:gpu\s*<?-+>?\s*gpu\s+)?(?:connection|channel|qp|stream|flow|"
+                      r"rail|nic|hca|port)\b"
                       r"[^.]{0,30}$", re.IGNORECASE)
 # A vendor's figure reported, further back in the sentence: "NV officials claim that the
 # bandwidth of all reduce can reach 450GB/S".
