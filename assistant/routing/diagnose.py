@@ -629,13 +629,18 @@ def _stated_layout(ctx: Context, size_b: float | None) -> tuple[int, int] | None
     return int(slots.get("tp") or 1), int(slots.get("pp") or 1)
 
 
-def _weights_gb(ctx: Context) -> float | None:
+def _weights_held(ctx: Context) -> tuple[float, float] | None:
+    """(all the weights, the weights one sequence reads a token) in GB: the routed experts'
+    share for a mixture of experts (active over total parameters), every weight otherwise."""
     payload = {**model_fields(ctx.intent), "workload": "inference"}
     precision = slot(ctx.intent, "precision")
     if precision:
         payload["precision"] = precision
     result = ctx.calls.run("memory", payload, "the weights read for every token")
-    return float(result["breakdown_gb"]["weights"]) or None
+    whole = float(result["whole_model_gb"]["weights"])
+    if not whole:
+        return None
+    return whole, whole * float(result["active_params_b"]) / float(result["params_b"])
 
 
 def _params(ctx: Context) -> float | None:
@@ -743,9 +748,11 @@ def _decode(ctx: Context) -> list[Finding]:
         expected = float(best["decode_tokens_per_s_per_replica"])
     elif row is not None and row.memory_bandwidth_tb_s and slot(ctx.intent, "gpus"):
         # Not enough memory for the weights: the bandwidth bound as if they fitted, said so.
-        weights = _weights_gb(ctx)
-        if not weights:
+        # One sequence of a mixture of experts reads only its routed experts' weights.
+        held = _weights_held(ctx)
+        if held is None:
             return []
+        whole, weights = held
         expected = gpus * float(row.memory_bandwidth_tb_s) * 1000 * WEIGHTS_READ_EFFICIENCY \
             / weights
         ctx.steps.append(Step(label="decode bound from memory bandwidth",
@@ -780,6 +787,15 @@ def _decode(ctx: Context) -> list[Finding]:
                           f"least {math.ceil(measured / expected)} sharing each read of the "
                           "weights, reach it; compare at the same batch",
                           "serving-latency#requests-per-second"))
+    if not plans and row is not None:
+        # Weights far beyond the GPUs named: the rate cannot be theirs alone (ranked first);
+        # a little beyond, the GPUs may be a bigger variant than the catalog read (ranked last)
+        held = float(row.memory_gb) * gpus
+        short = (f"the weights, {num(whole)} GB, do not fit {gpus} x {row.name} ({num(held)} "
+                 "GB): the GPUs are a variant with more memory, or the rate quoted on "
+                 f"{'one GPU' if gpus == 1 else 'them'} is a per-GPU share of a larger "
+                 "deployment (its total divided by its GPUs)", "memory-sizing")
+        causes.insert(0 if whole > 2 * held else len(causes), short)
     split = f"TP {best['tp']} × PP {best['pp']}" if best.get("pp", 1) > 1 else f"TP {best['tp']}"
     requests = "one request" if together == 1 else f"{together} requests at once"
     return [Finding(f"decode tokens/s, {requests}, {gpus} x {ctx.gpu()} ({split}; bound: "
