@@ -790,12 +790,12 @@ def _decode(ctx: Context) -> list[Finding]:
     if not plans and row is not None:
         # Weights far beyond the GPUs named: the rate cannot be theirs alone (ranked first);
         # a little beyond, the GPUs may be a bigger variant than the catalog read (ranked last)
-        held = float(row.memory_gb) * gpus
-        short = (f"the weights, {num(whole)} GB, do not fit {gpus} x {row.name} ({num(held)} "
+        capacity = float(row.memory_gb) * gpus
+        short = (f"the weights, {num(whole)} GB, do not fit {gpus} x {row.name} ({num(capacity)} "
                  "GB): the GPUs are a variant with more memory, or the rate quoted on "
                  f"{'one GPU' if gpus == 1 else 'them'} is a per-GPU share of a larger "
                  "deployment (its total divided by its GPUs)", "memory-sizing")
-        causes.insert(0 if whole > 2 * held else len(causes), short)
+        causes.insert(0 if whole > 2 * capacity else len(causes), short)
     split = f"TP {best['tp']} × PP {best['pp']}" if best.get("pp", 1) > 1 else f"TP {best['tp']}"
     requests = "one request" if together == 1 else f"{together} requests at once"
     return [Finding(f"decode tokens/s, {requests}, {gpus} x {ctx.gpu()} ({split}; bound: "
