@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from clusterplan.tools.plan.serving_model import ServingModel
+from tests.conftest import run_tool
 
 DATA = Path(__file__).parent / "data" / "decode_latency"
 
@@ -86,3 +87,18 @@ def test_held_out_nim_tp8_and_long_prompts_within_10_percent():
     rows = [r for r in _rows("nim_concurrency1.csv")
             if r["tp"] == "8" or r["input_tokens"] == "7000"]
     assert statistics.median(abs(e) for e in _errors(rows)) < 0.10
+
+
+@pytest.mark.xfail(strict=True, reason="a large MoE across nodes runs many small kernels and "
+                   "inter-node all-reduces a layer, beyond the dense per-layer fixed cost "
+                   "(note serving-latency#moe-across-nodes)")
+def test_deepseek_r1_on_two_h100_nodes_one_request_within_50_percent_of_measured():
+    # https://github.com/sgl-project/sglang/issues/3656: DeepSeek-R1 on 2 x 8 H100 80GB,
+    # --tp 16, one request: about 19 tokens/s with SGLang, 30 with vLLM. The model's figure
+    # should at least land within 50% of the faster, 30.
+    result = run_tool("parallelism", {"model": "deepseek-r1", "workload": "inference",
+                                      "gpu": "h100-sxm", "gpus": 16, "concurrency": 1,
+                                      "precision": "fp8", "top_k": 64})
+    tp16 = [p for p in result["plans"] if p["tp"] * p["pp"] == 16]
+    assert tp16
+    assert float(tp16[0]["decode_tokens_per_s"]) == pytest.approx(30, rel=0.5)
