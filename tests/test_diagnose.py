@@ -411,3 +411,14 @@ def test_a_rate_on_one_gpu_that_cannot_hold_the_model_is_a_per_gpu_share():
     assert value(d, "expected") == pytest.approx(4800 * 0.8 / 37, rel=0.02)
     assert d["notes"][1] == "memory-sizing"  # after the expected figure's own note
     assert "per-GPU share of a larger deployment" in json.dumps(answer)
+
+
+def test_a_slow_moe_across_nodes_names_what_the_bandwidth_bound_leaves_out():
+    # https://github.com/sgl-project/sglang/issues/3656: DeepSeek-R1 on "2*H100 2*8*80G" at
+    # 19 tokens/s: a mixture of experts on 16 GPUs, two nodes; the first cause is the measured
+    # gap of such deployments (note serving-latency#moe-across-nodes), not the prompt length.
+    answer = ask("2*H100 2*8*80G部署DeepSeek R1,推理速度只有19tokens/s,vllm部署的推理速度有"
+                 "30tokens/s，这正常吗？")
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == 19
+    assert d["notes"][1] == "serving-latency#moe-across-nodes"

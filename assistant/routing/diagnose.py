@@ -629,6 +629,13 @@ def _stated_layout(ctx: Context, size_b: float | None) -> tuple[int, int] | None
     return int(slots.get("tp") or 1), int(slots.get("pp") or 1)
 
 
+def _moe_across_nodes(ctx: Context, gpus: int, row: Any) -> bool:
+    """A catalog mixture of experts served on more GPUs than one node holds."""
+    model = catalog().models.rows.get(str(slot(ctx.intent, "model") or ""))
+    return bool(model is not None and model.experts > 1 and row is not None
+                and gpus > row.gpus_per_node)
+
+
 def _weights_held(ctx: Context) -> tuple[float, float] | None:
     """(all the weights, the weights one sequence reads a token) in GB: the routed experts'
     share for a mixture of experts (active over total parameters), every weight otherwise."""
@@ -779,6 +786,12 @@ def _decode(ctx: Context) -> list[Finding]:
                           "PCIe", "megatron-lm-2021#tp-allreduces"))
     causes.append(("long prompts: the KV cache read grows with the context",
                    "inference-roofline#kv-cache-grows"))
+    if _moe_across_nodes(ctx, gpus, row):
+        causes.insert(0, ("a large mixture of experts across nodes: every layer runs many small "
+                          "kernels (attention, routing, the experts) and all-reduces over the "
+                          "network, which the bandwidth bound leaves out; DeepSeek-R1 on two "
+                          "nodes of 8 H100 was measured at 19-30 tokens/s for one request",
+                          "serving-latency#moe-across-nodes"))
     measured = tokens[0].value
     if together == 1 and measured > 1.5 * expected:
         # one request cannot pass its memory-bound rate: a figure above it was many requests
