@@ -44,6 +44,8 @@ LAYOUTS = (
     lazy(rf"{B}(\d+){X}(\d+)(?:{X}|\s*){G}", _I),
     # "2x8 80GB GPUs"
     lazy(rf"{B}(\d+){X}(\d+)\s+(?:{MEM}\s*)?(?:gpus|cards)\b", _I),
+    # "2*8*80G": nodes x GPUs a node x each GPU's memory
+    lazy(rf"{B}(\d+){X}(\d+){X}{MEM}", _I),
     # "2 nodes and each of them has 2 V100", "2 servers with 8 GPUs each", "2 nodes with 4x
     # 80GB A100 each"
     lazy(rf"{B}{COUNT}\s+{NODE}\s*,?\s*(?:and\s+)?(?:each\s+(?:of\s+them\s+)?(?:has|with)|"
