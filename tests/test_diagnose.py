@@ -422,3 +422,18 @@ def test_a_slow_moe_across_nodes_names_what_the_bandwidth_bound_leaves_out():
     [d] = diagnoses(answer)
     assert value(d, "measured") == 19
     assert d["notes"][1] == "serving-latency#moe-across-nodes"
+
+
+def test_a_slower_two_node_run_told_first_is_read_as_the_larger_setup():
+    # https://github.com/QwenLM/Qwen3/issues/773: ZeRO-3 fine-tuning of Qwen2-1.5B, "2 nodes
+    # with total 4 A10 GPUs ... about 8.68s/iter"; "However, ... single node with total 2 A10
+    # GPUs ... about 2.46s/iter". The larger setup is the first figure: 8.68 / 2.46 = 3.53x
+    # the smaller one's step, and the network between the nodes is named first.
+    answer = ask("The training speed of 2 nodes with total 4 A10 GPUs is much slower than that "
+                 "of single node with 2 A10 GPUs. I utilized zero-stage3 of Deepspeed for "
+                 "fine-tuning the Qianwen2-1.5b model. The training speed of 2 nodes with total "
+                 "4 A10 GPUs is about 8.68s/iter. However, the training speed of single node "
+                 "with total 2 A10 GPUs is about 2.46s/iter.")
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(8.68 / 2.46, rel=0.01)
+    assert d["notes"][1] == "nvlink-vs-infiniband#allreduce-18x"

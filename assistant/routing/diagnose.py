@@ -74,6 +74,13 @@ RUN_STEPS = lazy(r"(?<![\w.])(\d[\d,]*)\s*(?:个\s*)?(?:steps?|iterations?|iters
 ENGINE_WORDS = lazy(r"\bvllm|\bsglang\b", 2)
 # A model to size the comparison when none is named: Llama 3 8B fits one GPU at TP=1.
 DEFAULT_TP_MODEL = "llama-3-8b"
+# Between two step times, the second run named as the smaller setup ("However, the training
+# speed of single node with total 2 A10 GPUs: ...")
+SMALLER_SETUP = lazy(r"\bsingle\s+(?:node|machine|gpu|card)\b|\bone\s+(?:node|machine|gpu)\b|"
+                     r"单机|单节点|单卡", re.IGNORECASE)
+NODES_SAID = lazy(r"\b\d+\s+(?:nodes|machines|servers)\b|\b(?:two|three|four)\s+(?:nodes|"
+                  r"machines|servers)\b|\bmulti[\s-]*(?:node|machine)s?\b|多机|多台|两台|"
+                  r"两个节点", re.IGNORECASE)
 MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\d\s*[块张台]|比一[块张个台]|\b2\s*(?:nodes|gpus)|"
                        r"\bnodes?\b.*\bslower|slower.*\bnodes?\b|比单卡|than\s+(?:a\s+)?single|"
                        r"one\s+node|单卡", 2)
@@ -1308,8 +1315,14 @@ def _scaling(ctx: Context) -> list[Finding]:
     samples = ctx.of("samples_per_s")
     if len(steps) >= 2:
         before, after = steps[0].value, steps[1].value
+        if SMALLER_SETUP.search(ctx.text[ctx.text.find(steps[0].text) + len(steps[0].text):
+                                         ctx.text.find(steps[1].text)]):
+            # "2 nodes ... 8.68s/iter. However, single node ... 2.46s/iter": the second figure
+            # is the smaller setup's, so the larger one's is the first
+            before, after = after, before
         slowdown = after / before
-        change = f"{before:g} → {after:g} s per step: {100 * after / before:.1f}% of the first"
+        change = (f"{before:g} → {after:g} s per step: {100 * after / before:.1f}% of the "
+                  "smaller setup's")
     elif len(samples) >= 2:
         before, after = samples[0].value, samples[1].value
         slowdown = before / after
@@ -1339,6 +1352,11 @@ def _scaling(ctx: Context) -> list[Finding]:
             causes.append(("gradients (and under ZeRO-3 the parameters) cross PCIe every step: "
                            "without NVLink the exchange can outweigh the halved compute",
                            "pcie-bandwidth#gen4-rate"))
+        if NODES_SAID.search(ctx.text):
+            causes.insert(0, ("the GPUs are now in more than one node: gradients (and ZeRO-3's "
+                              "gathers) cross the network between them, an order of magnitude "
+                              "slower than inside a node on common Ethernet",
+                              "nvlink-vs-infiniband#allreduce-18x"))
         causes += [("ZeRO-3 gathers the parameters in every forward and backward pass",
                     "zero-paper#stage-3"),
                    ("data parallelism all-reduces the gradients once a step",
@@ -1348,7 +1366,8 @@ def _scaling(ctx: Context) -> list[Finding]:
     else:
         ctx.assumptions.append("expected: the same time per step on the same GPUs; nothing the "
                                "calculators model explains a slowdown within one run")
-    return [Finding(f"time per step (or per sample) relative to the first figure ({change})",
+    return [Finding(f"time per step (or per sample) on the larger setup against the smaller "
+                    f"({change})",
                     1.0, slowdown,
                     "x", causes,
                     "parallelism-strategies#strategy-decides-performance",
