@@ -1313,16 +1313,16 @@ def _reservation(ctx: Context) -> list[Finding]:
 def _scaling(ctx: Context) -> list[Finding]:
     steps = ctx.of("step_time")
     samples = ctx.of("samples_per_s")
+    first = "the first"
     if len(steps) >= 2:
         before, after = steps[0].value, steps[1].value
         if SMALLER_SETUP.search(ctx.text[ctx.text.find(steps[0].text) + len(steps[0].text):
                                          ctx.text.find(steps[1].text)]):
             # "2 nodes ... 8.68s/iter. However, single node ... 2.46s/iter": the second figure
             # is the smaller setup's, so the larger one's is the first
-            before, after = after, before
+            before, after, first = after, before, "the smaller setup's"
         slowdown = after / before
-        change = (f"{before:g} → {after:g} s per step: {100 * after / before:.1f}% of the "
-                  "smaller setup's")
+        change = f"{before:g} → {after:g} s per step: {100 * after / before:.1f}% of {first}"
     elif len(samples) >= 2:
         before, after = samples[0].value, samples[1].value
         slowdown = before / after
@@ -1366,8 +1366,8 @@ def _scaling(ctx: Context) -> list[Finding]:
     else:
         ctx.assumptions.append("expected: the same time per step on the same GPUs; nothing the "
                                "calculators model explains a slowdown within one run")
-    return [Finding(f"time per step (or per sample) on the larger setup against the smaller "
-                    f"({change})",
+    against = "the first figure" if first == "the first" else "the smaller setup's figure"
+    return [Finding(f"time per step (or per sample) relative to {against} ({change})",
                     1.0, slowdown,
                     "x", causes,
                     "parallelism-strategies#strategy-decides-performance",
