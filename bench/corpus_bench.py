@@ -42,7 +42,7 @@ def main() -> None:
 
     passed = sum(g.passed for g in grades)
     print(f"corpus: {passed}/{len(grades)} passed = {cg.rate(grades):.1f} % "
-          f"(floor {cg.floor():.0f} %), {seconds:.2f} s for the whole corpus")
+          f"(floor {cg.floor():.1f} %), {seconds:.2f} s for the whole corpus")
     for key in ("class", "lang", "source"):
         print(f"\nby {key}:")
         for name, (ok, total) in cg.by(grades, key).items():

@@ -49,7 +49,8 @@ LAYOUTS = (
     # "2 nodes and each of them has 2 V100", "2 servers with 8 GPUs each", "2 nodes with 4x
     # 80GB A100 each"
     lazy(rf"{B}{COUNT}\s+{NODE}\s*,?\s*(?:and\s+)?(?:each\s+(?:of\s+them\s+)?(?:has|with)|"
-         rf"with|of)\s+(\d+)(?:{X}|\s*)(?:{MEM}\s*)?(?:{G}|gpus?|cards?)", _I),
+         rf"with|of)\s+(?:(?:a\s+)?total\s+(?:of\s+)?)?(\d+)(?:{X}|\s*)(?:{MEM}\s*)?"
+         rf"(?:{G}|gpus?|cards?)", _I),
     # "6 A100 (80G) machines (each with 8 A100 cards)"
     lazy(rf"{B}{COUNT}\s+{G}\s*(?:\(\s*{MEM}\s*\)\s*|\)\s*)?{NODE}\s*\(?\s*(?:each\s+(?:with|has)|with)"
          rf"\s+(\d+)\s*(?:{G}\s*)?(?:gpus?|cards?)", _I),
@@ -240,8 +241,9 @@ SERVER_GPUS = 8
 
 def _in_all(m: re.Match[str], nodes: int, count: int) -> bool:
     """'4 nodes with 14 H100s' counts the cluster, not each node: no "each", more nodes than
-    one, and more GPUs than one server holds."""
-    return nodes > 1 and count > SERVER_GPUS and "each" not in m[0].lower() \
+    one, and more GPUs than one server holds or the word "total"."""
+    said_total = re.search(r"\btotal\b", m[0], _I) is not None  # "2 nodes with total 4 A10"
+    return nodes > 1 and (count > SERVER_GPUS or said_total) and "each" not in m[0].lower() \
         and re.search(r"\b(?:with|of)\b", m[0], _I) is not None
 
 
