@@ -332,3 +332,17 @@ def test_a_budget_given_after_a_count_sizes_the_cluster_by_training_time(memory_
     data = respond("50k samples of 2k tokens, 3 epochs", previous=lora.intent)
     assert data.intent.kind == "plan" and data.intent.assumed["tokens"] == 300e6
     assert "on 300,000,000 tokens" in data.markdown.splitlines()[0]
+
+
+def test_compare_with_another_gpu_kind_after_a_plan_plans_both_kinds(memory_store):
+    # A plan held to H100s, then "compare with A100s": the same goal searched over both kinds,
+    # each at its cheapest, not the H100 plan again.
+    first = respond("How much would it cost to pretrain a 13B model on 2T tokens within 30 "
+                    "days on H100s?")
+    assert first.intent.kind == "plan"
+    both = respond("compare with A100s", previous=first.intent)
+    assert both.intent.kind == "plan"
+    assert set(both.intent.slots["gpu_list"]) == {"h100-sxm", "a100-sxm-80gb"}
+    text = both.markdown
+    assert "H100 SXM 80GB" in text and "A100 SXM 80GB" in text
+    assert "within 30 days" in text.splitlines()[0]

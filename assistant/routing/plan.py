@@ -73,8 +73,8 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
         # needs a throughput to be planned for, which a cost word does not give)
         payload["objective"], goal = "cheapest", True
         intent.assumed["objective"] = "cheapest"
-    if "gpu" in s:
-        payload["gpus"] = [s["gpu"]]
+    if "gpu" in s:  # the kinds named ("compare with A100s" adds one), else every kind
+        payload["gpus"] = list(s.get("gpu_list") or [s["gpu"]])
     if workload == "pretrain" and "tokens" not in payload:
         return None  # a fine-tune with no data size takes the tool's stated default
     return payload if goal else None
