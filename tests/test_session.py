@@ -346,3 +346,15 @@ def test_compare_with_another_gpu_kind_after_a_plan_plans_both_kinds(memory_stor
     text = both.markdown
     assert "H100 SXM 80GB" in text and "A100 SXM 80GB" in text
     assert "within 30 days" in text.splitlines()[0]
+
+
+def test_a_session_command_typed_without_its_slash_runs_the_command(memory_store):
+    # "report" or "help" alone on the line is the command, not a follow-up that repeats the
+    # last answer; a question merely containing the word is still a question.
+    assistant = Assistant(memory_store, session="bare")
+    assistant.ask("How much memory to serve Llama 3 70B?")
+    helped = assistant.ask("help")
+    assert helped.question == "/help" and "/report" in helped.markdown
+    asked = assistant.ask("report the memory for Llama 3 8B")
+    assert asked.question == "report the memory for Llama 3 8B"
+    assert "/help" not in assistant.report()

@@ -19,7 +19,7 @@ from clusterplan.assistant.parsing.calibration import learnt
 from clusterplan.assistant.report.document import render_report, select
 from clusterplan.assistant.respond import respond
 from clusterplan.assistant.sessions.history_store import HistoryStore, SessionInfo
-from clusterplan.assistant.sessions.slash import is_session_command, run_command
+from clusterplan.assistant.sessions.slash import is_session_command, run_command, with_slash
 from clusterplan.db.store import Store
 from clusterplan.text import without_surrogates
 
@@ -56,7 +56,7 @@ class Assistant:
 
     def ask(self, text: str) -> Answer:
         """Answer a question or a slash command, store the exchange; never raises."""
-        question = _readable(text)
+        question = with_slash(_readable(text))
         try:
             answer = self._answer(question)
         except Exception as exc:  # the promise to every front end: an Answer, never a crash

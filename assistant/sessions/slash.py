@@ -40,6 +40,16 @@ HEADLINE = ("per_gpu_gb", "fits", "headroom_gb", "time_s", "value", "unit", "rat
 MAX_ARGUMENT_CHARS = 4000  # key=value arguments are short; shlex on 1 MB took 19 s
 
 
+# Session commands typed without their slash, alone on the line: "report", "help".
+BARE = ("help", "report", "sources", "reset")
+
+
+def with_slash(text: str) -> str:
+    """'report' typed alone is /report; anything else is left as typed."""
+    word = text.strip().lower().rstrip("?.!")
+    return f"/{word}" if word in BARE else text
+
+
 def is_session_command(text: str) -> bool:
     """True for /help, /report and the like, which are not planning questions."""
     stripped = text.strip()
