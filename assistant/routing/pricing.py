@@ -6,6 +6,7 @@ from typing import Any
 
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
+from clusterplan.assistant.parsing.jobs import gpu_name
 from clusterplan.assistant.routing.cluster import training
 from clusterplan.assistant.routing.dispatch import Calls, Reply, slot
 from clusterplan.assistant.routing.layout_rule import has_model
@@ -136,7 +137,7 @@ def offers(intent: Intent, calls: Calls) -> Reply:
             spot, result, cheapest = cheapest, steady, steady["cheapest"]
     gpus = result["billed_gpus"]
     lead = (f"The cheapest {cheapest['kind'].replace('_', '-')} offer for {gpus}× "
-            f"{cheapest['gpu']} is {cheapest['provider']} at "
+            f"{gpu_name(cheapest['gpu'])} is {cheapest['provider']} at "
             f"**{usd_rate(cheapest['effective_usd_per_gpu_hour'])} per GPU-hour** "
             f"({usd(result['hourly_usd'])} an hour): **{usd(result['monthly_usd'])} a month** "
             f"at {result['hours_per_month']} hours"
