@@ -644,3 +644,14 @@ def test_another_gpu_asked_after_a_measured_rate_is_that_jobs_rate_there():
     best = there.data["parallelism"]["plans"][0]
     floor_ms = 36.9 / (3350 * 0.8) * 1000 + 80 * 54 / 1000
     assert floor_ms < best["time_per_output_token_ms"] < 1.1 * floor_ms
+
+
+def test_a_gguf_model_is_offered_llama_cpp_s_8_bit_cache_not_vllm_s():
+    # Qwen2.5-32B (64 layers, 8 KV heads of 128): 2 x 64 x 8 x 128 x 2 B = 262,144 B a token;
+    # at 16,384 tokens 4.295 GB in 16 bits. llama.cpp's Q8_0 cache stores 34 bytes per 32
+    # values (8.5 bits, gguf-quant-types#block-sizes): 4.295 x 8.5 / 16 = 2.28 GB.
+    text = respond("How much VRAM does Qwen2.5-32B need in Q4_K_M GGUF with 16k context?").markdown
+    head = text.splitlines()[0]
+    assert "**262,144 bytes per token**: **4.29 GB**" in head
+    assert "--cache-type-k q8_0" in head and "takes 2.28 GB" in head
+    assert "vLLM" not in head

@@ -167,9 +167,19 @@ def _kv_sentence(intent: Intent, result: dict[str, Any]) -> str:
             f"{plural(context, 'token')} × {plural(batch, 'sequence')}"
             + (f" ({num(cache_gb)} GB on each of {gpus} GPUs)" if gpus > 1 else ""))
     if "kv_precision" not in intent.slots and kept in ("bf16", "fp16"):
-        said += (f"; an FP8 cache (vLLM's `--kv-cache-dtype fp8`) halves it to "
-                 f"{num(whole_gb / 2)} GB")
+        if GGUF_TYPE.match(str(slot(intent, "precision") or "")):
+            # llama.cpp keeps the cache in F16 unless told; its 8-bit cache type is Q8_0, 34
+            # bytes per 32 values (gguf-quant-types#block-sizes)
+            said += (f"; a Q8_0 cache (llama.cpp's `--cache-type-k q8_0 --cache-type-v q8_0`, "
+                     f"8.5 bits a value) takes {num(whole_gb * 8.5 / 16)} GB")
+        else:
+            said += (f"; an FP8 cache (vLLM's `--kv-cache-dtype fp8`) halves it to "
+                     f"{num(whole_gb / 2)} GB")
     return said + "."
+
+
+# A GGUF weight type (llama.cpp): Q4_K_M, Q8_0, IQ2_XS, TQ1_0 ...
+GGUF_TYPE = re.compile(r"(?:i?q\d|tq\d)", re.IGNORECASE)
 
 
 def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
