@@ -655,3 +655,19 @@ def test_a_gguf_model_is_offered_llama_cpp_s_8_bit_cache_not_vllm_s():
     assert "**262,144 bytes per token**: **4.29 GB**" in head
     assert "--cache-type-k q8_0" in head and "takes 2.28 GB" in head
     assert "vLLM" not in head
+
+
+def test_training_efficiently_over_a_named_link_is_the_layout_over_that_link():
+    # "2 nodes with 8x A100 each connected by 100 Gb/s Ethernet. Can we train a 30B model
+    # efficiently?" asks how training runs over that link: the best layout on 16 GPUs and the
+    # share of its step the link leaves exposed, not only whether the bytes fit.
+    answer = respond("We have 2 nodes with 8x A100 each connected by 100 Gb/s Ethernet. Can "
+                     "we train a 30B model efficiently?")
+    assert answer.intent.kind == "layout"
+    head = answer.markdown.splitlines()[0]
+    assert "Best layout on 16× NVIDIA A100 SXM 80GB (2 nodes)" in head
+    exposed, step = (float(x) for x in re.search(
+        r"exposed communication is \*\*([\d.]+) s\*\* of ([\d.]+) s", head).groups())
+    share = float(re.search(r"\(\*\*([\d.]+)%\*\*\)", head).group(1))
+    assert share == pytest.approx(100 * exposed / step, abs=0.05)
+    assert "Ethernet 100 GbE" in head

@@ -73,6 +73,10 @@ NETWORK_NEEDED = lazy(r"\b(?:network|interconnect|inter-?node)\s+(?:bandwidth|th
 NETWORK_ENOUGH = lazy(r"\b(?:is|are|would)\b[^.?!]{0,40}?\b(?:ethernet|infiniband|\bib\b|roce|"
                       r"network|nic|link|gbps|gb/s|gbe)\b[^.?!]{0,20}?\b(?:be\s+)?(?:enough|"
                       r"sufficient|fast\s+enough|adequate)\b", _I)
+# "connected by 100 Gb/s Ethernet. Can we train a 30B model efficiently?": how well training
+# runs over the link named, the same question as "is it enough"
+TRAINS_WELL = lazy(r"\b(?:efficient(?:ly)?|well|fast|scale(?:s|\s+well)?|bottleneck(?:ed)?|"
+                   r"slow(?:\s+down)?|worth\s+it|高效|瓶颈)\b", _I)
 # "Is NVLink needed for TP 8 on L40S?", "do I need NVLink for tensor parallel?": whether a
 # split over these GPUs' links pays, which the layout answers from the links it runs over.
 FABRIC_NEEDED = lazy(r"\b(?:is|are)\s+nvlinks?\s+(?:really\s+)?(?:needed|required|necessary|"
@@ -433,6 +437,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # the network's share of a training step on that link is the answer
     ("layout", lambda t, s: bool(NETWORK_ENOUGH.search(t)) and _has_model(s)
      and bool(s.get("links") or "bandwidth" in s) and s.get("workload") != "inference"),
+    ("layout", lambda t, s: bool(TRAINS_WELL.search(t)) and _has_model(s)
+     and bool(s.get("links")) and s.get("workload") not in (None, "inference")
+     and bool(s.keys() & {"nodes", "gpus"})),
     ("link_compare", lambda t, s: _links(s, t) >= 2 and bool(COMPARE.search(t))),
     ("training", lambda t, s: "tokens" in s or bool(TIME_TO_TRAIN.search(t))
      or ("samples" in s and bool(HOW_LONG.search(t)))),
