@@ -671,3 +671,17 @@ def test_training_efficiently_over_a_named_link_is_the_layout_over_that_link():
     share = float(re.search(r"\(\*\*([\d.]+)%\*\*\)", head).group(1))
     assert share == pytest.approx(100 * exposed / step, abs=0.05)
     assert "Ethernet 100 GbE" in head
+
+
+def test_two_gpus_compared_for_a_job_are_timed_even_when_one_has_no_price():
+    # The RTX A6000 has no on-demand offer on record; the comparison still runs the job on the
+    # fewest whole nodes of each and says how their speeds compare (the ratio of the two
+    # tokens/s shown, and each per GPU), and that the price is missing.
+    text = respond("Which is better for fine-tuning 7B models: RTX 4090 or A6000?").markdown
+    head = text.splitlines()[0]
+    fast, slow = (float(x.replace(",", "")) for x in re.search(
+        r"runs ([\d,]+) tokens/s against ([\d,]+) on", head).groups())
+    ratio = float(re.search(r"\(([\d.]+)× faster", head).group(1))
+    assert ratio == pytest.approx(fast / slow, rel=0.01)
+    assert "RTX A6000 48GB has no on-demand offer on record" in head
+    assert "I could not price" not in head

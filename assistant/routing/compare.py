@@ -170,10 +170,13 @@ def _cost_per_token(intent: Intent, calls: Calls, gpus: list[str], specs: str) -
                            | {"gpu": gpu}, f"the best layout on {count} {gpu}")
         price = calls.run("pricing", {"gpu": gpu, "gpus": count, "kind": "on_demand"},
                           f"the cheapest on-demand {gpu}")
-        if not layout["plans"] or not price.get("cheapest"):
+        if not layout["plans"]:
             rows.append([gpu_name(gpu), count, None, None, None])
             continue
         tokens_per_s = layout["plans"][0]["tokens_per_s"]
+        if not price.get("cheapest"):  # its speed is known; only its price is not
+            rows.append([gpu_name(gpu), count, tokens_per_s, None, None])
+            continue
         per_gpu_hour = price["cheapest"]["effective_usd_per_gpu_hour"]
         per_million = per_gpu_hour * count / (tokens_per_s * 3600) * 1e6
         steps.append(Step(label=f"cost per million tokens on {gpu}",
@@ -184,7 +187,17 @@ def _cost_per_token(intent: Intent, calls: Calls, gpus: list[str], specs: str) -
                           notes=[price["cheapest"]["source_note"]]))
         rows.append([gpu_name(gpu), count, tokens_per_s, per_gpu_hour, per_million])
     priced = [r for r in rows if r[4] is not None]
-    if len(priced) < 2:
+    timed = [r for r in rows if r[2] is not None]
+    if len(priced) < 2 and len(timed) == 2:
+        fast, slow = sorted(timed, key=lambda r: -r[2])
+        lead = (f"On the fewest whole nodes that hold the job, **{fast[1]}× {fast[0]}** runs "
+                f"{num(fast[2])} tokens/s against {num(slow[2])} on {slow[1]}× {slow[0]} "
+                f"({num(fast[2] / slow[2])}× faster; per GPU {num(fast[2] / fast[1])} against "
+                f"{num(slow[2] / slow[1])} tokens/s). "
+                + ", ".join(f"{r[0]} has no on-demand offer on record"
+                            for r in timed if r[4] is None)
+                + ", so the cost per token is not compared.")
+    elif len(priced) < 2:
         lead = "I could not price both GPUs for this job; the table shows what is known."
     else:
         best, other = sorted(priced, key=lambda r: r[4])
