@@ -685,3 +685,19 @@ def test_two_gpus_compared_for_a_job_are_timed_even_when_one_has_no_price():
     assert ratio == pytest.approx(fast / slow, rel=0.01)
     assert "RTX A6000 48GB has no on-demand offer on record" in head
     assert "I could not price" not in head
+
+
+def test_a_model_run_at_home_is_sized_on_consumer_cards_in_each_weight_format():
+    # "What GPU should I buy to run Llama 3.1 70B locally at home?": besides the BF16 bytes,
+    # the fewest RTX 3090 / 4090 (24 GiB = 25.77 GB each) and 5090 (32 GiB) in BF16, 8-bit and
+    # the 4-bit GGUF most home setups run. By hand, Q4_K_M weights of 42.5 GB plus a 1.34 GB
+    # cache and overhead exceed one 25.77 GB card and fit two (51.5 GB).
+    answer = respond("What GPU should I buy to run Llama 3.1 70B locally at home?")
+    assert answer.intent.slots.get("at_home")
+    rows = {line.split("|")[1].strip(): line for line in answer.markdown.splitlines()
+            if line.startswith(("| BF16 |", "| 8-bit |", "| GGUF Q4\\_K\\_M |"))
+            and line.count("|") == 6}  # the consumer-card table, not the weights table
+    assert set(rows) == {"BF16", "8-bit", "GGUF Q4\\_K\\_M"}
+    four = [cell.strip() for cell in rows["GGUF Q4\\_K\\_M"].split("|")[2:6]]
+    assert four == ["42.5", "2", "2", "2"]
+    assert "At home in GGUF Q4_K_M" in answer.markdown.splitlines()[0]

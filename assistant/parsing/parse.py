@@ -94,7 +94,7 @@ NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
          "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed", "released_weights",
-         "max_batch_asked", "context_room_asked", "vllm")
+         "max_batch_asked", "context_room_asked", "vllm", "at_home")
 # A follow-up naming one of these asks about another job: a GPU count sized for the old is not kept.
 RESIZES = ("model", "params_b", "shape", "workload", "precision", "seq_len", "context_len",
            "batch")
@@ -400,6 +400,8 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
         slots["oom"] = True  # an OOM with no memory figure quoted beside it
     if MAX_BATCH.search(text):
         slots["max_batch_asked"] = True  # "maximum batch size", "how many sequences at once"
+    if AT_HOME.search(text):
+        slots["at_home"] = True  # "run it locally at home": consumer cards and quantised weights
     if CONTEXT_ROOM.search(text):
         slots["context_room_asked"] = True  # "how many tokens of context can I fit?"
     if RELEASED_FILES.search(text):
@@ -417,6 +419,12 @@ REPORTED_TIME = lazy(r"\bneeds?\s+(?:more\s+than\s+|over\s+|about\s+|around\s+)?
                      r"(?:hours?|hrs?|h|days?)\s+to\s+(?:complete|finish)\b|"
                      r"\bis\s+(?:this|that|it)\s+(?:expected|normal|reasonable)\b|"
                      r"(?:这|这个速度|这个时间)?\s*(?:正常吗|合理吗)", re.IGNORECASE)
+
+# A model run on one's own machine: consumer cards, and the weight formats that fit them
+AT_HOME = lazy(r"\bat\s+home\b|\blocally\b|\bhome\s*(?:lab|server|rig|pc)\b|"
+               r"\bconsumer\s+(?:gpus?|cards?|hardware)\b|\bmy\s+(?:own\s+)?(?:pc|rig|desktop|"
+               r"computer|workstation)\b|\bgaming\s+(?:pc|gpus?|cards?)\b|\bgpus?\s+should\s+i\s+buy\b|"
+               r"本地|家用|个人电脑", re.IGNORECASE)
 
 # The longest context one sequence can have: the KV room asked as a length
 CONTEXT_ROOM = lazy(r"\bhow\s+(?:many|much)\s+(?:tokens\s+of\s+)?context\b|"

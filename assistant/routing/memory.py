@@ -125,7 +125,37 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     fewest = (result.get("min_gpus") or {}).get("h100-sxm")
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
+    if intent.slots.get("at_home") and result["workload"] == "inference" \
+            and "precision" not in intent.slots:
+        home = _at_home(intent, calls)
+        lead += " " + home[0]
+        tables.insert(1, home[1])
     return Reply(headline=lead, tables=tables, steps=steps)
+
+
+# Consumer cards a model is run on at home, and the weight formats people run them in
+HOME_GPUS = ("rtx-3090", "rtx-4090", "rtx-5090")
+HOME_FORMATS = (("bf16", "BF16"), ("int8", "8-bit"), ("q4_k_m", "GGUF Q4_K_M"))
+
+
+def _at_home(intent: Intent, calls: Calls) -> tuple[str, str]:
+    """'Run it locally at home': the fewest consumer cards in each weight format, the sentence
+    naming the smallest set (the 4-bit GGUF most home setups run)."""
+    rows, counts = [], {}
+    for precision, label in HOME_FORMATS:
+        result = calls.run("memory", memory_payload(intent) | {"precision": precision},
+                           f"the fewest consumer GPUs with {label} weights", aside=True)
+        fewest = result.get("min_gpus") or {}
+        counts[precision] = [fewest.get(g) for g in HOME_GPUS]
+        rows.append([label, result["whole_model_gb"]["weights"],
+                     *[n if n is not None else "none fits" for n in counts[precision]]])
+    four = counts["q4_k_m"]
+    said = ("At home in GGUF Q4_K_M: " + ", ".join(
+        f"{n}× {gpu_name(g)}" for g, n in zip(HOME_GPUS, four, strict=True) if n)
+        + " (each format in the table below).") if any(four) else \
+        "No number of consumer cards holds it, even in 4 bits."
+    header = ["weights as", "GB", *[f"fewest {gpu_name(g)}" for g in HOME_GPUS]]
+    return said, table(header, rows)
 
 
 def _kv_first(intent: Intent, result: dict[str, Any], lead: str, tables: list[str],
