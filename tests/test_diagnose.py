@@ -437,3 +437,16 @@ def test_a_slower_two_node_run_told_first_is_read_as_the_larger_setup():
     [d] = diagnoses(answer)
     assert value(d, "measured") == pytest.approx(8.68 / 2.46, rel=0.01)
     assert d["notes"][1] == "nvlink-vs-infiniband#allreduce-18x"
+
+
+def test_a_per_gpu_training_rate_is_worked_out_as_mfu_on_the_assumed_gpu_and_an_a100():
+    # https://github.com/s-JoL/Open-Llama/issues/75: "llama1里面7b的训练速度3300tokens/gpu/second
+    # 是在2000多张卡的集群上... 如果我只有5台机器40卡，是不是应该速度应该比它快很多" - a per-GPU
+    # training rate with no GPU named. LLaMA 7B has 6.74e9 parameters: 6 x 6.74e9 x 3,300 =
+    # 133.5 TFLOP/s per GPU, 13.5% of an H100's 989.4 (assumed) and 42.8% of an A100's 312.
+    answer = ask("我看llama1里面7b的训练速度3300tokens/gpu/second 是在2000多张卡的集群上"
+                 "训练的速度；如果我只有5台机器40卡，是不是应该速度应该比它快很多啊？")
+    [d] = diagnoses(answer)
+    assert value(d, "measured") == pytest.approx(100 * 6 * 6.74e9 * 3300 / 989.4e12, rel=0.01)
+    text = json.dumps(answer, ensure_ascii=False)
+    assert f"the same rate is {100 * 6 * 6.74e9 * 3300 / 312e12:.1f}% MFU" in text

@@ -34,6 +34,8 @@ NOT_MEM = r"(?![\d.]|\s*[gt]i?b?(?![a-z]))"  # "A800x80G" is the card's memory, 
 LAYOUTS = (
     # "one 8xH100 node", "two 8xH100 nodes"
     lazy(rf"{B}(?:{COUNT}\s+)?(\d+){X}{G}\s*{NODE}\b", _I),
+    # "2 nodes x H100 x 8"
+    lazy(rf"{B}{COUNT}\s*{NODE}{X}{G}{X}(\d+){NOT_MEM}", _I),
     # "2 nodes x 4 A100", "2Nodes * 8 A100 80G"
     lazy(rf"{B}{COUNT}\s*{NODE}{X}(\d+)\s*(?:{G}|gpus?|cards?)", _I),
     # "16 nodes of H100x8GPUs"

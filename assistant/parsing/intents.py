@@ -137,7 +137,8 @@ STRATEGY = r"(?:tensor|pipeline|pipe|data|expert|model)[\s-]*parr?all\w*|" \
            r"\b(?:tp|pp|fsdp|dp)\s*\+\s*(?:tp|pp|fsdp|dp)\b|--tensor-parallel-size|--dp\b|" \
            r"\bhybrid[\s_-]*shard\w*|" \
            r"\bzero[\s-]*(?:stage[\s-]*)?3\b.{0,80}\b(?:same|one|each|single)\s+node|" \
-           r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|多卡.{0,6}(?:加载|部署)"
+           r"张量并行|流水线并行|管道并行|模型并行|数据并行|多机多卡|多卡加载|" \
+           r"多卡.{0,6}(?:加载|部署)|并行度|并行策略|并行方式"
 LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b|\bwhich\b|"
                      r"\bbetter\b|\bbest\b|\bfaster\b|\bslower\b|\blower\s+performance\b|"
                      r"\bhow\s+(?:to|can|do|should)\b|\btoml\b|\bconfig|\bspecify\b|"
@@ -449,6 +450,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("diagnose", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)
      and any(m.kind in ("tokens_per_s", "tflops") for m in find(t))
      and s.get("workload") != "inference"),
+    # "7b trained at 3300 tokens/gpu/second on 2000 GPUs; would 40 GPUs be faster?": a
+    # training run's per-GPU rate, worked out as its MFU and set against the model's
+    ("diagnose", lambda t, s: _has_model(s) and s.get("workload") not in (None, "inference")
+     and any(m.kind == "tokens_per_s" and m.what == "per_gpu" for m in find(t))),
     ("layout", lambda t, s: bool(UTILISATION_ASKED.search(t)) and _has_model(s)
      and bool(CLUSTER_OR_JOB & set(s)) and not _measured_twice(t)),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t))),

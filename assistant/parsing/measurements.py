@@ -69,7 +69,10 @@ MFU_MORE = lazy(r"\bat\s+" + NUM + r"\s*%", _I)
 SIZE_BEFORE = lazy(r"(\d+(?:\.\d+)?\s*[bB])\b(?!.*\d+(?:\.\d+)?\s*[bB]\b)", 0)
 # "9 t/s" is the tokens/s of llama.cpp and ExLlama users; "10 tps", "~10-11 TPS" too
 TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:tokens?|toks?|t(?=/s\b))\s*(?:/|per\s*|每)\s*"
-              r"(?:sec(?:ond)?s?|s|秒)|tps)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?", _I)
+              r"(?:sec(?:ond)?s?|s|秒)|tps)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?|"
+              # "3300tokens/gpu/second", "3300 tokens per GPU per second": per GPU first
+              + NUM + r"\s*(k)?\s*tokens?\s*(?:/|per\s*)\s*(gpu)\s*(?:/|per\s*)\s*"
+              r"(?:sec(?:ond)?s?|s)(?![a-z])", _I)
 CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per|/|for\s+each|"
                  r"each|a)\s*(?:call|all-?reduce|collective|op)", _I)
 COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:takes?|took|is|"
@@ -230,9 +233,10 @@ def find(text: str) -> list[Measurement]:
         found.append((m.start(), Measurement("mfu", _f(figure) / 100, "", m[0],
                                              size[1].replace(" ", "") if size else "")))
     for m in TOKENS.finditer(text):
-        value = _f(m[1]) * (1000 if m[2] else 1)
+        figure, thousand, per_gpu = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
+        value = _f(figure) * (1000 if thousand else 1)
         found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s", m[0],
-                                             "per_gpu" if m[3] else "")))
+                                             "per_gpu" if per_gpu else "")))
     for rx in (CALL_TIME, COLLECTIVE_TIME):
         for m in rx.finditer(text):
             found.append((m.start(), Measurement("call_time", _seconds(_f(m[1]), m[2]), "s",

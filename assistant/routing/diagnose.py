@@ -543,6 +543,9 @@ def _flops(ctx: Context) -> list[Finding]:
                                   result={"value": achieved, "unit": "TFLOP/s"},
                                   notes=["mfu-calibration#model-flops-per-token"]))
             measured.append((achieved / peak, m))
+            other = _on_other_gpu(ctx, achieved, row)
+            if other:
+                quoted.append(other)
     for value, m in measured:
         ctx.steps.append(Step(label="MFU", formula="achieved TFLOP/s / dense peak TFLOP/s",
                               inputs={"measured": {"value": m.value, "unit": m.unit or "fraction"}},
@@ -575,6 +578,23 @@ def _flops(ctx: Context) -> list[Finding]:
             what = f"MFU of the {m.what} model as stated ({m.text.strip()})"
         out.append(Finding(what, mine * 100, value * 100, "%", causes, my_source))
     return out
+
+
+# The GPU a rate is set against when the question names none and the default (H100) is
+# assumed: the A100, on which most published training rates of 2021-2023 were measured
+OTHER_GPU = "a100-sxm-80gb"
+
+
+def _on_other_gpu(ctx: Context, achieved_tflops: float, row: Any) -> tuple[str, str] | None:
+    """The same per-GPU rate as MFU on an A100, when no GPU was named: a figure quoted from a
+    paper is as likely an A100's as the assumed H100's (a comparison, not a second guess)."""
+    other = catalog().gpus.rows.get(OTHER_GPU)
+    if "gpu" in ctx.intent.slots or other is None or row.id == OTHER_GPU \
+            or not other.bf16_tflops:
+        return None
+    return (f"no GPU named, so an {row.name} was assumed; on an {other.name} "
+            f"({num(other.bf16_tflops)} dense BF16 TFLOP/s) the same rate is "
+            f"{pct(achieved_tflops / float(other.bf16_tflops))} MFU", other.source_note)
 
 
 def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str]:
