@@ -2241,3 +2241,16 @@ def test_a_per_rail_share_of_a_bus_bandwidth_is_not_a_second_measurement():
     checks = [line for line in answer.markdown.splitlines()
               if line.startswith("| all-reduce bus bandwidth")]
     assert len(checks) == 1 and "| 216 GB/s |" in checks[0]
+
+
+def test_minimum_vram_asked_with_a_card_size_is_checked_against_that_card():
+    # https://github.com/hiyouga/LlamaFactory/issues/10841: "微调 Qwen2.5-0.5B
+    # 最低需要什么显卡配置？1. 显卡最低需要多少显存？（比如 6GB 够不够）" - the memory is
+    # asked (not a GPU count), against a 6GB card: 6 GiB = 6.44 GB.
+    answer = respond("新手提问：微调 Qwen2.5-0.5B 最低需要什么显卡配置？\n\n"
+                     "我想在自己的电脑上用 LLaMA-Factory 微调 Qwen2.5-0.5B 这种小模型练手，\n"
+                     "想请教一下：\n1. 显卡最低需要多少显存？（比如 6GB 够不够）\n"
+                     "2. 如果显存不够，可以用 LoRA + 4bit 量化来降低要求吗？")
+    assert answer.intent.kind == "fit"
+    assert answer.intent.slots["gpu_memory_gb"] == pytest.approx(6 * 2**30 / 1e9, abs=0.01)
+    assert "of 6.44 GB" in answer.markdown.splitlines()[0]

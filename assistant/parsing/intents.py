@@ -84,6 +84,9 @@ FABRIC_NEEDED = lazy(r"\b(?:is|are)\s+nvlinks?\s+(?:really\s+)?(?:needed|require
                      _I)
 MEMORY_NEEDED = lazy(r"\bhow\s+much\s+(?:gpu\s+)?(?:vram|memory)\s+(?:(?:do|would|will|does)\s+)?"
                      r"(?:i|we|you|it)\s+(?:need|require)|需要多少显存", _I)
+# The GPU memory a job needs, asked as such: "最低需要多少显存", "minimum VRAM"
+VRAM_ASKED = lazy(r"多少显存|显存(?:最低|至少)?(?:需要|要)多少|\bminimum\s+(?:vram|gpu\s+memory)\b|"
+                  r"\bhow\s+much\s+(?:vram|gpu\s+memory)\b", _I)
 TRANSFER = lazy(r"\b(?:transfer|copy|move|upload|download|write|send)\b", _I)
 COMPARE = lazy(r"\b(?:vs\.?|versus|compare[ds]?|comparison|difference|faster|slower|"
                      r"better|than|which)\b", _I)
@@ -427,6 +430,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("interconnect", lambda t, s: "op" in s),
     # "what's the minimal hardware to fine-tune llama 2 70b?" after a "copy of the model" in
     # passing: the count is asked, not a transfer.
+    # "显卡最低需要多少显存？" asks the memory, not a count, however "最低配置" reads
+    ("memory", lambda t, s: bool(VRAM_ASKED.search(t)) and _has_model(s)
+     and not s.keys() & {"gpus", "nodes"}),
     ("cluster_size", lambda t, s: bool(COUNT_ASKED.search(t)) and _has_model(s)),
     ("interconnect", lambda t, s: bool(TRANSFER.search(t) or CHECKPOINT.search(t))
      and "size" in s),

@@ -31,7 +31,7 @@ from clusterplan.assistant.parsing.intents import (
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import any_in, find
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
-from clusterplan.assistant.parsing.offload_words import offload_asked, offload_kind
+from clusterplan.assistant.parsing.offload_words import LABEL_GIB, offload_asked, offload_kind
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
@@ -228,6 +228,13 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             # same job, offloaded (the training it names is the previous question's)
             slots["offload"] = offload_kind(text)
     kind = calibration.retarget(kind, slots)
+    if kind == "memory" and "gpu_memory_gb" not in slots and "gpu" not in slots \
+            and (budget := _size_asked_enough(text, slots)):
+        # "最低需要多少显存？（比如 6GB 够不够）": the memory, checked against a card of that
+        # label, which counts GiB as its driver does (gpu-driver-memory#label-derived)
+        slots["gpu_memory_gb"], kind = round(budget * LABEL_GIB, 2), "fit"
+        found.readings.append(f"checked against a card labelled {budget:g}GB: {budget:g} GiB, "
+                              f"{slots['gpu_memory_gb']:g} GB (gpu-driver-memory#label-derived)")
     if kind == "unknown" and DOMAIN.search(found.masked):
         kind = "concept"
     if kind in ("concept", "diagnose"):
@@ -243,6 +250,19 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         assumed, missing = complete(kind, slots, catalog)
     return Intent(kind=kind, slots=slots, assumed=assumed, missing=missing,
                   readings=found.readings)
+
+
+# A size put as a question of enough: "6GB 够不够", "is 6 GB enough"
+SIZE_ENOUGH = lazy(r"(\d+(?:\.\d+)?)\s*gb?\s*(?:的显存|显存)?\s*(?:够不够|够吗|够用吗|是否足够)|"
+                   r"\bis\s+(\d+(?:\.\d+)?)\s*gb\s+(?:of\s+vram\s+)?enough\b", re.IGNORECASE)
+
+
+def _size_asked_enough(text: str, slots: dict[str, Any]) -> float | None:
+    """The GPU memory a memory question asks to be checked against, if it names one."""
+    m = SIZE_ENOUGH.search(text)
+    if not m:
+        return None
+    return float(m[1] or m[2])
 
 
 def _each_reading(slots: dict[str, Any], catalog: Catalog, readings: list[str]) -> bool:
