@@ -450,3 +450,19 @@ def test_a_per_gpu_training_rate_is_worked_out_as_mfu_on_the_assumed_gpu_and_an_
     assert value(d, "measured") == pytest.approx(100 * 6 * 6.74e9 * 3300 / 989.4e12, rel=0.01)
     text = json.dumps(answer, ensure_ascii=False)
     assert f"the same rate is {100 * 6 * 6.74e9 * 3300 / 312e12:.1f}% MFU" in text
+
+
+def test_a_checkpoint_save_time_is_set_against_the_bytes_and_one_nvme_drive():
+    # https://github.com/pytorch/torchtitan/issues/1301: "It takes ~6 minutes to save a
+    # checkpoint. Is this expected?" for Llama 3 8B (8,030,261,248 parameters) under FSDP. A
+    # full checkpoint is BF16 weights plus FP32 master weights and two Adam moments, 14 B a
+    # parameter: 112.4 GB; one Gen4 NVMe drive writes 7 GB/s (storage-bandwidth#nvme-write):
+    # 16.1 s. 360 s measured means 0.31 GB/s.
+    answer = ask("Slow checkpoint saving time (6 mins to save an 8B model checkpoint)\n\nIt "
+                 "takes ~6 minutes to save a checkpoint. Is this expected?\n[rank0]:[titan] "
+                 "Model llama3 8B size: 8,030,261,248 total parameters\n[rank0]:[titan] Applied "
+                 "FSDP to the model")
+    [d] = [x for x in diagnoses(answer) if "checkpoint save time" in x["label"]]
+    assert value(d, "measured") == 360
+    assert value(d, "expected") == pytest.approx(8.03e9 * 14 / 1e9 / 7, rel=0.01)
+    assert d["result"]["value"] == "far above expected"

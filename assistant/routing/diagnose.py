@@ -170,7 +170,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
                   _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
                   _zero3_network, _scaling,
-                  _tp_compare, _one_step):
+                  _tp_compare, _one_step, _checkpoint_save):
         if check in (_flops, _one_step) and rl_run and not (ctx.of("mfu") or ctx.of("tflops")):
             continue  # an RL step's time is mostly generation (rl-step-time#generation-in-step)
         findings.extend(_unless_unknown_gpu(check, ctx))
@@ -1326,6 +1326,50 @@ def _reservation(ctx: Context) -> list[Finding]:
                     f"{num(row.memory_gb)} GB", reserved, measured, "GB",
                     [(cause, "serving-memory-preallocation#vllm-default")],
                     "serving-memory-preallocation#vllm-default", lower_is_better=True)]
+
+
+# --- a checkpoint's save time ------------------------------------------------------------------
+
+# "It takes ~6 minutes to save a checkpoint", "保存一次checkpoint要10分钟": the time, and its unit
+_UNIT = r"(min(?:ute)?s?|分钟|s(?:ec(?:ond)?s?)?|秒|h(?:ours?)?|小时)"
+SAVE_TIME = lazy(r"(?:\bsav(?:e|es|ing)\b|\bcheckpoint|保存)[^.。\n]{0,60}?(\d+(?:\.\d+)?)\s*"
+                 + _UNIT + r"\b|(\d+(?:\.\d+)?)\s*" + _UNIT
+                 + r"[^.。\n]{0,40}?(?:\bto\s+save\b|\bsaving\b|保存)", re.IGNORECASE)
+NVME_GB_S = 7.0  # storage-bandwidth#nvme-write: one PCIe Gen4 NVMe drive, sequential write
+
+
+def _checkpoint_save(ctx: Context) -> list[Finding]:
+    """The time a checkpoint took to save against its bytes written to one local NVMe drive:
+    what the measured time means as a write rate, and what storage that rate looks like."""
+    m = SAVE_TIME.search(ctx.text)
+    if not m or not ctx.has_model():
+        return []
+    figure, unit = (m[1], m[2]) if m[1] else (m[3], m[4])
+    seconds = float(figure) * _SECONDS_IN.get(unit.lower()[:1] if unit[0].isascii() else unit, 1)
+    if seconds <= 0:
+        return []
+    workload = slot(ctx.intent, "workload")
+    payload = {**model_fields(ctx.intent),
+               "workload": workload if workload not in (None, "inference") else "pretrain"}
+    size_gb = float(ctx.calls.run("memory", payload, "the bytes a full checkpoint writes")
+                    ["checkpoint_gb"])
+    expected = size_gb / NVME_GB_S
+    rate = size_gb / seconds
+    ctx.steps.append(Step(label="the write rate the save time means",
+                          formula="checkpoint bytes ÷ seconds measured",
+                          inputs={"checkpoint": q(size_gb, "GB"), "measured": q(seconds, "s")},
+                          result=q(round(rate, 3), "GB/s"), notes=["storage-bandwidth#nvme-write"]))
+    causes = [(f"the {num(size_gb)} GB in {num(seconds)} s is {num(rate)} GB/s: a network file "
+               "system, object store or one slow disk, not local NVMe (7 GB/s a drive)",
+               "storage-bandwidth#lustre-client"),
+              ("an object store writes about 93 MB/s a connection: only many parallel writes "
+               "reach its rate", "storage-bandwidth#object-storage")]
+    return [Finding(f"checkpoint save time ({num(size_gb)} GB of weights and optimizer states "
+                    "at one NVMe drive's 7 GB/s)", expected, seconds, "s", causes,
+                    "storage-bandwidth#nvme-write", lower_is_better=True)]
+
+
+_SECONDS_IN = {"m": 60.0, "分钟": 60.0, "s": 1.0, "秒": 1.0, "h": 3600.0, "小时": 3600.0}
 
 
 # --- slower on more GPUs ------------------------------------------------------------------------
