@@ -35,11 +35,12 @@ from clusterplan.assistant.parsing.offload_words import LABEL_GIB, offload_asked
 from clusterplan.db.catalog import Catalog
 
 MAX_CHARS = 2000  # a question longer than this is read only up to here (stated as a warning)
-COMPARED_WITH = lazy(r"^\W*(?:(?:and\s+)?compared?\s+(?:it\s+|that\s+|this\s+)?"
-                     r"(?:with|to|against)|(?:and\s+)?(?:vs\.?|versus|against))\b|"
-                     r"和.{0,20}对比|比较一下", re.IGNORECASE)
+# "compare with 8x H100", "vs A100s": another cluster for the job just asked about
+COMPARING = r"compared?\s+(?:it\s+|that\s+|this\s+)?(?:with|to|against)|vs\.?|versus"
+COMPARED_WITH = lazy(r"^\W*(?:and\s+)?(?:" + COMPARING + r"|against)\b|和.{0,20}对比|比较一下",
+                     re.IGNORECASE)
 FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|then|with|on|"
-                 r"compared?\s+(?:it\s+|that\s+|this\s+)?(?:with|to|against)|vs\.?|versus|"
+                 + COMPARING + r"|"
                        r"at|for|using|but|if|what\s+if|ok|okay|that|it|only|just|"
                        r"what\s+(?:would|will)\s+(?:it|that|this)\s+be)\b", re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b|"
