@@ -358,3 +358,22 @@ def test_a_session_command_typed_without_its_slash_runs_the_command(memory_store
     asked = assistant.ask("report the memory for Llama 3 8B")
     assert asked.question == "report the memory for Llama 3 8B"
     assert "/help" not in assistant.report()
+
+
+def test_a_commitment_no_offer_lists_is_estimated_from_on_demand_at_the_notes_discount(
+        memory_store):
+    # "and on coreweave with a 1-year commitment?" after pricing an 8xH100 node: CoreWeave
+    # lists no 1-year price, so the answer says so and takes its on-demand month at the 20-40%
+    # discount of pricing-models#reserved-discount: month x 0.6 to month x 0.8.
+    first = respond("What does an 8xH100 node cost per month?")
+    reserved = respond("and on coreweave with a 1-year commitment?", previous=first.intent)
+    assert reserved.intent.slots["kind"] == "reserved_1y"
+    head = reserved.markdown.splitlines()[0]
+    assert head.startswith("No 1-year commitment price for NVIDIA H100 SXM 80GB is on record "
+                           "at coreweave.")
+    month = float(re.search(r"\*\*\$([\d,]+) a month\*\* for 8 GPUs", head).group(1)
+                  .replace(",", ""))
+    low, high = (float(x.replace(",", "")) for x in re.search(
+        r"about \*\*\$([\d,]+)-\$([\d,]+) a month\*\*", head).groups())
+    assert (low, high) == (pytest.approx(0.6 * month, abs=1), pytest.approx(0.8 * month, abs=1))
+    assert "pricing-models#reserved-discount" in reserved.markdown

@@ -133,6 +133,13 @@ PRICE_KINDS = (
     (lazy(r"\bon[\s-]*demand\b", _I), "on_demand"),
     (lazy(r"\bspot\b|\bpreemptible\b", _I), "spot"),
     (lazy(r"\bcapacity[\s-]*blocks?\b", _I), "capacity_block"),
+    # "with a 1-year commitment", "reserved for 3 years", "1yr reserved"
+    (lazy(r"\b(?:1|one)[\s-]*(?:year|yr)\b[^.?!]{0,20}\b(?:commit\w*|reserv\w*|contract|term)\b|"
+          r"\b(?:commit\w*|reserv\w*)\b[^.?!]{0,20}\b(?:1|one)[\s-]*(?:year|yr)\b", _I),
+     "reserved_1y"),
+    (lazy(r"\b(?:3|three)[\s-]*(?:year|yr)s?\b[^.?!]{0,20}\b(?:commit\w*|reserv\w*|contract|"
+          r"term)\b|\b(?:commit\w*|reserv\w*)\b[^.?!]{0,20}\b(?:3|three)[\s-]*(?:year|yr)s?\b", _I),
+     "reserved_3y"),
 )
 GENERIC_LINK = lazy(r"\bnvlink\b(?!\s*-?\s*(?:\d|gen))|\b(?:infiniband|ib)\b"
                           r"(?!\s*-?\s*(?:hdr|ndr|xdr))|\broce(?:\s*v?2)?\b", _I)

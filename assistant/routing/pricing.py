@@ -102,6 +102,31 @@ def _longer_terms(terms: list[dict[str, Any]], hours: float) -> str:
             + "; ".join(said) + ".")
 
 
+# pricing-models#reserved-discount: a reserved contract is 20 to 40 percent under on-demand
+RESERVED_DISCOUNT = (0.20, 0.40)
+TERMS = {"reserved_1m": "1-month", "reserved_1y": "1-year", "reserved_3y": "3-year"}
+
+
+def _commitment_estimate(intent: Intent, calls: Calls, payload: dict[str, Any]) -> Reply:
+    """A commitment no offer on record lists: said so, and its month estimated from the same
+    provider's (or the cheapest) on-demand price at the note's 20-40% discount."""
+    term = TERMS.get(str(payload["kind"]), str(payload["kind"]))
+    where = f" at {payload['provider']}" if payload.get("provider") else ""
+    base = calls.run("pricing", payload | {"kind": "on_demand", "hours": None},
+                     "the on-demand price a commitment is discounted from")
+    cheapest = base.get("cheapest")
+    lead = f"No {term} commitment price for {gpu_name(str(payload['gpu']))} is on record{where}."
+    if not cheapest:
+        return Reply(headline=lead + " Nor is an on-demand one, so it is not estimated.")
+    monthly = float(base["monthly_usd"])
+    low, high = (monthly * (1 - d) for d in reversed(RESERVED_DISCOUNT))
+    lead += (f" On demand{where} it is {usd_rate(cheapest['effective_usd_per_gpu_hour'])} per "
+             f"GPU-hour, **{usd(monthly)} a month** for {base['billed_gpus']} GPUs; reserved "
+             f"contracts run 20-40% under on-demand, so a {term} commitment would be about "
+             f"**{usd(low)}-{usd(high)} a month**: ask the provider for the quote.")
+    return Reply(headline=lead, citations=[note_ref("pricing-models#reserved-discount")])
+
+
 def price_payload(intent: Intent) -> dict[str, Any]:
     kind = slot(intent, "kind", "any")
     payload: dict[str, Any] = {"gpu": slot(intent, "gpu"), "gpus": slot(intent, "gpus"),
@@ -125,6 +150,8 @@ def offers(intent: Intent, calls: Calls) -> Reply:
             again = payload | {"provider": whole[0]["provider"]}
             result = calls.run("pricing", again, f"the cheapest offer of whole {node}-GPU nodes")
             cheapest = result.get("cheapest")
+    if not cheapest and str(payload["kind"]).startswith("reserved"):
+        return _commitment_estimate(intent, calls, payload)
     if not cheapest:
         return Reply(headline=f"No offer for {slot(intent, 'gpu')} is on record"
                      + (f" as {payload['kind']}" if payload["kind"] != "any" else "") + ".")
