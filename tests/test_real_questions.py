@@ -2254,3 +2254,15 @@ def test_minimum_vram_asked_with_a_card_size_is_checked_against_that_card():
     assert answer.intent.kind == "fit"
     assert answer.intent.slots["gpu_memory_gb"] == pytest.approx(6 * 2**30 / 1e9, abs=0.01)
     assert "of 6.44 GB" in answer.markdown.splitlines()[0]
+
+
+def test_full_parameter_training_of_a_released_model_on_v100_is_an_fp16_fine_tune():
+    # https://github.com/hiyouga/LlamaFactory/issues/2931: "V100全参数训练llama2-7b硬件要求" -
+    # 全参数训练 of a released model is a full fine-tune, and the V100 has no BF16 tensor cores,
+    # so the 16-bit type assumed is FP16 (same bytes). By hand, 6.74e9 x 16 B of model states
+    # = 107.8 GB cannot fit one 32 GB card.
+    answer = respond("V100全参数训练llama2-7b硬件要求")
+    assert answer.intent.slots["workload"] == "full_finetune"
+    assert answer.intent.assumed["precision"] == "fp16"
+    assert "in FP16 on 1× NVIDIA Tesla V100 SXM2 32GB" in answer.markdown.splitlines()[0]
+    assert "No, it does not fit" in answer.markdown

@@ -92,7 +92,7 @@ WORKLOADS = (
     (lazy(r"\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I), "lora"),
     # "tune 13B model ( full parameter )": full-parameter tuning of a model is fine-tuning
     (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
-          r"\bsft\b|微调|\bfull[\s_-]*param(?:eter)?s?\b|"
+          r"\bsft\b|微调|\bfull[\s_-]*param(?:eter)?s?\b|全参数?训练|全量训练|"
           r"\btun(?:e|ing)\s+(?:(?:a|the|my|this|our)\s+)?(?:\w+[\s-])?\d+(?:\.\d+)?\s*b\b",
           _I), "full_finetune"),
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",

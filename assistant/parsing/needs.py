@@ -190,7 +190,8 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         # keeps its checkpoint's precision (DeepSeek-V3/R1 in FP8, gpt-oss in MXFP4); else BF16.
         assumed["precision"] = "nf4" if workload == "qlora" else \
             QUANTIZED_DEFAULT if workload == "inference" and slots.get("quantized") else \
-            _released_precision(slots, catalog) if workload == "inference" else "bf16"
+            _released_precision(slots, catalog) if workload == "inference" else \
+            _sixteen_bits(slots, catalog)
     if workload == "inference":
         if "seq_len" in slots and "context_len" not in slots:
             # a served sequence's length ("max sequence length 32k") is its context length
@@ -216,6 +217,13 @@ def _within(tokens: int, slots: Slots, catalog: Catalog) -> int:
     except LookupError:
         row = None
     return min(tokens, row.max_context) if row is not None and row.max_context else tokens
+
+
+def _sixteen_bits(slots: Slots, catalog: Catalog) -> str:
+    """A training job's 16-bit type: BF16, or FP16 on a GPU without BF16 tensor cores (V100,
+    T4), which trains in FP16 with loss scaling. The bytes are the same."""
+    row = catalog.gpus.rows.get(str(slots.get("gpu") or ""))
+    return "fp16" if row is not None and not row.bf16_tflops else "bf16"
 
 
 def _released_precision(slots: Slots, catalog: Catalog) -> str:
