@@ -44,7 +44,8 @@ FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|the
                        r"at|for|using|but|if|what\s+if|ok|okay|that|it|only|just|"
                        r"what\s+(?:would|will)\s+(?:it|that|this)\s+be)\b", re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b|"
-                   r"\b(?:for|with|of|run|serve|train|use)\s+it\b", re.IGNORECASE)
+                   r"\b(?:for|with|of|run|serve|train|use)\s+it\b|"
+                   r"\b(?:would|will|does|did)\s+it\s+(?:cost|take|run|be)\b", re.IGNORECASE)
 # "is TP 8 a good idea on these?": the GPUs of the last question, however long the sentence.
 ON_THESE = lazy(r"\b(?:on|with|for|across|over)\s+(?:these|those|them)\b", re.IGNORECASE)
 BARE_NUMBER = lazy(r"^\W*(\d[\d,]*)\W*$")
