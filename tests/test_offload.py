@@ -150,3 +150,17 @@ def test_ask_tokens_per_second_with_vram_and_ram_but_no_gpu_kind_is_an_offload_a
     result = answer["data"]["memory"]
     assert result["per_gpu_gb"] <= 12 and result["offload"]["host_fits"] is True
     assert "tokens/s" in answer["markdown"]
+
+
+def test_ollama_split_on_one_gpu_beside_a_cpus_ram_is_the_gpu_and_ram_split():
+    # ollama issue 3301: llama3:70b (Q4_K_M, 42.5 GB: 70.55e9 x 4.82/8) on an RTX 4090 24 GiB
+    # (25.8 GB) beside "i9 14900k 96GB": the split asked is layers between the GPU and the
+    # CPU's 96 GB of RAM, not a training layout over GPUs. 42.5 - 25.8 = 16.7 GB at least
+    # goes to RAM, well within 96 GB.
+    answer = ask("loading llama3:70b-instruct on an Nvidia RTX 4090, Intel i9 14900k 96GB. "
+                 "Is there a size limit to what Ollama can even split among available resources?")
+    result = answer["data"]["memory"]
+    assert answer["intent"]["kind"] == "fit" and result["workload"] == "inference"
+    assert result["offload"]["host_ram_gb"] == 96.0 and result["offload"]["host_fits"] is True
+    assert result["offload"]["host_ram_needed_gb"] >= 42.5 - 25.8
+    assert "layers** on the GPU" in answer["markdown"] and "TP" not in answer["markdown"]

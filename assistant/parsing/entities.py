@@ -514,6 +514,9 @@ def _words(found: Entities) -> None:
         slots["precision"] = "q4_k_m"
         found.readings.append(f"read the Ollama tag '{tag}' as Q4_K_M, the library's default "
                               "quantisation (gguf-quant-mixes#bare-width-names)")
+    if "workload" not in slots and (OLLAMA.search(text) or GGUF_QUANT.match(
+            slots.get("precision", ""))):
+        slots["workload"] = "inference"  # llama.cpp and Ollama run GGUF files; neither trains
     if "precision" not in slots and QUANTIZED.search(text):
         slots["quantized"] = True  # "quantized model shards", bits not said
     read_offload(text, slots)
@@ -532,6 +535,9 @@ def _full_first(text: str) -> bool:
     full = next((m for m in EXPLICIT_FULL.finditer(text) if not _negated(text, m)), None)
     adapter = next((m for m in ADAPTER_WORDS.finditer(text) if not _negated(text, m)), None)
     return full is not None and adapter is not None and full.start() < adapter.start()
+
+
+GGUF_QUANT = lazy(r"i?q\d", re.IGNORECASE)  # 'q4_k_m', 'q8_0', 'iq2_xxs': GGUF's own types
 
 
 def _ollama_tag(found: Entities) -> str | None:

@@ -500,6 +500,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # ... GPU split like in Ooba": whether it loads is asked; the split is how.
     ("fit", lambda t, s: bool(POSSIBLE.search(t)) and _has_model(s) and "tp" not in s
      and bool({"gpu", "gpus", "gpu_memory_gb"} & set(s))),
+    # "Nvidia RTX 4070 (16GB), i9 14900k 96GB ... a size limit to what Ollama can split among
+    # available resources?": serving on one GPU beside RAM, the split is between the two.
+    ("fit", lambda t, s: bool(LAYOUT.search(t)) and s.get("workload") == "inference"
+     and "host_ram_gb" in s and s.get("gpus", 1) == 1 and _has_model(s)),
     ("layout", lambda t, s: bool(LAYOUT.search(t))),
     # "the minimum GPU for 14b? would two 24G P40s do?": a count and a GPU named and a fit
     # asked of them is checked as proposed (the fit answer lists the fewest of each kind too).

@@ -80,7 +80,7 @@ def complete(kind: str, slots: Slots, catalog: Catalog) -> tuple[Slots, list[str
         # parameters that size holds at each precision; no job is sized, so nothing is assumed.
         return {}, []
     if kind == "fit" and not _present("model", slots) and "gpu_memory_gb" in slots \
-            and "precision" in slots and not slots.get("workload"):
+            and "precision" in slots and slots.get("workload") in (None, "inference"):
         # "Can't load a Q4 model on 12gb vram": with the precision named, the largest model
         # that memory holds is the answer; no job is sized, so nothing is assumed.
         return {}, []

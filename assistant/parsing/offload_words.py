@@ -28,7 +28,13 @@ RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\
            r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\s*(?:ddr\d?|d\d)?\s*内存"
            # "...96GB VRAM, but my memory is only 256GB": the asker's own memory, beside VRAM
            r"|\bmy\s+(?:system\s+)?memory\s+is\s+(?:only\s+|just\s+)?(\d+(?:\.\d+)?)\s*"
-           r"(gb|gib|g|tb|tib|t)\b", _I)
+           r"(gb|gib|g|tb|tib|t)\b"
+           # "Intel i9 14900k 96GB", "Ryzen 9 7950X, 64 GB": a size written after a CPU is its RAM
+           r"|\b(?:i[3579][\s-]?\d{4,5}[a-z]{0,2}|ryzen\s+\d\s+\d{4}[a-z0-9]{0,3}|"
+           r"threadripper\s+(?:pro\s+)?\w+|epyc\s+\d{4}\w*|"
+           r"xeon(?:\s+(?:gold|silver|platinum|bronze))?\s+[\w-]+(?:\s+v\d)?)"
+           r"\s*[,(/]?\s*(?:with\s+)?(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b"
+           r"(?!\s*(?:vram|gpu))", _I)
 OFFLOAD = lazy(r"\boffload|\bzero[\s-]?offload|\bhost\s+ram\b|\bcpu\s+ram\b|\bsystem\s+ram\b",
                _I)
 PARAMS_OFFLOAD = lazy(r"\bzero[\s-]?infinity\b|\bnvme\b|\boffload\w*\s+(?:the\s+)?param", _I)
