@@ -701,3 +701,27 @@ def test_a_model_run_at_home_is_sized_on_consumer_cards_in_each_weight_format():
     four = [cell.strip() for cell in rows["GGUF Q4\\_K\\_M"].split("|")[2:6]]
     assert four == ["42.5", "2", "2", "2"]
     assert "At home in GGUF Q4_K_M" in answer.markdown.splitlines()[0]
+
+
+def test_a_choice_of_tuning_methods_sizes_each_method_named():
+    # "full fine-tune or LoRA" weighs two methods: both are sized. Llama 3 8B (8.03e9 params)
+    # fully fine-tuned keeps 16 bytes a parameter of model states (BF16 weights and gradients,
+    # FP32 master weights and two Adam moments): 128.5 GB, more than a 4090's 25.8 GB, so
+    # at least 128.5 / 25.8 = 5 GPUs. QLoRA's NF4 base is about 8.03e9 x 0.5 B = 4 GB, on one.
+    answer = respond("should I use qlora or full finetuning for llama-3-8b on a 4090?")
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in answer.markdown.splitlines() if line.startswith("| QLoRA")
+            or line.startswith("| full fine-tuning")}
+    assert set(rows) == {"QLoRA", "full fine-tuning"}
+    full, qlora = rows["full fine-tuning"], rows["QLoRA"]
+    assert float(full[0].replace(",", "")) > 128.5 and full[2] == "no" and int(full[1]) >= 5
+    assert 4 < float(qlora[0]) < 25.8 and qlora[1:] == ["1", "yes"]
+
+
+def test_a_count_of_examples_is_not_a_sequence_length():
+    # "our 50k-example dataset" counts examples; the sequence stays the stated default.
+    answer = respond("We want to fine-tune Qwen2.5-72B on our 50k-example dataset. "
+                     "Full fine-tune or LoRA, what hardware do we need?")
+    assert "assumed sequence length (tokens): 4096 (not given in the question)" \
+        in answer.assumptions
+    assert "| LoRA |" in answer.markdown and "| full fine-tuning |" in answer.markdown

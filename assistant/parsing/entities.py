@@ -114,6 +114,12 @@ EXPLICIT_FULL = lazy(r"全量|全参|\bfull[\s_-]*(?:parameter[\s_-]*)?"
 ENGINE_SERVES = lazy(r"\b(?:can|could|does|will|is)\s+(?:vllm|sglang|tgi|ollama|llama\.cpp|"
                      r"lmdeploy|tensorrt-llm|trt-llm)\b[^.?]{0,40}?\b(?:inference|infer|serve|"
                      r"serving|run|deploy)", _I)
+# Tuning methods a question weighs against each other ("full fine-tune or LoRA?", "LoRA vs
+# QLoRA"): each is sized side by side, as none of them is the job until the asker chooses.
+METHODS = ((lazy(r"\bq-?lora\b", _I), "qlora"), (lazy(r"(?<!q-)\blora\b", _I), "lora"),
+           (EXPLICIT_FULL, "full_finetune"))
+METHOD_CHOICE = lazy(r"\bor\b|\bvs\.?(?!\w)|\bversus\b|\bcompar|\bwhich\b|\w/\w|还是|或者|对比|"
+                     r"比较", _I)
 ADAPTER_WORDS = lazy(r"\bq-?lora\b|\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I)
 OPTIMIZERS = (
     (lazy(r"\b8[\s-]?bit\s+adam", _I), "adamw_8bit"),
@@ -495,6 +501,9 @@ def _words(found: Entities) -> None:
             slots[name] = value
     if slots.get("fp32_main_grads") and "workload" not in slots:
         slots["workload"] = "pretrain"
+    named = sorted((m.start(), w) for pattern, w in METHODS if (m := pattern.search(text)))
+    if len(named) >= 2 and METHOD_CHOICE.search(text):
+        slots["workload_list"] = [w for _, w in named]
     if slots.get("workload") in ("lora", "qlora") and _full_first(text):
         slots["workload"] = "full_finetune"
     # "非lora 的情况下 ... 可以跑起来吗", "without LoRA": all the weights are trained ("跑", "run"

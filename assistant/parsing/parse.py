@@ -580,5 +580,7 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         merged.pop("shape", None)  # dimensions stated for one model are not another's
     if "gpu" in new and "gpu_list" not in new:
         merged.pop("gpu_list", None)
+    if "workload" in new and "workload_list" not in new:
+        merged.pop("workload_list", None)  # "LoRA then": the choice between methods is made
     merged.update(new)
     return merged

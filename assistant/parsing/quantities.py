@@ -70,7 +70,7 @@ BARE_K = lazy(r"(?<![\w.$])(?<!\$\s)(?<!\bi[3579]\s)(?<!\bi[3579]-)(\d+)k\b"
               r"(?!\s*(?:usd|dollars?|\$|budget|€|eur|rmb|元|美元))"
               # a count of things is no context: "230k data samples", "50k steps", "24K GPUs";
               # nor is a CPU's model number ("i9 14900k")
-              rf"(?!\s*(?:data\s+|training\s+|{STYLED})?(?:samples?|examples?|rows?|steps?|"
+              rf"(?![\s-]*(?:data\s+|training\s+|{STYLED})?(?:samples?|examples?|rows?|steps?|"
               r"iterations?|"
               r"images?|documents?|records?|gpus?|cards?|nodes?|条|<[gu]\d+>)"
               # nor a vocabulary: "250k vocab size"

@@ -27,6 +27,7 @@ def add_side_by_side(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     end of a range of GPU counts ("4-8 A10G")."""
     reply = _count_range(intent, calls, _gpu_kinds(intent, calls, reply))
     reply = _zero_stages(intent, calls, reply)
+    reply = _methods(intent, calls, reply)
     reply = _setups(intent, calls, reply)
     listed = intent.slots.get("model_list") or []
     if len(listed) >= 2 and intent.kind == "training":
@@ -97,6 +98,52 @@ def _zero_stages(intent: Intent, calls: Calls, reply: Reply) -> Reply:
         return reply
     return _fits_on(intent, calls, reply, [(f"ZeRO-{z}", {"zero_stage": z}) for z in stages],
                     "ZeRO stage", "Stage by stage")
+
+
+METHOD_NAMES = {"full_finetune": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}
+FOUR_BIT = ("int4", "nf4", "gptq", "awq")
+
+
+def _methods(intent: Intent, calls: Calls, reply: Reply) -> Reply:
+    """"Full fine-tune or LoRA, what hardware?": each tuning method named, sized with the
+    answer's own settings, a row each: its memory and the fewest GPUs that hold it."""
+    methods = intent.slots.get("workload_list") or []
+    if len(methods) < 2 or intent.kind not in ("memory", "fit", "cluster_size") or not any(
+            k in intent.slots for k in ("model", "params_b", "config")):
+        return reply
+    sharded = bool(intent.slots.get("gpus"))
+    rows, said = [], []
+    for workload in methods:
+        payload = memory_payload(intent, least=intent.kind != "memory") | {
+            "workload": workload, "precision": _base(intent, workload)}
+        name = METHOD_NAMES[workload]
+        try:
+            result = calls.run("memory", payload, f"the same model by {name}")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{name} could not be sized: {exc}")
+            continue
+        gpu = result.get("gpu") or "h100-sxm"
+        fewest = (result.get("min_gpus") or {}).get(gpu)
+        fits = result.get("fits")
+        rows.append([name, result["per_gpu_gb"], fewest or "none fits"]
+                    + (["yes" if fits else "no"] if sharded else []))
+        said.append(f"{name} {num(result['per_gpu_gb'])} GB" + (" per GPU" if sharded else "")
+                    + (f", fewest {fewest} {gpu_name(gpu)}" if fewest else ", none fits"))
+    if len(rows) >= 2:
+        head = ["method", "per GPU (GB)" if sharded else "on one GPU, unsharded (GB)",
+                "fewest GPUs that hold it"] + (["fits"] if sharded else [])
+        reply.tables.insert(0, table(head, rows))
+        reply.headline += " Each method named, same settings: " + "; ".join(said) + "."
+    return reply
+
+
+def _base(intent: Intent, workload: str) -> str | None:
+    """The base weights' precision for a method: QLoRA's 4-bit base (NF4 unless a 4-bit format
+    was named), the 16-bit one otherwise."""
+    precision = intent.slots.get("precision")
+    if workload == "qlora":
+        return precision if precision in FOUR_BIT else "nf4"
+    return None if precision in FOUR_BIT else precision
 
 
 def _count_range(intent: Intent, calls: Calls, reply: Reply) -> Reply:
