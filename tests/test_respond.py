@@ -725,3 +725,20 @@ def test_a_count_of_examples_is_not_a_sequence_length():
     assert "assumed sequence length (tokens): 4096 (not given in the question)" \
         in answer.assumptions
     assert "| LoRA |" in answer.markdown and "| full fine-tuning |" in answer.markdown
+
+
+def test_a_dataset_given_whole_is_worked_out_not_assumed():
+    # 50,000 examples x 1,000 tokens x 3 epochs = 150,000,000 tokens: all three are the
+    # question's, so the line says so rather than "not given".
+    answer = respond("LoRA Qwen2.5-72B on 8 H100s, 50k examples of about 1,000 tokens each, "
+                     "3 epochs: how long and what does it cost?")
+    assert "tokens: 150,000,000 = 50,000 samples x 1,000 tokens x 3 epochs (worked out from " \
+           "the question)" in answer.assumptions
+    assert not any(line.startswith("assumed tokens") for line in answer.assumptions)
+
+
+def test_a_choice_made_in_a_follow_up_is_not_said_to_be_kept():
+    first = respond("Full fine-tune or LoRA for Qwen2.5-72B, what hardware do we need?")
+    then = respond("ok, LoRA then, on 8 H100", first.intent)
+    assert "kept from the previous question: model=qwen2.5-72b" in then.assumptions
+    assert "| full fine-tuning |" not in then.markdown

@@ -42,7 +42,15 @@ def _plain(value: Any) -> float | int | str | bool | None:
 def assumptions(intent: Intent) -> list[str]:
     """What the parser read or assumed, each said as an assumption."""
     said = list(intent.readings)
-    for name, value in intent.assumed.items():
+    assumed = dict(intent.assumed)
+    if counted := assumed.pop("tokens_counted_as", None):
+        # "50k examples of about 1,000 tokens each, 3 epochs": worked out from the question,
+        # not assumed, when the question gives all three
+        worked = {"samples", "tokens_per_sample", "epochs"} <= intent.slots.keys()
+        said.append(f"tokens: {_plain(assumed.pop('tokens', None))} = {counted} "
+                    + ("(worked out from the question)" if worked
+                       else "(assumed: not given in the question)"))
+    for name, value in assumed.items():
         said.append(f"assumed {SLOT_WORDS.get(name, name)}: {_plain(value)} (not given in the "
                     f"question)")
     return said

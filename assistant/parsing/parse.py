@@ -205,14 +205,15 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             rates = {m.kind for m in find(str(previous.slots.get("question", "")))}
             kind = "serving" if served == "inference" or "tokens_per_s" in rates else "fit"
         before = _carried(previous, slots, kind)
-        kept = {k: v for k, v in before.items() if k not in slots and k not in FLAGS}
+        asked = set(slots)
+        compared = _compared_with(text, slots, before)
+        slots = merge(before, slots)
+        kept = {k: v for k, v in before.items()
+                if k not in asked and k not in FLAGS and k in slots}
         if kept:
             found.readings.append("kept from the previous question: " + ", ".join(
                 "the pasted config.json" if k == "config" else f"{k}={v}"
                 for k, v in kept.items()))
-        asked = set(slots)
-        compared = _compared_with(text, slots, before)
-        slots = merge(before, slots)
         if compared:
             # "compare with 8x H100" after a job on 8x A100: the same job on both, side by side
             slots.update(compared)
