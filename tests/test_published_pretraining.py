@@ -19,8 +19,9 @@ def test_how_long_to_pretrain_a_named_model_is_its_published_run():
     answer = respond("how long to pretrain llama 3 8b on 256 H100?")
     assert answer.intent.kind == "training"
     assert answer.intent.assumed["tokens"] == 15e12
-    assert answer.markdown.startswith("Training on 15.0T tokens (Llama 3 8B's published "
-                                      "pretraining count) on 256× NVIDIA H100 SXM 80GB")
+    assert answer.markdown.startswith("Pre-training Llama 3 8B on 15.0T tokens (Llama 3 8B's "
+                                      "published pretraining count) on 256× NVIDIA H100 SXM "
+                                      "80GB")
     # the model card's 1.3M H100 GPU-hours beside the estimate, as their ratio
     [step] = [s for s in answer.trace if s.label == "the published run's GPU-hours"]
     assert step.inputs["published"].value == 1.3e6

@@ -442,7 +442,7 @@ def test_a_pace_beside_a_named_model_leads_the_estimate():
     answer = respond("fine-tuning llama 2 7b on 8 A100, 1% took 2h, how long will it take?")
     assert answer.markdown.startswith("At 2 h for 1% of the run, the whole run takes about "
                                       "**200 h (8.33 days)**, 198 h (8.25 days) still to go.")
-    assert "Set beside that, the estimate: Training on" in answer.markdown
+    assert "Set beside that, the estimate: Full fine-tuning Llama 2 7B on" in answer.markdown
 
 
 def test_a_chinese_pace_in_percent_is_the_share_of_the_run():

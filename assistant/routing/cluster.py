@@ -8,7 +8,8 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.parsing import calibration
-from clusterplan.assistant.parsing.jobs import cap, gpu_name, memory_payload, subject
+from clusterplan.assistant.parsing.jobs import (WORKLOAD_WORDS, cap, gpu_name, memory_payload,
+                                                model_name, subject)
 from clusterplan.assistant.parsing.published_tokens import PUBLISHED_GPU_HOURS, PUBLISHED_TOKENS
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
@@ -199,7 +200,10 @@ def training(intent: Intent, calls: Calls) -> Reply:
             "pretraining count)"
     else:
         said += " tokens"
-    lead = (f"Training on {said} on {result['gpus']}× "
+    job = WORKLOAD_WORDS.get(result["workload"], "training")
+    trained = model_name({"params_b": slot(intent, "params_b") or result["active_params_b"],
+                          **result})
+    lead = (f"{cap(job)} {trained} on {said} on {result['gpus']}× "
             f"{gpu_name(result['gpu'])} takes about **{days(result['training_days'])}** "
             f"({num(result['gpu_hours'])} GPU-hours) with the best layout.")
     price = price_run(intent, calls, result)
