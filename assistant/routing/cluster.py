@@ -8,8 +8,14 @@ from typing import Any
 from clusterplan.assistant.answer import Intent
 from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.parsing import calibration
-from clusterplan.assistant.parsing.jobs import (WORKLOAD_WORDS, cap, gpu_name, memory_payload,
-                                                model_name, subject)
+from clusterplan.assistant.parsing.jobs import (
+    WORKLOAD_WORDS,
+    cap,
+    gpu_name,
+    memory_payload,
+    model_name,
+    subject,
+)
 from clusterplan.assistant.parsing.published_tokens import PUBLISHED_GPU_HOURS, PUBLISHED_TOKENS
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
