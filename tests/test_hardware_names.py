@@ -224,6 +224,8 @@ def test_a_memory_size_the_catalog_lacks_for_that_gpu_is_an_unknown_variant():
     # github.com/vllm-project/vllm/issues/9373 holds "g5.12xlarge (which contains 4 GPUS,
     # A10Gs)"; named alone, the instance gives its 4
     ("can I serve llama 3 70b in int4 on a g5.12xlarge?", "a10g", 1, 4),
+    # SageMaker's ml.g4dn.12xlarge is the g4dn.12xlarge: 4 T4 (note aws-instance-gpus)
+    ("fine tuning llama 2 13b on ml.g4dn.12xlarge, how long?", "t4", 1, 4),
 ])
 def test_instances_are_nodes_of_their_gpus(question, gpu, nodes, gpus):
     slots = respond(question).intent.slots

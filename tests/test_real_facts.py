@@ -781,3 +781,18 @@ def test_the_mfu_of_a_stated_training_rate_is_worked_out():
     answer = respond("what's the MFU if 8 H100 train Llama 3 8B at 8000 tokens/s per GPU?")
     assert answer.intent.kind == "diagnose"
     assert "measured **39.0 %**" in answer.markdown
+
+
+def test_a_pace_reported_as_a_complaint_still_leads_the_answer():
+    # github.com/philschmid/sagemaker-huggingface-llama-2-samples/issues/15: "even after 24
+    # hours it only managed to go up to 7% on ml.g4dn.12xlarge": 24 h / 0.07 = 342.9 h for the
+    # whole run (14.3 days), 342.9 - 24 = 318.9 h still to go; the 4 T4 of the instance then
+    # hold no full fine-tune of Llama 2 13B, which the estimate says after the pace.
+    answer = respond("So I was fine tuning LLAMA2 13B on a different dataset. The training was "
+                     "running great but it was very slow and even after 24 hours it only managed "
+                     "to go up to 7% on ml.g4dn.12xlarge instance. Can anyone please guide me "
+                     "how I can increase the speed of training.")
+    assert answer.markdown.startswith("At 24 h for 7% of the run, the whole run takes about "
+                                      "**343 h (14.3 days)**, 319 h (13.3 days) still to go.")
+    assert "Set beside that, the estimate: No layout fits on 4× NVIDIA Tesla T4" \
+        in answer.markdown

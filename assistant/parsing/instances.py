@@ -14,14 +14,16 @@ from dataclasses import dataclass
 
 from clusterplan.assistant.parsing.lazy_re import lazy
 
-# "g5.4xlarge", "p3.2xlarge", "p4de.24xlarge", "a g5 instance"; not p3dn (its V100 is 32 GB).
+# "g5.4xlarge", "ml.g4dn.12xlarge", "p3.2xlarge", "p4de.24xlarge", "a g5 instance"; not p3dn
+# (its V100 is 32 GB).
 # The question arrives with counts spaced out ("4xlarge" -> "4 x large"), hence the spaces.
-INSTANCE = lazy(r"(?:(?<![\w.])(\d{1,4})\s*(?:x\s*|\*\s*)?)?\b(p4de|p4d|p5en|p5|g5|p3)"
+INSTANCE = lazy(r"(?:(?<![\w.])(\d{1,4})\s*(?:x\s*|\*\s*)?)?\b(p4de|p4d|p5en|p5|g5|g4dn|p3)"
                 r"(?:\.(\d*)\s*(?:x\s*)*large\b|\s+instances?\b)", re.IGNORECASE)
-GPU_OF = {"g5": "a10g", "p3": "v100-sxm2-16gb", "p4d": "a100-sxm-40gb",
+GPU_OF = {"g5": "a10g", "g4dn": "t4", "p3": "v100-sxm2-16gb", "p4d": "a100-sxm-40gb",
           "p4de": "a100-sxm-80gb", "p5": "h100-sxm", "p5en": "h200-sxm"}
 # GPUs in each size the sources give (note aws-instance-gpus); other sizes: not counted.
-GPUS_IN = {("g5", "4"): 1, ("g5", "12"): 4, ("g5", "48"): 8, ("p3", "2"): 1, ("p3", "8"): 4,
+GPUS_IN = {("g5", "4"): 1, ("g5", "12"): 4, ("g5", "48"): 8, ("g4dn", ""): 1, ("g4dn", "2"): 1,
+           ("g4dn", "4"): 1, ("g4dn", "12"): 4, ("p3", "2"): 1, ("p3", "8"): 4,
            ("p3", "16"): 8, ("p4d", "24"): 8, ("p4de", "24"): 8, ("p5", "48"): 8,
            ("p5en", "48"): 8}
 

@@ -383,6 +383,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and ("gpu" in s or "gpu_memory_gb" in s)),
     # Slower when several use it at once, and how to serve them faster: serving capacity.
     ("serving", lambda t, s: bool(CONCURRENT_SPEEDUP.search(t)) and _has_model(s)),
+    # A run's pace reported as time for a share of it ("30mins for 0.01 epochs, how long will
+    # it take?", "after 24 hours only 7%, very slow"): the whole run at that pace, whatever
+    # else (a rental, a GPU, a complaint) is named, with the estimate set beside it.
+    ("training", lambda t, s: "progress_done" in s),
     # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
     # OOM"); one set against a claim or another run is a diagnosis.
     ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
@@ -396,9 +400,6 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and bool(CLUSTER & set(s)) and (bool(UTILISATION_ASKED.search(t))
                                      or bool(CHECK.search(t) and ELAPSED.search(t)))
      and not HOW_LONG.search(t)),
-    # A run's pace reported as time for a share of it ("30mins for 0.01 epochs, how long will
-    # it take?"): the whole run at that pace, whatever else (a rental, a GPU) is named.
-    ("training", lambda t, s: "progress_done" in s),
     # Training against a time budget ("train a 2B model on 8*A800 within 1 month?"): on the
     # GPUs counted, the run's time set against it; with none counted ("how many H100 to
     # pretrain 65B in 5 months?"), the fewest GPUs that meet it.

@@ -223,6 +223,10 @@ PROGRESS = (
     lazy(r"(?<![A-Za-z\d.])" + _DONE + r"\s*(?:in|takes?|took|after|needs?|done\s+in"
          r"|completed?\s+in|用了|花了|耗时|需要|要)\s*(?:about\s+|~|roughly\s+|around\s+)?"
          + _SPAN, _I),
+    # "even after 24 hours it only managed to go up to 7%", "in 3 days it reached 40%"
+    lazy(r"\b(?:after|in|within)\s+" + _SPAN + r"[^.?!%\d]{0,40}?\b(?:managed\s+to\s+(?:go\s+up"
+         r"\s+to|reach|get\s+to|complete|do)|reached|got\s+to|completed|finished|is\s+at|was\s+at|"
+         r"(?:went|go)\s+up\s+to)\s+(?:only\s+)?(?:about\s+|~|around\s+)?" + _DONE, _I),
 )
 TO_SECONDS = {"h": 3600.0, "hr": 3600.0, "hour": 3600.0, "小时": 3600.0, "min": 60.0,
               "minute": 60.0, "分钟": 60.0, "s": 1.0, "sec": 1.0, "second": 1.0, "秒": 1.0,
@@ -232,7 +236,7 @@ TO_SECONDS = {"h": 3600.0, "hr": 3600.0, "hour": 3600.0, "小时": 3600.0, "min"
 def _progress(text: str, slots: dict[str, Any]) -> str:
     """The elapsed time and the share of an epoch (or of the run) it covered; the text
     without them."""
-    for first_span, pattern in zip((True, False), PROGRESS, strict=True):
+    for first_span, pattern in zip((True, False, True), PROGRESS, strict=True):
         m = pattern.search(text)
         if not m:
             continue

@@ -197,8 +197,10 @@ def training(intent: Intent, calls: Calls) -> Reply:
         return Reply(headline=pace.headline)
     result = calls.run("parallelism", parallel_payload(intent), "layouts and training time")
     if not result["plans"] or not result.get("gpu_hours"):
-        return Reply(headline=" ".join([layout_sentence(result), *_instead(intent, calls, result)]),
-                     tables=plan_tables(result))
+        said = " ".join([layout_sentence(result), *_instead(intent, calls, result)])
+        if pace:  # the run's measured pace leads; the model's reading of the GPUs follows
+            said = f"{pace.headline} Set beside that, the estimate: {said}"
+        return Reply(headline=said, tables=plan_tables(result))
     tokens = result["tokens"]
     said = tokens_said(tokens)
     if "published" in str(intent.assumed.get("tokens_counted_as", "")):
