@@ -796,3 +796,15 @@ def test_a_pace_reported_as_a_complaint_still_leads_the_answer():
                                       "**343 h (14.3 days)**, 319 h (13.3 days) still to go.")
     assert "Set beside that, the estimate: No layout fits on 4× NVIDIA Tesla T4" \
         in answer.markdown
+
+
+def test_an_oom_on_gpus_that_hold_the_job_only_sharded_names_replication():
+    # github.com/QwenLM/Qwen/issues/916: "单机8*32GV100 QLora微调 Qwen-72B-Chat-Int4仍然OOM".
+    # Qwen-72B in 4 bits is about 72.3e9 x 0.5 B ~ 36 GB (41.4 GB with the NF4 constants and
+    # the 16-bit embeddings), already more than a V100's 32 GiB = 34.4 GB: only sharded over
+    # the 8 GPUs does it fit, and kept whole on each (DDP, ZeRO-1/2) it cannot.
+    answer = respond("单机8*32GV100 QLora微调 Qwen-72B-Chat-Int4仍然OOM")
+    assert (answer.intent.slots["gpu"], answer.intent.slots["gpus"]) == ("v100-sxm2-32gb", 8)
+    [step] = [s for s in answer.trace if s.label.startswith("the whole model on each GPU")]
+    assert step.inputs["per GPU, whole model"].value > 36 > 34.4
+    assert "more GPUs do not help" in answer.markdown

@@ -171,6 +171,8 @@ class Entities:
 
 
 GLUED_COUNT = lazy(r"(?<![\w.])(\d{1,3})(?=[ahvlbt]\d{2,3}\b)", _I)
+# A memory label glued to the GPU after it: "8*32GV100" is 8 x "32G V100", "80GA100" "80G A100".
+GLUED_MEMORY = lazy(r"(?<![\w.])(\d{2,3}\s*gb?)(?=[ahvl]\d{2,3}\b)", _I)
 # A size glued to the name after it: "72Bqwen" (qwen-708) is "72B qwen"; "8bit" stays.
 GLUED_SIZE = lazy(r"(?<![A-Za-z0-9_.])(\d{1,4}(?:\.\d)?b)"
                   r"(?=(?!its?\b|illion|ytes?|f16|f8)[a-z]{3,})", _I)
@@ -191,6 +193,7 @@ def extract(text: str, catalog: Catalog) -> Entities:
     # "8A100", "progress=8H100": a count glued to a GPU's name.
     spaced = GLUED_COUNT.sub(r"\1 ", spaced)
     spaced = GLUED_SIZE.sub(r"\1 ", spaced)
+    spaced = GLUED_MEMORY.sub(r"\1 ", spaced)
     spaced = DGX_GLUED.sub(r"\1 ", spaced)  # "DGX-A100": the system, then its GPU's name
     mentions = find_mentions(spaced, catalog)
     masked = BRAND_BEFORE_GPU.sub("", mask(spaced, mentions))

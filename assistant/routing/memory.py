@@ -256,6 +256,10 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
         if one_gpu:
             lead += one_gpu[0]
             steps.append(one_gpu[1])
+        replicated = _replicated_oom(intent, calls, result)
+        if replicated:
+            lead += replicated[0]
+            steps.append(replicated[1])
     else:
         fewest = (result.get("min_gpus") or {}).get(result["gpu"])
         layout = result["layout"]
@@ -333,6 +337,33 @@ def _vllm_on_one_gpu(intent: Intent, result: dict[str, Any]) -> tuple[str, Step]
                 inputs={"weights": q(weights, "GB"), "GPU memory": q(memory_gb, "GB")},
                 result=q(weights / memory_gb),
                 notes=["serving-memory-preallocation#vllm-tp-default"])
+    return said, step
+
+
+def _replicated_oom(intent: Intent, calls: Calls, result: dict[str, Any]
+                    ) -> tuple[str, Step] | None:
+    """A training run that ran out of memory on several GPUs that hold it only sharded (ZeRO-3
+    assumed, not said): with plain data parallelism (DDP, ZeRO-1 or 2) every GPU keeps the
+    whole model, and the whole job on one GPU is what each must hold."""
+    gpus = int(result["layout"]["gpus"])
+    if not slot(intent, "oom_seen") or gpus < 2 or result["workload"] == "inference" \
+            or "zero_stage" in intent.slots or int(result["layout"].get("tp") or 1) > 1:
+        return None
+    payload = memory_payload(intent, least=True) | {"gpus": 1, "zero_stage": 0}
+    whole = calls.run("memory", payload, "the same job with the whole model on each GPU")
+    if whole["fits"]:
+        return None
+    per_gpu, memory_gb = whole["per_gpu_gb"], whole["gpu_memory_gb"]
+    said = (f" That is with the model sharded over the {gpus} GPUs (ZeRO-3 or FSDP). With data "
+            f"parallelism that keeps the whole model on each GPU (DDP, ZeRO-1 or ZeRO-2) each "
+            f"needs **{num(per_gpu)} GB**, over its {num(memory_gb)} GB: more GPUs do not help "
+            f"then, which matches the out-of-memory error. Shard the model with ZeRO-3 or FSDP.")
+    step = Step(label="the whole model on each GPU, as plain data parallelism keeps it",
+                formula="the job's memory on one GPU > the GPU's memory",
+                inputs={"per GPU, whole model": q(per_gpu, "GB"),
+                        "GPU memory": q(memory_gb, "GB")},
+                result=q(per_gpu / memory_gb),
+                notes=["zero-paper#stage-1", "zero-paper#stage-2", "zero-paper#stage-3"])
     return said, step
 
 
