@@ -808,3 +808,18 @@ def test_an_oom_on_gpus_that_hold_the_job_only_sharded_names_replication():
     [step] = [s for s in answer.trace if s.label.startswith("the whole model on each GPU")]
     assert step.inputs["per GPU, whole model"].value > 36 > 34.4
     assert "more GPUs do not help" in answer.markdown
+
+
+def test_how_many_users_is_the_sequences_the_kv_cache_holds_at_once():
+    # github.com/chatchat-space/Langchain-Chatchat/issues/2684: ChatGLM3-6B on one A10. Its
+    # KV cache is 28 layers x 2 (K, V) x 2 groups x 128 x 2 B = 28,672 B a token, 0.117 GB
+    # for a 4,096-token user; the spare room (about 9.9 GB) holds some 84 more of them, so
+    # the count is at most 85, less as activations grow with the batch.
+    answer = respond("A10 24G使用chatglm3-6B，大概能够满足什么量级的用户数量正常使用？"
+                     "多个用户同时提问会导致显存占用明显增大吗？")
+    assert answer.intent.kind == "serving"
+    [step] = [s for s in answer.trace if s.label == "sequences the KV cache holds at once"]
+    assert 60 <= step.result.value <= 85
+    assert "0.117 GB per 4,096-token sequence" in answer.markdown
+    each = float(re.search(r"each gets about \*\*([\d.]+) tokens/s", answer.markdown)[1])
+    assert each < 48.1  # one sequence alone is capped at 600 GB/s / 12.5 GB = 48 tokens/s

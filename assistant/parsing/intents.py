@@ -184,7 +184,9 @@ SERVING = lazy(r"\btokens?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|\btok/s\b|\bt/s\b|\b
                      r"\brequests?\s+per\s+second\b|\bhow\s+many\s+(?:users|requests)\b|\blatency\b|"
                      r"并发|吞吐|\bttft\b|\btokens?\b.{0,30}\bper\s+(?:second|sec|minute)\b|每秒|"
                      r"每一?分钟|生成多少|\bmax[_\s-]*total[_\s-]*tokens|"
-                     r"\bqueries\b|\bspeed\s+comparable\b",
+                     r"\bqueries\b|\bspeed\s+comparable\b|"
+                     # "能够满足什么量级的用户数量", "支持多少用户": how many users it serves
+                     r"用户数|多少(?:个)?用户|多少人(?:同时)?(?:使用|用)|\bhow\s+many\s+people\b",
                      _I)
 FIT = lazy(r"\bfits?\b|\bcan\s+(?:i|we|you|it|an?|one|the)\b|\bcould\b|\bwill\s+it\b|"
                  r"\benough\b|\bpossib(?:le|ility)\b|\b(?:can'?t|cannot|unable\s+to)\s+(?:load|run|fit)\b|"

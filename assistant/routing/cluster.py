@@ -370,6 +370,9 @@ def serving(intent: Intent, calls: Calls) -> Reply:
         said += _served_instead(intent, calls, result)
     else:
         said += _served_goal(intent, result) + _served_cost(intent, calls, result)
+        if users := _served_users(intent, calls, result):
+            said.append(users[0])
+            steps.append(users[1])
         if ceiling := _bandwidth_ceiling(intent, calls, result):
             said.append(ceiling[0])
             steps.append(ceiling[1])
@@ -388,6 +391,42 @@ def _served_goal(intent: Intent, result: dict[str, Any]) -> list[str]:
     return [f"{num(users)} users at {num(wanted)} tokens/s each: each sequence gets about "
             f"{num(each)} tokens/s (1,000 / {num(best['time_per_output_token_ms'])} ms), "
             f"{verdict}."]
+
+
+def _served_users(intent: Intent, calls: Calls, result: dict[str, Any]
+                  ) -> tuple[str, Step] | None:
+    """"How many users can it serve?": the sequences the KV cache holds at once at the context
+    assumed, and the speed each gets when all of them decode together. Each user's cache is
+    what grows the memory in use (kv-cache#per-token)."""
+    if not intent.slots.get("max_batch_asked") or "batch" in intent.slots:
+        return None
+    best = result["plans"][0]
+    context = int(slot(intent, "context_len") or 4096)
+    # the one sequence sized plus what the spare room holds; activations grow with the batch
+    # too, so the count steps down until the tool finds it fits
+    held = (1 + int(best["kv_capacity_tokens"]) // context) * int(best["replicas"])
+    loaded = None
+    while held >= 2 and loaded is None:
+        full = calls.run("parallelism", parallel_payload(intent) | {"concurrency": held},
+                         f"serving {held} sequences at once")
+        loaded = full["plans"][0] if full["plans"] else None
+        held -= 0 if loaded else max(1, held // 20)
+    if loaded is None:
+        return None
+    each = 1000 / float(loaded["time_per_output_token_ms"])
+    memory = calls.run("memory", memory_payload(intent, with_gpu=False), "the KV cache a "
+                       "sequence adds", aside=True)
+    per_user_gb = float(memory["kv_cache_bytes_per_token"]) * context / 1e9
+    step = Step(label="sequences the KV cache holds at once",
+                formula="KV tokens per replica ÷ context × replicas",
+                inputs={"KV tokens per replica": q(best["kv_capacity_tokens"], "tokens"),
+                        "context": q(context, "tokens"), "replicas": q(best["replicas"])},
+                result=q(held, "sequences"), notes=["kv-cache#per-token"])
+    return (f"At {num(context)} tokens each, the KV cache holds about **{num(held)} sequences "
+            f"at once**; with all of them decoding, each gets about **{num(each)} tokens/s** "
+            f"({num(loaded['decode_tokens_per_s'])} tokens/s in all). Each user's cache is "
+            f"what grows the memory in use: {num(per_user_gb)} GB per {num(context)}-token "
+            f"sequence.", step)
 
 
 def _served_cost(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
