@@ -466,3 +466,17 @@ def test_a_checkpoint_save_time_is_set_against_the_bytes_and_one_nvme_drive():
     assert value(d, "measured") == 360
     assert value(d, "expected") == pytest.approx(8.03e9 * 14 / 1e9 / 7, rel=0.01)
     assert d["result"]["value"] == "far above expected"
+
+
+def test_torchtitans_wps_is_a_per_gpu_token_rate_of_a_training_run():
+    # github.com/pytorch/torchtitan/issues/676: "wps is only around ~200" on 32 H200 training
+    # Llama 3 70B. wps is tokens/s on each GPU (training-throughput-units#torchtitan-wps):
+    # 6 x 70.55e9 x 200 = 84.7 TFLOP/s of the H200's 989 dense BF16 = 8.56 % MFU.
+    answer = ask("Hello, I am running the multinode_trainer.slurm (llama3_70b.toml) on 4 "
+                 "nodes that have 32  H200 Gpus. However, wps is only around ~200. Any "
+                 "ideas what can cause this slowness?")
+    assert answer["intent"]["kind"] == "diagnose"
+    assert answer["intent"]["slots"]["workload"] == "pretrain"
+    assert "measured **8.56 %**" in answer["markdown"]
+    assert any("torchtitan-wps" in line for line in answer["assumptions"])
+    assert any(s["label"].startswith("call tool parallelism") for s in answer["trace"])

@@ -101,7 +101,9 @@ WORKLOADS = (
     (lazy(r"\badam(?:w)?\b|\boptimi[sz]er\s+(?:states?|memory)\b|优化器", _I), "full_finetune"),
     (SERVING_WORDS, "inference"),
     # "可以训起来吗", "训得动吗": 训 alone is training, as 训练 is
-    (lazy(r"\btrain(?:s|ing|ed)?\b|训练|训(?:起来|得动|不动|得起来)", _I), "pretrain"),
+    # "multinode_trainer.slurm", "torchtitan": a training launcher or framework named
+    (lazy(r"\btrain(?:s|ing|ed)?\b|_?\btrainer\b|_trainer\b|\btorchtitan\b|训练|"
+          r"训(?:起来|得动|不动|得起来)", _I), "pretrain"),
     (lazy(r"\brun\b|\brunning\b|\bchat\b|跑", _I), "inference"),
 )
 # Full fine-tuning named outright; asked first, it is the job even if LoRA is named after it

@@ -73,6 +73,10 @@ TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:tokens?|toks?|t(?=/s\b))\s*(?:/|per\s*|每
               # "3300tokens/gpu/second", "3300 tokens per GPU per second": per GPU first
               + NUM + r"\s*(k)?\s*tokens?\s*(?:/|per\s*)\s*(gpu)\s*(?:/|per\s*)\s*"
               r"(?:sec(?:ond)?s?|s)(?![a-z])", _I)
+# torchtitan's "wps" is tokens per second on each GPU ("wps: 5,739", "wps is only around ~200";
+# training-throughput-units#torchtitan-wps)
+WPS = lazy(r"\bwps\b\s*(?:[:=]|is|of)?\s*(?:only\s+|just\s+)?(?:around\s+|about\s+|~\s*)*"
+           + NUM + r"|" + NUM + r"\s*wps\b", _I)
 CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per|/|for\s+each|"
                  r"each|a)\s*(?:call|all-?reduce|collective|op)", _I)
 COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:takes?|took|is|"
@@ -237,6 +241,10 @@ def find(text: str) -> list[Measurement]:
         value = _f(figure) * (1000 if thousand else 1)
         found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s", m[0],
                                              "per_gpu" if per_gpu else "")))
+    for m in WPS.finditer(text):
+        value = _f(m[1] or m[2])
+        found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s",
+                                             f"{value:,g} wps (tokens/s per GPU)", "per_gpu")))
     for rx in (CALL_TIME, COLLECTIVE_TIME):
         for m in rx.finditer(text):
             found.append((m.start(), Measurement("call_time", _seconds(_f(m[1]), m[2]), "s",

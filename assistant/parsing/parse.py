@@ -29,7 +29,7 @@ from clusterplan.assistant.parsing.intents import (
     classify,
 )
 from clusterplan.assistant.parsing.lazy_re import lazy
-from clusterplan.assistant.parsing.measurements import any_in, find
+from clusterplan.assistant.parsing.measurements import WPS, any_in, find
 from clusterplan.assistant.parsing.needs import REQUIRED, complete
 from clusterplan.assistant.parsing.offload_words import LABEL_GIB, offload_asked, offload_kind
 from clusterplan.db.catalog import Catalog
@@ -161,6 +161,9 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
             f"{k}={v}" for k, v in stated.items()))
     _kv_arithmetic(text, slots, found.readings)
     _flags(text, slots, found.masked)
+    if wps := WPS.search(text):
+        found.readings.append(f"read '{wps[0].strip()}' as tokens per second on each GPU, as "
+                              "torchtitan logs it (training-throughput-units#torchtitan-wps)")
     _trainer_global_batch(slots, found.readings)
     _sizes_in_general(text, slots, found.readings, catalog)
     measured = calibration.read(text)

@@ -541,7 +541,9 @@ def _flops(ctx: Context) -> list[Finding]:
                                   inputs={"parameters": {"value": params * 1e9, "unit": ""},
                                           "tokens/s per GPU": {"value": rate, "unit": "tokens/s"}},
                                   result={"value": achieved, "unit": "TFLOP/s"},
-                                  notes=["mfu-calibration#model-flops-per-token"]))
+                                  notes=["mfu-calibration#model-flops-per-token"]
+                                  + (["training-throughput-units#torchtitan-wps"]
+                                     if "wps" in m.text else [])))
             measured.append((achieved / peak, m))
             other = _on_other_gpu(ctx, achieved, row)
             if other:
@@ -608,7 +610,9 @@ def _expected_mfu(ctx: Context, size_b: float | None = None) -> tuple[float, str
         if note not in ctx.assumptions:
             ctx.assumptions.append(note)
     model = {"params_b": size_b} if size_b else model_fields(ctx.intent)
-    if (size_b or ctx.has_model()) and gpus and gpus >= 1 and TRAINING_WORDS.search(ctx.text):
+    training = TRAINING_WORDS.search(ctx.text) or ctx.intent.slots.get("workload") in (
+        "pretrain", "full_finetune")  # "multinode_trainer.slurm": the run read as training
+    if (size_b or ctx.has_model()) and gpus and gpus >= 1 and training:
         stated = _stated_layout(ctx, size_b)
         try:
             plan = ctx.calls.run("parallelism", {**model, "gpu": ctx.gpu(), "gpus": gpus,
