@@ -823,3 +823,20 @@ def test_how_many_users_is_the_sequences_the_kv_cache_holds_at_once():
     assert "0.117 GB per 4,096-token sequence" in answer.markdown
     each = float(re.search(r"each gets about \*\*([\d.]+) tokens/s", answer.markdown)[1])
     assert each < 48.1  # one sequence alone is capped at 600 GB/s / 12.5 GB = 48 tokens/s
+
+
+def test_a_long_prompts_first_token_is_its_prefill_at_compute():
+    # github.com/sgl-project/sglang/issues/922: Llama 3.1 70B AWQ on one RTX A6000, 16K RAG
+    # prompts, "Time for first token latency is around 15 seconds". By hand: 16,384 x (2 x
+    # 70.55e9 + 2 x 80 layers x 16,384 x 8,192) = 16,384 x 1.6258e11 = 2.664e15 FLOPs; at the
+    # A6000's dense 16-bit peak of 154.8 TFLOP/s (AWQ weights are dequantised) that is 17.2 s,
+    # so 15 s is below the floor.
+    answer = respond("I am experimenting with SGLang and vLLM for long context(16K) RAG "
+                     "application. I am using single Nvidia A6000 48GB GPU and llaam3.1 70b awq 4 "
+                     "bit model. Currently I am seeing Time for first token latency is around 15 "
+                     "seconds which is very high.")
+    [step] = [s for s in answer.trace if s.label == "time to first token: the prompt's prefill"]
+    flops = step.inputs["prompt"].value * step.inputs["FLOPs a prompt token"].value
+    assert flops == pytest.approx(2.664e15, rel=0.002)
+    assert "(17.2 s even at the dense peak)" in answer.markdown
+    assert "The 15.0 s stated is below even that floor" in answer.markdown

@@ -89,7 +89,8 @@ RESPONSE_TIME = lazy(r"(?:\b(?:response|request|end[\s-]*to[\s-]*end|e2e)\s+(?:t
                      r"~|≈)?\s*" + NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)(?![a-z])",
                      _I)
 # The wait for a request's first token: "TTFT is 2.1 s", "time to first token of 800 ms"
-FIRST_TOKEN = lazy(r"\b(?:ttft|time\s+to\s+(?:the\s+)?first\s+token)\s*(?:is|was|of|=|:)?\s*"
+FIRST_TOKEN = lazy(r"\b(?:ttft|time\s+(?:to|for)\s+(?:the\s+)?first\s+token(?:\s+latency)?)\s*"
+                   r"(?:is|was|of|=|:)?\s*"
                    r"(?:about|around|roughly|~|≈)?\s*" + NUM
                    + r"\s*(s|sec|secs|seconds?|ms|milliseconds?)(?![a-z])", _I)
 STEP_TIME = lazy(NUM + r"\s*(s|sec|secs|seconds?|ms|milliseconds?|秒)\s*(?:/|per\s*|一个?)\s*"

@@ -510,7 +510,8 @@ REQUESTS = lazy(NUM + r"\s*(?:requests?|reqs?|queries)\s*(?:/\s*s(?:ec)?\b|per\s
 PROMPT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens\b", _I)
 OUTPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:output|generated|completion)\s+tokens\b"
                      r"(?!\s*/|\s+per\s+s)", _I)
-TTFT = lazy(r"\b(?:time\s+to\s+first\s+token|ttft)\b\D{0,25}?" + NUM + r"\s*(ms|s)\b", _I)
+TTFT = lazy(r"\b(?:time\s+(?:to|for)\s+first\s+token|ttft)\b\D{0,25}?" + NUM
+            + r"\s*(ms|s|secs?|seconds?)\b", _I)
 TPOT = lazy(NUM + r"\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token\b|\b(?:tpot|time\s+per\s+output\s+"
             r"token|inter[\s-]*token\s+latency)\b\D{0,25}?" + NUM + r"\s*ms\b", _I)
 LARGEST = lazy(r"\b(?:biggest|largest)\s+(?:\w+\s+)?model\b", _I)

@@ -24,6 +24,7 @@ from clusterplan.assistant.routing.progress import extrapolate
 from clusterplan.db.active import catalog
 from clusterplan.figures import days
 from clusterplan.tools.contract import Step, ToolError, q
+from clusterplan.tools.parallelism.cluster import PEAK_COLUMN
 
 MAX_PLANS = 5
 
@@ -370,6 +371,9 @@ def serving(intent: Intent, calls: Calls) -> Reply:
         said += _served_instead(intent, calls, result)
     else:
         said += _served_goal(intent, result) + _served_cost(intent, calls, result)
+        if first := _first_token(intent, result):
+            said.append(first[0])
+            steps.append(first[1])
         if users := _served_users(intent, calls, result):
             said.append(users[0])
             steps.append(users[1])
@@ -391,6 +395,48 @@ def _served_goal(intent: Intent, result: dict[str, Any]) -> list[str]:
     return [f"{num(users)} users at {num(wanted)} tokens/s each: each sequence gets about "
             f"{num(each)} tokens/s (1,000 / {num(best['time_per_output_token_ms'])} ms), "
             f"{verdict}."]
+
+
+def _first_token(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:
+    """A long prompt named ("long context (16K) RAG ... TTFT 15 seconds"): the prompt's
+    prefill, compute bound, as the time to the first token; its floor at the GPU's dense peak
+    (inference-roofline#prefill-compute-bound); a stated TTFT set against both."""
+    prompt = slot(intent, "input_tokens") or intent.slots.get("context_len")
+    row = catalog().gpus.rows.get(result.get("gpu") or "")
+    per_token = result.get("prefill_flops_per_token")
+    precision = str(slot(intent, "precision") or "bf16")
+    # the peak the matmuls run at: the precision's own, 16-bit for dequantised weights
+    peak = getattr(row, PEAK_COLUMN.get(precision, "bf16_tflops"), None) if row else None
+    peak = peak or (row.bf16_tflops or row.fp16_tflops if row else None)
+    if not prompt or not per_token or row is None or not peak:
+        return None
+    best = result["plans"][0]
+    flops = float(prompt) * float(per_token)
+    seconds = float(prompt) / float(best["prefill_tokens_per_s_per_replica"])
+    floor = flops / (float(peak) * 1e12 * best["gpus_per_replica"])
+    said = (f"A {num(prompt)}-token prompt is **{num(flops / 1e15)} PFLOP** to prefill (2 per "
+            f"parameter a token, plus causal attention), so the first token comes after about "
+            f"**{num(seconds)} s** on {best['gpus_per_replica']}× {gpu_name(result['gpu'])} "
+            f"({num(floor)} s even at the dense peak).")
+    if precision not in PEAK_COLUMN:
+        said += (" Quantised weights do not shorten it: they are dequantised and the matmuls "
+                 "run in 16 bits.")
+    stated = intent.slots.get("ttft_ms")
+    if stated:
+        stated_s = float(stated) / 1000
+        said += (f" The {num(stated_s)} s stated is below even that floor, so the prompt was "
+                 "shorter or partly served from a prefix cache." if stated_s < floor else
+                 f" The {num(stated_s)} s stated is what this prompt costs here: only more or "
+                 "faster GPUs (tensor parallelism splits the prefill), a smaller model or "
+                 "prefix caching shorten it; no server flag does.")
+    step = Step(label="time to first token: the prompt's prefill",
+                formula="prompt x FLOPs a prompt token / prefill FLOP/s",
+                inputs={"prompt": q(prompt, "tokens"),
+                        "FLOPs a prompt token": q(per_token, "FLOP"),
+                        "prefill rate": q(best["prefill_tokens_per_s_per_replica"], "tokens/s")},
+                result=q(round(seconds, 3), "s"),
+                notes=["inference-roofline#prefill-compute-bound", row.source_note])
+    return said, step
 
 
 def _served_users(intent: Intent, calls: Calls, result: dict[str, Any]

@@ -124,6 +124,8 @@ class ParallelismResult(ToolResult):
         default=None, description="parameters a token passes through, billions (all, if dense)")
     model_flops_per_token: float | None = Field(
         default=None, description="6·N_active + 12·l·s·d_attn (4·N with frozen weights)")
+    prefill_flops_per_token: float | None = Field(
+        default=None, description="serving: 2·N_active + 4·l·context·d_attn FLOPs a prompt token")
     efficiency_scale: float = Field(
         default=1.0, description="factor on every layout's compute efficiency: 1 unless "
         "calibrated on a measurement (measured_*) or given (efficiency_scale)")

@@ -162,7 +162,14 @@ def decode_comm_s(space: ServingSpace, tp: int, pp: int, comm: Collective) -> fl
     return tp_s + pp_s
 
 
+def prefill_flops_per_token(space: ServingSpace) -> float:
+    """FLOPs of one prompt token: 2 per parameter it passes through, plus attention (QK and
+    AV, 2 FLOPs a multiply-add each) over the tokens before it, half the prompt on average
+    under the causal mask: 4 · layers · (context / 2) · d_attn, as the plan's prefill counts
+    it (inference-roofline#prefill-compute-bound)."""
+    return 2 * space.active_params + 2 * space.layers * space.context_len * space.attn_dim
+
+
 def prefill_tokens_per_s(space: ServingSpace, gpus: int) -> float:
-    """Prompt tokens per second of one replica when compute bound (2 FLOPs per parameter)."""
-    per_token = 2 * space.active_params + 4 * space.layers * space.context_len * space.attn_dim
-    return gpus * space.peak_flops * space.efficiency / per_token
+    """Prompt tokens per second of one replica when compute bound."""
+    return gpus * space.peak_flops * space.efficiency / prefill_flops_per_token(space)

@@ -32,9 +32,11 @@ from clusterplan.tools.parallelism.micro_batch import largest_micro_batch, micro
 from clusterplan.tools.parallelism.result import ParallelismResult, SmallestCluster
 from clusterplan.tools.parallelism.serving import (
     serve,
+    serving_space,
     serving_steps,
     smallest_serving_cluster,
 )
+from clusterplan.tools.parallelism.serving_layouts import prefill_flops_per_token
 from clusterplan.tools.parallelism.steps import (
     best_by_shape,
     compare_recipe,
@@ -215,6 +217,7 @@ def _serve(inp: ParallelismInput, cluster: Cluster, ctx: JobContext,
            result: ParallelismResult) -> None:
     plans, rejected = serve(inp, cluster, ctx)
     result.plans = list(plans)
+    result.prefill_flops_per_token = prefill_flops_per_token(serving_space(inp, cluster, ctx))
     result.rejected, result.rejected_examples = rejected.counts, rejected.examples
     result.evaluated = len(plans) + rejected.total
     result.steps += serving_steps(cluster, ctx, plans[0] if plans else None)
