@@ -840,3 +840,17 @@ def test_a_long_prompts_first_token_is_its_prefill_at_compute():
     assert flops == pytest.approx(2.664e15, rel=0.002)
     assert "(17.2 s even at the dense peak)" in answer.markdown
     assert "The 15.0 s stated is below even that floor" in answer.markdown
+
+
+def test_two_tp_degrees_compared_in_serving_are_set_side_by_side():
+    # github.com/vllm-project/vllm/issues/16300: QwQ-32B on 8 A100 80GB, "tp=8 throughput is
+    # lower than tp=4". Its 65 GB of BF16 weights fit 4 GPUs (16.3 GB each), so tp 4 runs two
+    # replicas: twice the sequences at once, each paying half tp 8's all-reduce partners.
+    answer = respond("I have noticed a performance issue when increasing --tensor-parallel-size: "
+                     "When setting tp=8, the model throughput under high request load is lower "
+                     "than when using tp=4. gpu: 8*A100(80GB) model: QwQ-32B")
+    assert answer.intent.kind == "layout"
+    said = re.search(r"tp 8 \(1 replica\) ([\d.]+) tokens/s in all.*tp 4 \(2 replicas\) "
+                     r"([\d.]+) tokens/s in all", answer.markdown)
+    assert said and float(said[2]) > float(said[1])
+    assert "run 2 replicas of tp 4" in answer.markdown

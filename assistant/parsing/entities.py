@@ -85,7 +85,9 @@ GGUF_NAME = lazy(r"\b(i?q[1-8][_-](?:k(?:[_-][sml])?|[01]|xxs|xs|s|m|nl))\b", _I
 # "--max-model-len", "--gpu-memory-utilization", "sglang.launch_server") name serving too
 SERVING_WORDS = lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)?\b|\bgenerat|"
                      r"\bdecod|\bkv[\s-]*cache\b|推理|部署|\bapi_server\b|\blaunch_server\b|"
-                     r"--max[-_]model[-_]len\b|\bgpu[-_]memory[-_]utili[sz]ation\b", _I)
+                     r"--max[-_]model[-_]len\b|\bgpu[-_]memory[-_]utili[sz]ation\b|"
+                     # vLLM's flag, and requests arriving ("under high request load")
+                     r"--tensor-parallel-size\b|\brequest\s+(?:load|rate)\b", _I)
 WORKLOADS = (
     (lazy(r"\bq-?lora\b", _I), "qlora"),
     # "--lora_enable True", "lora_r 64": a script's LoRA flags name the method too

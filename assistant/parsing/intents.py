@@ -149,7 +149,10 @@ LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b
                      r"还是|推荐|怎么|如何|哪种|哪个|比较)"
                      r"|(?:\bwhich\b|\bis\s+there\s+a\s+way\b|\bhow\s+(?:to|can|do|should)\b|"
                      r"\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
-                     r"有什么办法).{0,200}(?:" + STRATEGY + r")", _I)
+                     r"有什么办法).{0,200}(?:" + STRATEGY + r")"
+                     # "with tp=8 the throughput is lower than with tp=4": two degrees compared
+                     r"|\btp\s*=\s*\d+\b.{0,150}?\b(?:lower|higher|slower|faster|worse|better|"
+                     r"drops?)\b.{0,80}?\btp\s*=\s*\d+\b", _I | re.DOTALL)
 OPTIONS = lazy(r"\b(?:the\s+following|these|two|three)\s+(?:two\s+|three\s+)?(?:ways|options|"
                r"approaches|setups|deployments)\b|两种(?:方式|方案|部署)", _I)
 VARIANT_ASKED = lazy(r"\bsxm\d?\b.{0,40}(?:\bor\b|还是|\bvs\.?).{0,20}\bpcie\b|"

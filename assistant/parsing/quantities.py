@@ -471,6 +471,9 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
         slots["zero_stages"] = stages  # "ZeRO-2 vs ZeRO-3": each is sized side by side
     for name, value in DEGREES.findall(text):  # the layout stated first ("tp 4 + pp 16 vs tp 64")
         slots.setdefault(name.lower(), count(value, f"the {name.upper()} degree"))
+    tps = list(dict.fromkeys(int(v) for n, v in DEGREES.findall(text) if n.lower() == "tp"))
+    if len(tps) >= 2:
+        slots["tp_compared"] = tps  # "tp=8 is slower than tp=4": the degrees set side by side
     named: dict[str, int] = {}
     for name, value in ALL_DEGREES.findall(text):
         named.setdefault(name.upper(), count(value, f"the {name.upper()} degree"))

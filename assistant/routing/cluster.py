@@ -87,7 +87,9 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     if "gpu" not in intent.slots and "gpu_memory_gb" in intent.slots:
         return _memory_only(intent, calls)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
-    reply = Reply(headline=layout_sentence(result), tables=plan_tables(result))
+    reply = Reply(headline=" ".join([layout_sentence(result), *_tp_compared(intent, result)])
+                  if result["plans"] and result["workload"] == "inference"
+                  else layout_sentence(result), tables=plan_tables(result))
     # TP asked for (or chosen) wider than the cards' NVLink: say it runs over PCIe
     plans = result.get("plans") or []
     tp = int(slot(intent, "tp") or (plans[0]["tp"] if plans else 1))
@@ -371,6 +373,7 @@ def serving(intent: Intent, calls: Calls) -> Reply:
         said += _served_instead(intent, calls, result)
     else:
         said += _served_goal(intent, result) + _served_cost(intent, calls, result)
+        said += _tp_compared(intent, result)
         if first := _first_token(intent, result):
             said.append(first[0])
             steps.append(first[1])
@@ -395,6 +398,25 @@ def _served_goal(intent: Intent, result: dict[str, Any]) -> list[str]:
     return [f"{num(users)} users at {num(wanted)} tokens/s each: each sequence gets about "
             f"{num(each)} tokens/s (1,000 / {num(best['time_per_output_token_ms'])} ms), "
             f"{verdict}."]
+
+
+def _tp_compared(intent: Intent, result: dict[str, Any]) -> list[str]:
+    """"With tp=8 the throughput is lower than with tp=4": the two layouts from the ranking,
+    side by side. On the same GPUs a smaller TP runs more replicas, each paying fewer
+    all-reduces a token, so while the model fits, more replicas serve more in all."""
+    by_tp = {int(p["tp"]): p for p in result["plans"] if int(p["pp"]) == 1}
+    shown = [by_tp[tp] for tp in intent.slots.get("tp_compared") or [] if tp in by_tp]
+    if len(shown) < 2:
+        return []
+    parts = [f"tp {p['tp']} ({p['replicas']} replica{'s' if p['replicas'] != 1 else ''}) "
+             f"{num(p['decode_tokens_per_s'])} tokens/s in all, "
+             f"{num(p['time_per_output_token_ms'])} ms a token" for p in shown]
+    best = max(shown, key=lambda p: p["decode_tokens_per_s"])
+    return [f"The degrees compared: {'; '.join(parts)}. With the model fitting tp "
+            f"{best['tp']}, the larger TP adds all-reduces to every token and leaves fewer "
+            f"replicas, so in all it serves less: run {best['replicas']} replicas of tp "
+            f"{best['tp']} (in vLLM, data parallelism over them) for throughput, the larger TP "
+            "only for a shorter time per token."]
 
 
 def _first_token(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:
