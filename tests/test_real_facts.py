@@ -854,3 +854,16 @@ def test_two_tp_degrees_compared_in_serving_are_set_side_by_side():
                      r"([\d.]+) tokens/s in all", answer.markdown)
     assert said and float(said[2]) > float(said[1])
     assert "run 2 replicas of tp 4" in answer.markdown
+
+
+def test_a_quoted_training_size_is_explained_as_bytes_a_parameter():
+    # github.com/tatsu-lab/stanford_alpaca/issues/322: "fine-tuning a 7B model requires about
+    # 7 x 4 x 4 = 112 GB of VRAM. Could you explain how this calculation is derived?" The 112
+    # is the model states: (2 + 2 + 4 + 4 + 4) = 16 bytes a parameter x 7e9 = 112e9 B; the
+    # 112 GB is what the job needs, not the GPU the asker has.
+    answer = respond('In the README it states: "Addressing OOM - Naively, fine-tuning a 7B model '
+                     'requires about 7 x 4 x 4 = 112 GB of VRAM." Could you please explain in '
+                     'detail how this calculation is derived?')
+    assert answer.intent.kind == "memory" and "gpu_memory_gb" not in answer.intent.slots
+    assert answer.markdown.startswith("The 112 GB quoted is the model states alone: **16.0 "
+                                      "bytes a parameter** × 7.00B = 112 GB")

@@ -131,6 +131,11 @@ LAYOUT = lazy(r"\bvalues?\s+for\s+`?tp`?\s+and\s+`?pp\b|"
                     r"\bhow\s+should\s+(?:i|we)\s+set\s+(?:up\s+)?(?:the\s+)?(?:parameters|params|"
                     r"settings|config(?:uration)?)\b[^.?!]{0,40}\b(?:train|fine-?tun|sft)|张量并行|流水线并行|"
                     r"管道并行|模型并行|多机多卡", _I)
+EXPLAIN_SUM = lazy(r"\bhow\s+(?:is\s+|was\s+)?(?:this|that|the)\s+(?:calculation|number|figure|"
+                   r"estimate)\s+(?:is\s+|was\s+)?(?:derived|calculated|computed|obtained)|"
+                   r"\bhow\s+(?:this|that|the)\s+(?:calculation|number|figure)\s+is\s+derived|"
+                   r"\bhow\s+(?:do|did)\s+(?:you|they|we)\s+(?:come\s+up\s+with|calculate|derive|"
+                   r"get)\b|这个?(?:数|公式|结果)?是?怎么(?:算|计算|来)的", _I)
 POSSIBLE = lazy(r"\b(?:is|would)\s+it\s+(?:\w+\s+)?possible\s+to\s+(?:load|run|fit|serve|host|"
                 r"use|deploy)\b|\bcan\s+i\s+(?:load|run|fit|serve|host|deploy)\b", _I)
 # A choice between parallel strategies, or how to spread one model over GPUs or machines: the
@@ -333,6 +338,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("fit", lambda t, s: bool(s.get("largest_model")) and "gpu" in s and not _has_model(s)
      and "usd" not in s and "hours" not in s),
     ("plan", lambda t, s: bool(s.get("largest_model")) and ("usd" in s or "hours" in s)),
+    # A memory figure's arithmetic asked ("7 x 4 x 4 = 112 GB of VRAM ... explain how this
+    # calculation is derived"): the job's bytes, term by term, with no GPU to fit them on.
+    ("memory", lambda t, s: bool(EXPLAIN_SUM.search(t)) and _has_model(s) and "gpu" not in s
+     and "gpus" not in s),
     # Which form factor of a GPU ("on SXM A100, or the PCIe version?"): the GPU's own figures.
     ("gpu_specs", lambda t, s: "gpu" in s and bool(VARIANT_ASKED.search(t))),
     # vLLM refusing a context for want of KV room wins over the layout the command line set

@@ -35,6 +35,10 @@ RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\
            r"xeon(?:\s+(?:gold|silver|platinum|bronze))?\s+[\w-]+(?:\s+v\d)?)"
            r"\s*[,(/]?\s*(?:with\s+)?(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b"
            r"(?!\s*(?:vram|gpu))", _I)
+# "fine-tuning a 7B model requires about ... = 112 GB of VRAM": what a job needs, not the
+# memory the asker has
+REQUIRED_BEFORE = lazy(r"\b(?:requires?|requiring|needs?|needing|takes?|uses?|consumes?|"
+                       r"occupies)\b[^.,;]*$", _I)
 OFFLOAD = lazy(r"\boffload|\bzero[\s-]?offload|\bhost\s+ram\b|\bcpu\s+ram\b|\bsystem\s+ram\b",
                _I)
 PARAMS_OFFLOAD = lazy(r"\bzero[\s-]?infinity\b|\bnvme\b|\boffload\w*\s+(?:the\s+)?param", _I)
@@ -52,7 +56,8 @@ def read_offload(text: str, slots: dict[str, Any]) -> None:
     """Fill gpu_memory_gb, host_ram_gb and (for training) offload from the question."""
     if "gpu_memory_gb" in slots:
         pass  # the memory written beside a card named ("3060laptop 6GB") is that card's
-    elif m := VRAM.search(text):
+    elif (m := VRAM.search(text)) and not REQUIRED_BEFORE.search(text[max(0, m.start() - 40):
+                                                                      m.start()]):
         if m[1]:
             slots["gpu_memory_gb"] = _gb(m[1], m[2])
         else:  # "48GB GPUs": a GPU known by its memory label, which counts GiB

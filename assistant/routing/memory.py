@@ -16,7 +16,11 @@ from clusterplan.assistant.parsing.jobs import (
     subject,
 )
 from clusterplan.assistant.routing import kv_formula
-from clusterplan.assistant.routing.checkpoint_rule import checkpoint_without_model, quoted_size
+from clusterplan.assistant.routing.checkpoint_rule import (
+    _size_bytes,
+    checkpoint_without_model,
+    quoted_size,
+)
 from clusterplan.assistant.routing.count_rule import count_without_model
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.largest_fit import largest_fit
@@ -125,12 +129,48 @@ def memory(intent: Intent, calls: Calls) -> Reply:
     fewest = (result.get("min_gpus") or {}).get("h100-sxm")
     if fewest:
         lead += f" The fewest H100 80GB that hold it: {fewest}."
+    if quoted := _quoted_term(intent, result):
+        lead = f"{quoted[0]} {lead}"
+        steps.append(quoted[1])
     if intent.slots.get("at_home") and result["workload"] == "inference" \
             and "precision" not in intent.slots:
         home = _at_home(intent, calls)
         lead += " " + home[0]
         tables.insert(1, home[1])
     return Reply(headline=lead, tables=tables, steps=steps)
+
+
+def _quoted_term(intent: Intent, result: dict[str, Any]) -> tuple[str, Step] | None:
+    """"Fine-tuning a 7B model requires 7 x 4 x 4 = 112 GB, how is that derived?": the term of
+    the job the quoted size is (within 5%), as bytes a parameter times the parameters, each
+    byte named (zero-paper#mixed-precision-bytes)."""
+    size = _size_bytes(intent.slots.get("size"))
+    whole, params = result.get("whole_model_gb") or {}, float(result["params_b"])
+    if not size or not params or result["workload"] == "inference":
+        return None
+    quoted_gb = size / 1e9
+    states = whole.get("model_states")
+    if not states or abs(states - quoted_gb) > 0.05 * quoted_gb:
+        return None
+    parts = result["breakdown_gb"] if int(result["layout"]["gpus"]) == 1 else whole
+    each = {k: float(parts[k]) / params for k in ("weights", "gradients", "optimizer")}
+    said = (f"The {num(quoted_gb)} GB quoted is the model states alone: "
+            f"**{num(states / params)} bytes a parameter** × {num(params)}B = {num(states)} GB "
+            f"(weights {num(each['weights'])}, gradients {num(each['gradients'])}, optimizer "
+            f"states {num(each['optimizer'])}")
+    if [round(v, 1) for v in each.values()] == [2.0, 2.0, 12.0]:
+        said += ("; the 12 are Adam's in mixed precision: an FP32 copy of the weights and two "
+                 "FP32 moments, 4 bytes each). Four FP32 copies of 4 bytes (weights, gradients, "
+                 "two moments) make the same 16")
+    else:
+        said += ")"
+    said += ". Activations and runtime overhead come on top."
+    step = Step(label="the quoted size as bytes a parameter",
+                formula="model states ÷ parameters",
+                inputs={"model states": q(states, "GB"), "parameters": q(params * 1e9)},
+                result=q(round(states / params, 3), "bytes per parameter"),
+                notes=["zero-paper#mixed-precision-bytes", "zero-paper#k-12"])
+    return said, step
 
 
 # Consumer cards a model is run on at home, and the weight formats people run them in
