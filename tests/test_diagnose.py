@@ -6,6 +6,8 @@ datasheets, the nccl-tests bus factors (doc/PERFORMANCE.md) and published papers
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 
 import pytest
@@ -480,3 +482,16 @@ def test_torchtitans_wps_is_a_per_gpu_token_rate_of_a_training_run():
     assert "measured **8.56 %**" in answer["markdown"]
     assert any("torchtitan-wps" in line for line in answer["assumptions"])
     assert any(s["label"].startswith("call tool parallelism") for s in answer["trace"])
+
+
+def test_zero3_wished_within_a_node_is_checked_against_the_nodes_memory():
+    # github.com/hiyouga/LlamaFactory/issues/6372: 72B on nodes of 8 A100 40GB, ZeRO-3 slow
+    # across nodes; can it shard only inside a node? 72e9 x 16 B = 1,152 GB of model states
+    # against one node's 8 x 42.9 GB = 344 GB: no, not without offload; the shard group must
+    # span several nodes (hybrid sharding over them).
+    answer = ask("多个节点，每个节点8张40G A100，训练72B模型，多节点使用zero3速度很慢。"
+                 "请问有方法控制zero3只把模型参数分摊到同一节点内吗，每个节点都保存一个完整的模型")
+    said = answer["markdown"]
+    assert "its 1,152 GB of model states" in said and "one node's 344 GB" in said
+    nodes = int(re.search(r"a hybrid shard group spans (\d+) nodes", said)[1])
+    assert nodes >= math.ceil(1152 / 344)

@@ -1669,8 +1669,48 @@ def _rl_step(ctx: Context) -> list[tuple[str, str]]:
              "the step", "rl-step-time#long-tail")]
 
 
+# ZeRO-3 wished kept inside a node ("控制zero3只把模型参数分摊到同一节点内", "shard only within
+# the node and replicate across nodes"): hybrid sharding asked for
+WITHIN_NODE = lazy(r"(?:zero[\s_-]*(?:stage[\s_-]*)?3|fsdp|shard\w*).{0,120}"
+                   r"(?:同一节点|节点内|单个?节点|\b(?:within|inside|in)\s+(?:a|one|the|each|same)\s+node\b|"
+                   r"\bintra[\s-]*node\b)|"
+                   r"\bhybrid[\s_-]*shard|\bhsdp\b|\bhpz\b", re.IGNORECASE | re.DOTALL)
+
+
+def _within_node(ctx: Context) -> list[tuple[str, str]]:
+    """Hybrid sharding asked for: it holds only when a group of nodes holds the job sharded,
+    the fewest GPUs the memory tool finds (zero3-at-scale#planner-hsdp)."""
+    row = catalog().gpus.rows.get(slot(ctx.intent, "gpu") or "")
+    if not WITHIN_NODE.search(ctx.text) or row is None or not ctx.has_model() \
+            or slot(ctx.intent, "workload") == "inference":
+        return []
+    try:
+        sized = ctx.calls.run("memory", memory_payload(ctx.intent, with_gpu=False, least=True)
+                              | {"gpu": row.id}, "the fewest GPUs a sharding group needs",
+                              aside=True)
+    except (ToolError, ValueError, LookupError):
+        return []
+    whole = float((sized.get("whole_model_gb") or {}).get("model_states") or 0)
+    fewest = (sized.get("min_gpus") or {}).get(row.id)
+    per_node = int(slot(ctx.intent, "gpus_per_node") or row.gpus_per_node)
+    if not whole or not fewest:
+        return []
+    node_gb = per_node * float(row.memory_gb)
+    if fewest <= per_node:
+        return [(f"shard within each node and replicate across nodes (FSDP HYBRID_SHARD, or "
+                 f"ZeRO++ with zero_hpz_partition_size {per_node}): one node of {per_node} holds "
+                 f"the job sharded, so the parameter gathers stay on NVLink and one gradient "
+                 "all-reduce a step crosses the network", "zero3-at-scale#planner-hsdp")]
+    nodes = math.ceil(fewest / per_node)
+    return [(f"sharding only within one node cannot hold this model: its {num(whole)} GB of "
+             f"model states (weights, gradients, optimizer) are more than one node's "
+             f"{num(node_gb)} GB ({per_node} × {gpu_name(row.id)}) without offload; the fewest "
+             f"that hold the job sharded are {fewest} GPUs, so a hybrid shard group spans "
+             f"{nodes} nodes, replicated across the rest", "zero3-at-scale#planner-hsdp")]
+
+
 def _unmeasured(ctx: Context) -> Reply:
-    causes: list[tuple[str, str]] = _rl_step(ctx) + _moe_under_zero3(ctx)
+    causes: list[tuple[str, str]] = _within_node(ctx) + _rl_step(ctx) + _moe_under_zero3(ctx)
     checked = _training_fit(ctx)  # out of memory on GPUs named: the fit comes first
     if QUANT_WORDS.search(ctx.text):
         causes.append(("quantized weights are expanded to 16 bits inside each matmul; memory "
