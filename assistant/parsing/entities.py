@@ -100,7 +100,9 @@ WORKLOADS = (
     (lazy(r"\bpre[\s-]*train|\btrain(?:ing|ed)?\s+(?:it\s+)?from\s+scratch|预训练|从头训练",
           _I), "pretrain"),
     # the optimizer's memory is a training job's ("how much does Adam take for a 7B model?")
-    (lazy(r"\badam(?:w)?\b|\boptimi[sz]er\s+(?:states?|memory)\b|优化器", _I), "full_finetune"),
+    # (a DeepSpeed universal checkpoint holds them too: "ds_to_universal.py")
+    (lazy(r"\badam(?:w)?\b|\boptimi[sz]er[\s_-]+(?:states?|memory)\b|优化器|\buniversal\s+"
+          r"checkpoint|\bds_to_universal\b", _I), "full_finetune"),
     (SERVING_WORDS, "inference"),
     # "可以训起来吗", "训得动吗": 训 alone is training, as 训练 is
     # "multinode_trainer.slurm", "torchtitan": a training launcher or framework named

@@ -26,8 +26,8 @@ PRODUCT_CODE = lazy(r"^[a-z]{1,4}\d[0-9a-z]{1,5}$")
 SUFFIXED_CARD = lazy(r"^[a-z]*\d{4}(?:ti|super)$")
 # Link aliases that are everyday words in a question ("egress cost"), never read as a link.
 COMMON_WORDS = {"egress", "internet", "wan", "bucket", "google", "microsoft", "amazon"}
-# A word that ends a model name: its size ('70b', '8x7b', '405b').
-SIZE_WORD = lazy(r"(?<![a-z])\d+(\.\d+)?(x\d+)?b$|^\d+(\.\d+)?(x\d+)?b$")
+# A word that ends a model name: its size ('70b', '8x7b', '405b'; BLOOM's '7b1' is 7.1B).
+SIZE_WORD = lazy(r"(?<![a-z])\d+(\.\d+)?(x\d+)?b$|^\d+(\.\d+)?(x\d+)?b$|(?<![a-z])\d+b\d$")
 # 'lama370b' is llama-3-70b (0.94) but 'llama270b' is not (0.89: Llama 2 is another model).
 MODEL_CUTOFF = 0.9
 LONE = {"a", "an", "i", "on", "in", "of", "to", "at", "for", "and", "the", "with", "x"}

@@ -738,8 +738,16 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
     if result["workload"] == "inference" and not quoted:
         return _released(intent, result)
     size_gb = result["checkpoint_gb"]
-    lead = (f"A full checkpoint of {subject(intent, result).split(' ', 1)[1]} (weights and "
-            f"optimizer states) is **{num(size_gb)} GB**.")
+    precision = str(slot(intent, "precision") or "").upper()
+    weights = f"{precision} weights" if precision else "weights"
+    lead = (f"A full training checkpoint of {model_name(result)} ({weights} and optimizer "
+            f"states) is **{num(size_gb)} GB**.")
+    disk = _size_bytes(intent.slots.get("size"))
+    if disk and not quoted and disk / 1e9 > 2 * size_gb:
+        # "the temp files of ds_to_universal run out of my 3.5TB disk": many times one copy
+        lead += (f" The {num(disk / 1e9)} GB quoted is {num(disk / 1e9 / size_gb)}× that, so "
+                 "what fills it is many copies of the states (one per rank or per temporary "
+                 "shard), not one checkpoint.")
     # The whole model's states, not one GPU's share: an optimizer offloaded to the CPU is not on
     # the GPU but is still in the checkpoint.
     parts = result["whole_model_gb"]
