@@ -881,3 +881,18 @@ def test_a_disk_filled_by_a_checkpoint_conversion_is_set_against_one_checkpoint(
     assert answer.intent.slots["model"] == "bloom-7b1"
     assert "A full training checkpoint of BLOOM 7B1 (BF16 weights and optimizer states) is " \
            "**99.0 GB**. The 3,500 GB quoted is 35.4× that" in answer.markdown
+
+
+def test_a_run_time_on_an_instance_is_priced_even_while_the_model_is_asked():
+    # github.com/databrickslabs/dolly/issues/15: "Alpaca took around 3 hours on a
+    # p4d.24xlarge ... trying to gauge how much this will cost". p4d.24xlarge is 8 A100 40GB
+    # (aws-instance-gpus): 3 h x 8 = 24 GPU-hours, priced at the cheapest on-demand rate on
+    # record, before the unnamed model's own estimate is asked for.
+    answer = respond("Anyone know how long Dolly took to train on a p4d.24xlarge instance? I know "
+                     "that Alpaca took around 3 hours to train on an identical instance, so now "
+                     "I'm wondering how long it takes to train Dolly. Trying to gauge how much "
+                     "this will cost.")
+    [step] = [s for s in answer.trace if s.label == "cost of the run's GPU-hours"]
+    assert step.inputs["GPU-hours"].value == 24
+    assert step.result.value == pytest.approx(24 * step.inputs["rate"].value, abs=0.01)
+    assert "| GPU-hours of the run | 3.00 h × 8 GPUs | 24.0 GPU-hours |" in answer.markdown

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 
 from clusterplan.assistant.answer import Answer, Intent
-from clusterplan.assistant.composing.markdown import num, table
+from clusterplan.assistant.composing.markdown import num, table, usd, usd_rate
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.quantities import TO_SECONDS
 from clusterplan.assistant.routing.cluster import tokens_said
 from clusterplan.assistant.routing.dispatch import Calls, Reply
 from clusterplan.assistant.routing.progress import extrapolate
-from clusterplan.tools.contract import Step, q
+from clusterplan.tools.contract import Step, ToolError, q
 
 _I = re.IGNORECASE
 # "750 steps", "20个steps", "30,000 iterations", "100 步"
@@ -62,6 +62,7 @@ def add_run_figures(text: str, intent: Intent, reply: Reply,
         reply.steps.append(Step(label="GPU-hours of the run", formula="hours × GPUs",
                                 inputs={"hours": q(hours, "h"), "gpus": q(gpus)},
                                 result=q(gpu_hours, "GPU-hours"), notes=[]))
+        rows += _priced(intent, gpu_hours, reply, calls)
     for steps_m in STEPS.finditer(text):
         steps = int(steps_m[1].replace(",", ""))
         time_m = _nearest_time(text, steps_m.start(), steps_m.end())
@@ -85,6 +86,37 @@ def add_run_figures(text: str, intent: Intent, reply: Reply,
     if rows:
         reply.tables.append(table(["from the question", "arithmetic", "result"], rows))
     return reply
+
+
+def _priced(intent: Intent, gpu_hours: float, reply: Reply,
+            calls: Calls | None) -> list[list[str]]:
+    """"Trying to gauge how much this will cost": the run's GPU-hours at the cheapest on-demand
+    offer on record for its GPU (the provider named, when it lists one)."""
+    gpu = intent.slots.get("gpu")
+    if not intent.slots.get("cost") or not gpu or calls is None:
+        return []
+    payload = {"gpu": gpu, "kind": "on_demand"}
+    named = intent.slots.get("provider")
+    try:
+        price = calls.run("pricing", payload | ({"provider": named} if named else {}),
+                          "the run's GPU-hours priced", aside=True)
+        if not price.get("cheapest") and named:
+            price = calls.run("pricing", payload, "the run's GPU-hours priced", aside=True)
+    except (ToolError, ValueError, LookupError):
+        return []
+    cheapest = price.get("cheapest")
+    if not cheapest:
+        return []
+    rate = float(cheapest["effective_usd_per_gpu_hour"])
+    cost = gpu_hours * rate
+    reply.steps.append(Step(label="cost of the run's GPU-hours", formula="GPU-hours × $/GPU-hour",
+                            inputs={"GPU-hours": q(gpu_hours, "GPU-hours"),
+                                    "rate": q(rate, "USD per GPU-hour")},
+                            result=q(round(cost, 2), "USD"), notes=[cheapest["source_note"]]))
+    stale = f" (price of {cheapest['verified_on']}: may be out of date)" if cheapest.get("stale") \
+        else ""
+    return [[f"cost at {cheapest['provider']}'s on-demand rate{stale}",
+             f"{num(gpu_hours)} GPU-hours × {usd_rate(rate)}", usd(cost)]]
 
 
 def _wall_clock(text: str, gpus: int | None, reply: Reply,
@@ -234,7 +266,7 @@ def _run_hours(text: str, first: float | None) -> list[float]:
 def with_run_figures(text: str, intent: Intent, asked: Answer) -> Answer:
     """A question back that still shows the run's own arithmetic: what the model is asked for
     does not undo "43 hours for 750 steps" = 206.4 s per step."""
-    found = add_run_figures(text, intent, Reply(headline=""))
+    found = add_run_figures(text, intent, Reply(headline=""), Calls())
     if not found.tables:
         return asked
     markdown = asked.markdown + "\n\nFrom the question meanwhile:\n\n" + "\n\n".join(found.tables)
