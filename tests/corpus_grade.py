@@ -93,8 +93,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "tflops": ("flop/s", 1e12), "tflop/s": ("flop/s", 1e12), "flop": ("flop", 1.0),
     "gflop": ("flop", 1e9), "tflop": ("flop", 1e12),
 }
-# Counts a fact may be given in, matched as plain numbers.
-COUNT_UNITS = ("GPUs", "tokens/s", "samples", "replicas")
+# Counts and money a fact may be given in, matched as plain numbers.
+COUNT_UNITS = ("GPUs", "tokens/s", "samples", "replicas", "count", "usd", "usd/h")
 
 
 @dataclass
