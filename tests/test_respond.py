@@ -742,3 +742,21 @@ def test_a_choice_made_in_a_follow_up_is_not_said_to_be_kept():
     then = respond("ok, LoRA then, on 8 H100", first.intent)
     assert "kept from the previous question: model=qwen2.5-72b" in then.assumptions
     assert "| full fine-tuning |" not in then.markdown
+
+
+def test_serving_the_fine_tuned_model_to_users_plans_the_cluster():
+    # After a fine-tune of Qwen2.5-72B, "serve the fine-tuned model to 200 concurrent users at
+    # 20 tokens/s each, how many H100s?" is a serving goal on that model: 200 x 20 = 4,000
+    # output tokens/s in all, 1,000 tokens in and 300 out each; not another fine-tune.
+    first = respond("LoRA Qwen2.5-72B on 8 H100s, 50k examples of about 1,000 tokens each, "
+                    "3 epochs: how long?")
+    then = respond("Then we need to serve the fine-tuned model to about 200 concurrent users, "
+                   "1k-token prompts and 300-token answers, at least 20 tokens/s each. How many "
+                   "H100s?", first.intent)
+    assert then.intent.kind == "plan" and then.intent.slots["model"] == "qwen2.5-72b"
+    assert then.intent.slots["workload"] == "inference"
+    assert (then.intent.slots["input_tokens"], then.intent.slots["output_tokens"]) == (1000, 300)
+    assert then.markdown.startswith("Goal: serve 200 users x 20 tokens/s, 1000 tokens in, 300 out.")
+    rate = float(re.search(r"([\d,]+) tokens/s, [\d.]+ ms per output token",
+                           then.markdown)[1].replace(",", ""))
+    assert rate >= 200 * 20

@@ -93,7 +93,10 @@ WORKLOADS = (
     # "--lora_enable True", "lora_r 64": a script's LoRA flags name the method too
     (lazy(r"\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I), "lora"),
     # "tune 13B model ( full parameter )": full-parameter tuning of a model is fine-tuning
-    (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|\bfine[\s-]*tun|\bfinetun|"
+    # ("the fine-tuned model" describes the model served, not a job: not read as one)
+    (lazy(r"\bfull[\s_-]*(?:parameter[\s_-]*)?fine[\s_-]*tun|"
+          r"\bfine[\s-]*tun(?!ed\s+(?:model|version|checkpoint|weights|llm)\b)|"
+          r"\bfinetun(?!ed\s+(?:model|version|checkpoint|weights|llm)\b)|"
           r"\bsft\b|微调|\bfull[\s_-]*param(?:eter)?s?\b|全参数?训练|全量训练|"
           r"\btun(?:e|ing)\s+(?:(?:a|the|my|this|our)\s+)?(?:\w+[\s-])?\d+(?:\.\d+)?\s*b\b",
           _I), "full_finetune"),

@@ -524,6 +524,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # asked of them is checked as proposed (the fit answer lists the fewest of each kind too).
     ("fit", lambda t, s: bool(HOW_MANY.search(t)) and bool(PROPOSAL.search(t)) and "gpu" in s
      and ("gpus" in s or "nodes" in s) and _has_model(s)),
+    # "serve it to 200 concurrent users at 20 tokens/s each, how many H100s?": a serving goal,
+    # planned (a count that only holds the weights would not meet it)
+    ("plan", lambda t, s: bool(HOW_MANY.search(t)) and s.get("workload") == "inference"
+     and "users" in s and "user_tokens_per_s" in s),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
     # "how much VRAM do I need for serving it ... and how many t/s to expect": the memory is
     # asked first and sizes the rest.

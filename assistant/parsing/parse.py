@@ -556,7 +556,7 @@ def _lacks_the_model(kind: str, new_model: bool, previous: Intent) -> bool:
 def _same_subject(kind: str, previous: Intent) -> bool:
     # "how much per month?" after a fit question keeps its GPUs; a new model means a new question.
     return kind in ("pricing", "interconnect", "training", "fit", "memory", "layout", "serving",
-                    "cluster_size", "checkpoint")
+                    "cluster_size", "checkpoint", "plan")
 
 
 def _bare_answer(text: str, slots: dict[str, Any], previous: Intent) -> None:

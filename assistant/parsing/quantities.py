@@ -510,9 +510,12 @@ USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?(?
 OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
 REQUESTS = lazy(NUM + r"\s*(?:requests?|reqs?|queries)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b"
                 r"|a\s+second\b)", _I)
-PROMPT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens\b", _I)
-OUTPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:output|generated|completion)\s+tokens\b"
-                     r"(?!\s*/|\s+per\s+s)", _I)
+# "2000 input tokens", "1k-token prompts"; "500 output tokens", "300-token answers"
+PROMPT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:input|prompt)\s+tokens\b|-?\s*tokens?\s+"
+                     r"(?:prompts?|inputs?)\b)", _I)
+OUTPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:output|generated|completion)\s+tokens\b"
+                     r"(?!\s*/|\s+per\s+s)|-?\s*tokens?\s+(?:answers?|outputs?|responses?|"
+                     r"completions?|replies)\b)", _I)
 TTFT = lazy(r"\b(?:time\s+(?:to|for)\s+first\s+token|ttft)\b\D{0,25}?" + NUM
             + r"\s*(ms|s|secs?|seconds?)\b", _I)
 TPOT = lazy(NUM + r"\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token\b|\b(?:tpot|time\s+per\s+output\s+"
