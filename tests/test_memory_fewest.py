@@ -176,3 +176,14 @@ def test_serving_fills_whole_nodes_not_powers_of_two():
                "context_len": 4096, "precision": "bf16"}
     assert (141.1e9 + 50 * 4096 * 327_680) / 8 > 25_757_220_864
     assert invoke("memory", payload).model_dump()["min_gpus"]["rtx-4090"] == 12
+
+
+def test_a_job_no_count_of_a_gpu_holds_is_said_plainly(memory_store):
+    # Llama 3 70B fully fine-tuned on 131,072-token sequences: the activations of one sequence
+    # do not shard with ZeRO, and a 12 GB RTX 3060 cannot hold them at any count.
+    from clusterplan.assistant.respond import respond
+
+    answer = respond("how many RTX 3060 to fully fine-tune llama-3-70b with 128k sequences?")
+    assert "does not fit on any number of NVIDIA GeForce RTX 3060 12GB" in answer.markdown
+    assert "needs at least no number" not in answer.markdown
+    assert "More GPUs shorten the run" not in answer.markdown

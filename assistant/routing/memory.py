@@ -664,13 +664,14 @@ def cluster_size(intent: Intent, calls: Calls) -> Reply:
     result = calls.run("memory", payload, "bytes of the job and the fewest GPUs of each kind")
     gpu_id = result["gpu"]
     fewest = (result.get("min_gpus") or {}).get(gpu_id)
-    need = f"**{fewest}× {gpu_name(gpu_id)}**" if fewest else f"no number of {gpu_name(gpu_id)}"
-    need += in_nodes(fewest, slot(intent, "gpus_per_node"))
+    need = f"**{fewest}× {gpu_name(gpu_id)}**" + in_nodes(fewest, slot(intent, "gpus_per_node"))
     budget = ("a token budget (e.g. 15T tokens)" if result["workload"] == "pretrain" else
               "the data size (e.g. 50k samples of 2k tokens, 3 epochs)")
-    lead = (f"{cap(subject(intent, result))} needs at least {need} "
-            f"just to hold it in memory ({_held(result)}). More GPUs shorten the run: give "
-            f"{budget} to size the cluster by training time.")
+    held = (f"needs at least {need} just to hold it in memory" if fewest else
+            f"does not fit on any number of {gpu_name(gpu_id)}, even sharded")
+    lead = f"{cap(subject(intent, result))} {held} ({_held(result)})."
+    if fewest:
+        lead += f" More GPUs shorten the run: give {budget} to size the cluster by training time."
     if result["workload"] == "inference":
         lead = lead.split(" More GPUs")[0]
     if slot(intent, "tp") or slot(intent, "pp"):
