@@ -25,6 +25,7 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
+from clusterplan.figures import plural
 from clusterplan.tui.examples import EXAMPLE_QUESTIONS, FOLLOW_UPS
 from clusterplan.tui.fitted_tables import widest_table
 
@@ -123,11 +124,6 @@ def session_prompt(session: Any) -> Content:
     when = str(session.updated_at)[:16].replace("T", " ")
     return Content.assemble(Content(name), Content.styled(
         f"  {when} · {plural(session.questions, 'question')}", "dim"))
-
-
-def plural(count: int, noun: str) -> str:
-    """`1 question`, `2 questions`."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 class RenameScreen(Dialog):

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from clusterplan.assistant.answer import Intent
-from clusterplan.assistant.composing.markdown import num, pct, table, usd, usd_rate
+from clusterplan.assistant.composing.markdown import num, pct, plural, table, usd, usd_rate
 from clusterplan.assistant.parsing.jobs import WORKLOAD_WORDS, gpu_name
 from clusterplan.assistant.routing.cluster import plan as fixed_cluster_plan
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
@@ -111,7 +111,7 @@ def in_words(rec: dict[str, Any], training: bool) -> str:
     replicas = rec.get("replicas") or 1
     per_million = rec.get("usd_per_million_output_tokens")
     return (f"{cluster} as {num(replicas)} replica{'s' if replicas != 1 else ''} of "
-            f"{num(rec.get('gpus_per_replica'))} GPUs ({shape}) {where}: "
+            f"{plural(int(rec.get('gpus_per_replica') or 0), 'GPU')} ({shape}) {where}: "
             f"{num(rec.get('tokens_per_s'))} tokens/s, "
             f"{num(rec.get('time_per_output_token_ms'))} ms per output token, "
             f"**{usd(rec['cost_usd'])} a month**"
