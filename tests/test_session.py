@@ -377,3 +377,17 @@ def test_a_commitment_no_offer_lists_is_estimated_from_on_demand_at_the_notes_di
         r"about \*\*\$([\d,]+)-\$([\d,]+) a month\*\*", head).groups())
     assert (low, high) == (pytest.approx(0.6 * month, abs=1), pytest.approx(0.8 * month, abs=1))
     assert "pricing-models#reserved-discount" in reserved.markdown
+
+
+def test_a_long_what_if_follows_on_and_no_searched_micro_batch_is_said_assumed(memory_store):
+    # "what if I use bf16 mixed precision with flash attention and 2k context?" is 13 words,
+    # but opens as a follow-up: the same run at 2,048-token sequences. The layout search tries
+    # every micro-batch that fits, so none is listed as assumed.
+    from clusterplan.assistant.respond import respond
+
+    first = respond("How long does it take to pretrain a 1B model on 100B tokens on 4 A100 40GB?")
+    then = respond("what if I use bf16 mixed precision with flash attention and 2k context?",
+                   first.intent)
+    assert then.intent.kind == "training" and then.intent.slots["seq_len"] == 2048
+    assert then.intent.slots["tokens"] == 100e9 and then.intent.slots["gpus"] == 4
+    assert not any("micro-batch" in line for line in first.assumptions + then.assumptions)

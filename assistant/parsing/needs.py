@@ -205,8 +205,11 @@ def _model_defaults(kind: str, slots: Slots, assumed: Slots, catalog: Catalog) -
         if "batch" in slots and "micro_batch" not in slots:
             # "fine-tuning ... with batch size 8" is what each GPU runs at once
             slots["micro_batch"] = slots.pop("batch")
-        defaults = (("seq_len", _within(DEFAULT_SEQ_LEN, slots, catalog)), ("micro_batch", 1),
-                    ("optimizer", "adamw"))
+        # the layout search tries every micro-batch that fits (its answer says which it chose):
+        # only a memory figure assumes one
+        searched = kind in ("training", "layout", "plan", "pricing")
+        defaults = (("seq_len", _within(DEFAULT_SEQ_LEN, slots, catalog)),
+                    *((("micro_batch", 1),) if not searched else ()), ("optimizer", "adamw"))
         assumed.update({k: v for k, v in defaults if k not in slots})
 
 

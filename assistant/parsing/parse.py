@@ -43,6 +43,8 @@ FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+about|how\s+about|same|now|instead|the
                  + COMPARING + r"|"
                        r"at|for|using|but|if|what\s+if|ok|okay|that|it|only|just|"
                        r"what\s+(?:would|will)\s+(?:it|that|this)\s+be)\b", re.IGNORECASE)
+OPENS_AS_FOLLOW_UP = lazy(r"^\W*(?:and|also|what\s+(?:about|if)|how\s+about|same|instead)\b",
+                          re.IGNORECASE)
 REFERS_BACK = lazy(r"\b(?:that|same|instead|this\s+(?:setup|cluster|model|job))\b|"
                    r"\b(?:for|with|of|run|serve|train|use)\s+it\b|"
                    r"\b(?:would|will|does|did)\s+it\s+(?:cost|take|run|be)\b", re.IGNORECASE)
@@ -523,7 +525,9 @@ def _continues(text: str, kind: str, strong: bool, slots: dict[str, Any],
     if ON_THESE.search(text) and not new_model:
         return True
     if len(text.split()) > 12:
-        return False
+        # longer, it follows on only when it opens as a follow-up does ("what if I use bf16
+        # mixed precision with flash attention and 2k context?") and names no model of its own
+        return bool(OPENS_AS_FOLLOW_UP.search(text)) and not new_model
     if FOLLOW_UP.search(text):
         return True
     own_subject = new_model or any(k in slots for k in SUBJECTS)
