@@ -760,3 +760,12 @@ def test_serving_the_fine_tuned_model_to_users_plans_the_cluster():
     rate = float(re.search(r"([\d,]+) tokens/s, [\d.]+ ms per output token",
                            then.markdown)[1].replace(",", ""))
     assert rate >= 200 * 20
+
+
+def test_concurrent_requests_with_their_length_between_are_the_batch():
+    # "32 concurrent 8k-token requests": 32 sequences of 8,192 tokens. Llama 3.1 70B keeps
+    # 80 layers x 2 x 8 KV heads x 128 x 2 B = 327,680 B a token: x 8,192 x 32 = 85.9 GB.
+    answer = respond("how much KV cache does llama 3.1 70b need for 32 concurrent 8k-token "
+                     "requests?")
+    assert answer.intent.slots["batch"] == 32
+    assert "**85.9 GB** for 8,192 tokens × 32 sequences" in answer.markdown

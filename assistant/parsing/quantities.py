@@ -106,6 +106,8 @@ GLOBAL_BATCH = lazy(r"\bglobal[\s_-]*batch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" 
                     r"(?:step|batch|iteration|optimi[sz]er\s+step)\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
 CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*"
+                   # "32 concurrent 8k-token requests": each one's length between
+                   r"(?:\d[\d,.]*\s*k?[\s-]*tokens?[\s-]+(?:long\s+)?)?"
                    r"(?:(?:request|client)\s+threads|requests|"
                          r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
 # "并发100", "100并发", "并发数为32": requests served at once
