@@ -769,3 +769,17 @@ def test_concurrent_requests_with_their_length_between_are_the_batch():
                      "requests?")
     assert answer.intent.slots["batch"] == 32
     assert "**85.9 GB** for 8,192 tokens × 32 sequences" in answer.markdown
+
+
+def test_how_much_faster_one_gpu_is_compares_per_gpu_speed():
+    # "how much faster is B200 than H100?": each on the fewest nodes that hold the job, so
+    # the counts differ; the speed asked is per GPU, tokens/s over GPUs from the table itself.
+    answer = respond("how much faster is B200 than H100 for training llama 3 405b?")
+    rows = {}
+    for line in answer.markdown.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[0] in ("NVIDIA B200 SXM 180GB", "NVIDIA H100 SXM 80GB"):
+            rows[cells[0]] = float(cells[2].replace(",", "")) / int(cells[1])
+    ratio = rows["NVIDIA B200 SXM 180GB"] / rows["NVIDIA H100 SXM 80GB"]
+    said = float(re.search(r"\*\*([\d.]+)× faster\*\*", answer.markdown)[1])
+    assert said == pytest.approx(ratio, rel=0.01)

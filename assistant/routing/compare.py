@@ -201,8 +201,12 @@ def _cost_per_token(intent: Intent, calls: Calls, gpus: list[str], specs: str) -
         lead = "I could not price both GPUs for this job; the table shows what is known."
     else:
         best, other = sorted(priced, key=lambda r: r[4])
-        lead = (f"**{best[0]}** is cheaper per token: {usd(best[4])} per million tokens against "
-                f"{usd(other[4])} on {other[0]} ({num(other[4] / best[4])}× dearer), each on the "
-                f"fewest whole nodes that hold the job, at the cheapest on-demand price.")
+        fast, slow = sorted(priced, key=lambda r: -r[2] / r[1])
+        each, theirs = fast[2] / fast[1], slow[2] / slow[1]
+        lead = (f"Per GPU, **{fast[0]}** runs {num(each)} tokens/s against {num(theirs)} on "
+                f"{slow[0]} (**{num(each / theirs)}× faster**). **{best[0]}** is cheaper per "
+                f"token: {usd(best[4])} per million tokens against {usd(other[4])} on "
+                f"{other[0]} ({num(other[4] / best[4])}× dearer), each on the fewest whole "
+                f"nodes that hold the job, at the cheapest on-demand price.")
     return Reply(headline=lead, steps=steps, tables=[
         table(["GPU", "GPUs", "tokens/s", "$/GPU-hour", "$ per 1M tokens"], rows), specs])
