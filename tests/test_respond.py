@@ -783,3 +783,12 @@ def test_how_much_faster_one_gpu_is_compares_per_gpu_speed():
     ratio = rows["NVIDIA B200 SXM 180GB"] / rows["NVIDIA H100 SXM 80GB"]
     said = float(re.search(r"\*\*([\d.]+)× faster\*\*", answer.markdown)[1])
     assert said == pytest.approx(ratio, rel=0.01)
+
+
+def test_a_checkpoint_written_to_nvme_is_timed_at_the_drives_rate():
+    # 13e9 parameters x 14 B (BF16 weights, FP32 master, Adam m and v) = 182 GB; a Micron 9400
+    # writes sequentially at 7,000 MB/s (storage-bandwidth#nvme-write): 182 / 7 = 26.0 s.
+    answer = respond("How big is the checkpoint of a 13B model trained with Adam, and how long "
+                     "to write it to NVMe?")
+    assert "is **182 GB**. Writing it to Local NVMe SSD" in answer.markdown
+    assert "takes **26.0 s**" in answer.markdown

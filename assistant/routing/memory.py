@@ -756,9 +756,13 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
                                       ["optimizer states", parts["optimizer"]],
                                       ["full checkpoint", size_gb]])]
     rate = slot(intent, "bandwidth")
-    if rate:
-        seconds, extra = write_time(calls, size_gb, rate)
-        lead += f" Writing it at {rate} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
+    storage = next((link for link in intent.slots.get("links") or []
+                    if (row := catalog().links.rows.get(link)) and row.kind == "storage"), None)
+    if rate or storage:
+        # a rate given, else the storage named ("to NVMe": a Micron 9400's sequential write)
+        seconds, extra = write_time(calls, size_gb, str(rate or storage))
+        where = f"at {rate}" if rate else f"to {catalog().links.rows[str(storage)].name}"
+        lead += f" Writing it {where} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
         tables += extra
     if quoted:  # the file the question quotes first, then what each kind of save holds
         return Reply(headline=f"{quoted.headline} {lead}", tables=quoted.tables + tables,
