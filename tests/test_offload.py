@@ -4,6 +4,7 @@ and hand arithmetic. GB = 1e9 bytes; DeepSpeed prints GiB (2^30), converted here
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -164,3 +165,18 @@ def test_ollama_split_on_one_gpu_beside_a_cpus_ram_is_the_gpu_and_ram_split():
     assert result["offload"]["host_ram_gb"] == 96.0 and result["offload"]["host_fits"] is True
     assert result["offload"]["host_ram_needed_gb"] >= 42.5 - 25.8
     assert "layers** on the GPU" in answer["markdown"] and "TP" not in answer["markdown"]
+
+
+def test_the_largest_model_beside_system_ram_fits_the_ram_too():
+    # 2 RTX 4090 (2 x 25.8 GB) and 128 GB of RAM hold at most 179.6 GB: Llama 3.1 405B in
+    # BF16 (811 GB) is out, whatever share of it the GPUs hold. The answer names the model
+    # whose RAM part fits, says how slow reading layers from RAM makes it, and the largest
+    # that runs on the GPUs alone (at most 2 x 25.8 = 51.6 GB, so under ~25B in BF16).
+    answer = ask("I have 2x RTX 4090 and 128GB RAM. What's the biggest model I can run at a "
+                 "decent speed?")
+    lead = answer["markdown"].split("\n")[0]
+    assert "405B" not in lead
+    assert "layers on the GPUs and reads the rest from system RAM every token" in lead
+    alone = re.search(r"Entirely on the GPUs, at their memory's speed, the largest is "
+                      r"\*\*.+? \(([\d.]+)B\)\*\*", lead)
+    assert alone and float(alone[1]) < 25.8
