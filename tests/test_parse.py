@@ -95,6 +95,8 @@ def test_node_layouts_multiply_out(read):
     ("用两张4090跑llama 3 8b", 2),
     ("2台H100*8部署llama 3 70b", 16),
     ("4台8卡训练llama 3 8b", 32),
+    # hiyouga/LlamaFactory#9312: "4机32卡 H20" is four machines, thirty-two cards in all
+    ("qwen3-235b模型lora微调，4机32卡 H20", 32),
     ("2台A800x80G, 每台8卡, 能全量微调llama2-70b吗", 16),
     ("两个节点，每个节点8张A100，训练llama 3 8b需要多久", 16),
     ("我有2台服务器, 每台服务器有4张3090", 8),
@@ -408,6 +410,15 @@ def test_a_value_on_the_line_before_a_gpu_label_is_not_a_gpu_count(read):
     intent = read("My computer specifications are like this\nCPU : Intel i9-10920X 3.5GHZ\n"
                   "RAM : 32GB * 2\nGPU: NVIDIA RTX A5000 24GB\nmodel : llama 3.3 70B-q4_K_M")
     assert "gpus" not in intent.slots and intent.slots["gpu"] == "rtx-a5000"
+
+
+def test_a_log_lines_size_is_not_the_label_of_gpus_on_the_next_line(read):
+    # vllm-project/vllm#25350: "Available KV cache memory: 10.55 GiB" then "GPU KV cache size:
+    # 230,528 tokens" on the next line; the 10.55 GiB is the cache's room, not a GPU's label.
+    intent = read("with kv-cache-dtype fp8 and --max-model-len 100000\n"
+                  "Available KV cache memory: 10.55 GiB\nGPU KV cache size: 230,528 tokens")
+    assert "gpu_memory_gb" not in intent.slots
+    assert not any("labelled" in r for r in intent.readings)
 
 
 def test_a_typo_inside_a_repository_name_reads_the_model_and_says_so(read):

@@ -901,11 +901,28 @@ def test_vllms_kv_refusal_is_set_against_the_room_its_share_should_leave():
                      "The model's max seq len (131072) is larger than the maximum number of tokens "
                      "that can be stored in KV cache (79392).")
     assert answer.intent.kind == "diagnose"
-    room = next(s for s in answer.trace if s.label == "KV-cache tokens vLLM's share should hold")
+    room = next(s for s in answer.trace if s.label.startswith("KV-cache tokens vLLM's share"))
     assert 330_000 <= room.result.value <= 380_000  # 23 +- 1.5 GB a GPU of room
     assert "measured **79,392 tokens**" in answer.markdown
     assert "well below expected" in answer.markdown
     assert "| 1 | the profiling run" in answer.markdown
+
+
+def test_a_prompt_over_the_block_managers_capacity_is_set_against_the_kv_room():
+    # QwenLM/Qwen#807: Qwen-72B-Chat on 2*A100 80G under vLLM refuses "Input prompt (3916
+    # tokens) is too long and exceeds the capacity of block_manager". By hand: 2 x 80 layers x
+    # 8,192 x 2 B = 2,621,440 B of KV a token, so the prompt needs 10.3 GB; vLLM's 0.9 of
+    # 2 x 85.9 GB is 154.6 GB, the 144.6 GB of BF16 weights leave 10.0 GB before any overhead:
+    # under 3,830 tokens. On 4 GPUs: 309.2 - 144.6 = 164.7 GB, less ~2.5 GB overhead a GPU, is
+    # 155 GB, about 59k tokens.
+    answer = respond("Deploying Qwen-72B-Chat on 2x A100 80GB with vLLM: Input prompt (3916 "
+                     "tokens) is too long and exceeds the capacity of block_manager.")
+    assert answer.intent.kind == "diagnose"
+    rooms = [s.result.value for s in answer.trace if s.label.startswith("KV-cache tokens vLLM")]
+    assert rooms[0] < 3_830
+    assert 55_000 <= rooms[1] <= 63_000
+    assert "the 3,916-token prompt needs 10.3 GB of KV cache, more than the room" \
+        in answer.markdown
 
 
 def test_how_to_set_a_training_runs_parameters_is_answered_with_its_layout():

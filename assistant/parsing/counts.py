@@ -58,7 +58,8 @@ LAYOUTS = (
          rf"\s+(\d+)\s*(?:{G}\s*)?(?:gpus?|cards?)", _I),
     # "2台 H100*8", "4台8卡", "2台各8卡", "三个8*V100"
     lazy(rf"{ZN}\s*台\s*(?:{G}\s*)?[x×*]\s*(\d+){NOT_MEM}", _I),
-    lazy(rf"{ZN}\s*(?:台|机)\s*各?\s*{ZN}\s*卡"),  # "4机8卡": four machines of eight
+    # "4机8卡": four machines of eight; "4机32卡": thirty-two in all (_in_all)
+    lazy(rf"{ZN}\s*(?:台|机)\s*各?\s*{ZN}\s*卡"),
     # "2台A800x80G, 每台8卡", "两个节点，每个节点8张A100": the machines, then each one's cards
     lazy(rf"{ZN}\s*(?:台|个节点|个机器|个服务器)[^。;；\n]{{0,40}}?每\s*(?:台|个)?\s*"
          rf"(?:节点|机器|服务器)?\s*(?:上|有|各|配|都有)?\s*{ZN}\s*[张块个]?\s*(?:卡|gpu|显卡|{G})",
@@ -245,8 +246,10 @@ def _in_all(m: re.Match[str], nodes: int, count: int) -> bool:
     """'4 nodes with 14 H100s' counts the cluster, not each node: no "each", more nodes than
     one, and more GPUs than one server holds or the word "total"."""
     said_total = re.search(r"\btotal\b", m[0], _I) is not None  # "2 nodes with total 4 A10"
+    # "4机32卡": four machines, thirty-two cards in all ("4机8卡" is eight a machine)
+    machines_cards = re.search(r"[机台]\s*\d+\s*卡", m[0]) is not None
     return nodes > 1 and (count > SERVER_GPUS or said_total) and "each" not in m[0].lower() \
-        and re.search(r"\b(?:with|of)\b", m[0], _I) is not None
+        and (re.search(r"\b(?:with|of)\b", m[0], _I) is not None or machines_cards)
 
 
 def _nodes_and_size(text: str, layout: Layout) -> None:

@@ -19,6 +19,7 @@ from clusterplan.assistant.parsing.measurements import (
     MEASURED_COLLECTIVE,
     NCCL_ROW,
     P2P_TEST,
+    PROMPT_OVER_CACHE,
     any_in,
     find,
 )
@@ -346,7 +347,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("gpu_specs", lambda t, s: "gpu" in s and bool(VARIANT_ASKED.search(t))),
     # vLLM refusing a context for want of KV room wins over the layout the command line set
     # ("--pipeline-parallel-size 2 ... ValueError: ... KV cache is needed"): the room is asked.
-    ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t) or KV_NEEDED.search(t))
+    ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t) or KV_NEEDED.search(t)
+                                   or PROMPT_OVER_CACHE.search(t))
      and _has_model(s) and not HOW_MANY.search(t)),
     # the refusal quoted with no model named: its two figures are still the question
     ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t)) and not HOW_MANY.search(t)),

@@ -26,6 +26,10 @@ BANDWIDTH = lazy(NUM + r"\s*\(?(GB/[sS]|GB/sec|GBps|Gb/[sS]|Gbps|Gbit/s)", 0)
 KV_REFUSAL = lazy(r"max(?:imum)?\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\s*is\s+larger\s+than"
                   r"\s+the\s+maximum\s+number\s+of\s+tokens\s+that\s+can\s+be\s+stored\s+in\s+"
                   r"kv\s+cache\s*\((\d+)\)", re.IGNORECASE)
+# vLLM's older scheduler refusing one prompt: "Input prompt (3916 tokens) is too long and
+# exceeds the capacity of block_manager" (the prompt's KV blocks outnumber the cache's).
+PROMPT_OVER_CACHE = lazy(r"input\s+prompt\s*\((\d+)\s*tokens\)\s*is\s+too\s+long\s+and\s+"
+                         r"exceeds\s+(?:the\s+)?capacity\s+of\s+block_manager", re.IGNORECASE)
 # vLLM V1's refusal: "To serve at least one request with the models's max seq len (262144),
 # (24.0 GiB KV cache is needed, which is larger than the available KV cache memory (3.18 GiB)."
 KV_NEEDED = lazy(r"max\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\W{0,6}(\d+(?:\.\d+)?)\s*GiB\s+"

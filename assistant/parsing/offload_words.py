@@ -17,8 +17,10 @@ VRAM = lazy(_SIZE + r"(?:vram|gpu\s+memory|video\s+memory|of\s+vram|(?:的\s*)?�
             r"|(?:的\s*)?统一内存)"
             # "8 x 48GB GPUs", "一张48G的显卡": GPUs known by their memory alone (not "<gpu>
             # 80GB GPUs"; "6GB显卡提示显存不足" beside a card named is that card's memory)
-            r"|(?<!>)(?<!>\s)(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g)\s*"
-            r"(?:(?<=\s)(?:gpus?|cards?)\b|(?:的\s*)?(?:显卡|卡))", _I)
+            # (not a log's "KV cache memory: 10.55 GiB\nGPU KV cache size": a new line's label)
+            r"|(?<!>)(?<!>\s)(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g)[ \t]*"
+            r"(?:(?<=[ \t])(?:gpus?|cards?)\b(?!\s+(?:kv|cache|blocks?)\b)|(?:的\s*)?(?:显卡|卡))",
+            _I)
 RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\s+host|dram)\b"
            r"|" + _SIZE + r"(?:system|host|cpu)\s+memory\b"
            # a terabyte of "memory" is the host's: no GPU holds one

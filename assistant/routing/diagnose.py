@@ -25,6 +25,7 @@ from clusterplan.assistant.parsing.measurements import (
     KV_NEEDED,
     KV_REFUSAL,
     P2P_TEST,
+    PROMPT_OVER_CACHE,
     Measurement,
     find,
     prompt_tokens,
@@ -1143,30 +1144,19 @@ def _kv_budget(ctx: Context) -> list[Finding]:
 
 def _kv_room(ctx: Context) -> list[Finding]:
     """vLLM's "max seq len (N) is larger than ... KV cache (M)": the tokens of KV cache its
-    share of the GPUs should hold once the weights are in, against the M it found."""
+    share of the GPUs should hold once the weights are in, against the M it found. Its older
+    "Input prompt (N tokens) ... exceeds the capacity of block_manager" gives no M: the room
+    alone is set against the prompt."""
     refusal = KV_REFUSAL.search(ctx.text)
-    if not refusal:
+    too_long = PROMPT_OVER_CACHE.search(ctx.text)
+    if not refusal and not too_long:
         return []
-    wanted, got = int(refusal[1]), int(refusal[2])
+    wanted = int((refusal or too_long)[1])
+    got = int(refusal[2]) if refusal else None
     if not ctx.has_model():
-        return [_kv_room_levers(wanted, got)]
-    payload = memory_payload(ctx.intent) | {"workload": "inference", "gpu": ctx.gpu(),
-                                            "gpus": slot(ctx.intent, "gpus") or 1}
-    result = ctx.calls.run("memory", payload, "weights and overhead per GPU under vLLM")
-    parts, gpus = result["breakdown_gb"], int(result["layout"]["gpus"])
-    held = parts["weights"] + parts["overhead"]
-    room_gb = VLLM_SHARE * result["gpu_memory_gb"] - held
-    per_token = result["kv_cache_bytes_per_token"]
-    expected = max(0.0, room_gb * 1e9 * gpus / per_token)
-    ctx.steps.append(Step(label="KV-cache tokens vLLM's share should hold",
-                          formula="(GPU memory × 0.9 − weights − overhead) × GPUs / KV bytes "
-                                  "per token",
-                          inputs={"gpu_memory": q(result["gpu_memory_gb"], "GB"),
-                                  "weights_and_overhead": q(round(held, 3), "GB"),
-                                  "gpus": q(gpus), "kv_per_token": q(per_token, "B/token")},
-                          result=q(round(expected), "tokens"),
-                          notes=["serving-memory-preallocation#vllm-default",
-                                 "kv-cache#per-token"]))
+        return [_kv_room_levers(wanted, got)] if got else []
+    gpus = slot(ctx.intent, "gpus") or 1
+    expected, per_token, result = _vllm_kv_tokens(ctx, gpus)
     need_gb = wanted * per_token / 1e9
     causes = [
         (f"the profiling run: without chunked prefill vLLM schedules up to max_model_len "
@@ -1179,9 +1169,52 @@ def _kv_room(ctx: Context) -> list[Finding]:
         (f"one {num(wanted)}-token sequence needs {num(need_gb)} GB of KV cache in all; an FP8 "
          "cache (kv_cache_dtype fp8) halves it", "kv-cache#cache-dtype-default"),
     ]
-    what = f"KV-cache room on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
+    if got is None:
+        causes = [_prompt_over_room(ctx, wanted, expected, need_gb, gpus)] + causes[1:]
+    what = (f"KV-cache room on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
+            + (f" against the {num(wanted)}-token prompt" if got is None else ""))
     return [Finding(what, expected, got, "tokens", causes,
                     "serving-memory-preallocation#vllm-default")]
+
+
+def _vllm_kv_tokens(ctx: Context, gpus: int) -> tuple[float, float, dict[str, Any]]:
+    """The tokens of KV cache vLLM's default share of `gpus` GPUs holds after the weights and
+    overhead, the KV bytes per token, and the memory tool's result."""
+    payload = memory_payload(ctx.intent) | {"workload": "inference", "gpu": ctx.gpu(),
+                                            "gpus": gpus}
+    result = ctx.calls.run("memory", payload, f"weights and overhead per GPU under vLLM on "
+                           f"{gpus} GPU{'s' if gpus > 1 else ''}")
+    parts, held_on = result["breakdown_gb"], int(result["layout"]["gpus"])
+    held = parts["weights"] + parts["overhead"]
+    room_gb = VLLM_SHARE * result["gpu_memory_gb"] - held
+    per_token = float(result["kv_cache_bytes_per_token"])
+    expected = max(0.0, room_gb * 1e9 * held_on / per_token)
+    ctx.steps.append(Step(label=f"KV-cache tokens vLLM's share of {held_on} GPUs should hold",
+                          formula="(GPU memory × 0.9 − weights − overhead) × GPUs / KV bytes "
+                                  "per token",
+                          inputs={"gpu_memory": q(result["gpu_memory_gb"], "GB"),
+                                  "weights_and_overhead": q(round(held, 3), "GB"),
+                                  "gpus": q(held_on), "kv_per_token": q(per_token, "B/token")},
+                          result=q(round(expected), "tokens"),
+                          notes=["serving-memory-preallocation#vllm-default",
+                                 "kv-cache#per-token"]))
+    return expected, per_token, result
+
+
+def _prompt_over_room(ctx: Context, wanted: int, room: float, need_gb: float,
+                      gpus: int) -> tuple[str, str]:
+    """Why one prompt is refused: its KV cache against the room, and the room twice the GPUs
+    (tensor parallel over all of them) would give."""
+    if wanted <= room:
+        return (f"the {num(wanted)}-token prompt ({num(need_gb)} GB of KV cache) should fit the "
+                f"room of about {num(room)} tokens: check that tensor_parallel_size spans every "
+                "GPU and what else holds memory on them", "serving-memory-preallocation#vllm-default")
+    more, _, _ = _vllm_kv_tokens(ctx, 2 * gpus)
+    return (f"the {num(wanted)}-token prompt needs {num(need_gb)} GB of KV cache, more than the "
+            f"room of about {num(room)} tokens, so the scheduler refuses it; on {2 * gpus} GPUs "
+            f"with tensor_parallel_size={2 * gpus} the room is about {num(more)} tokens (if it "
+            "still fails there, the GPUs are not all in the tensor-parallel group)",
+            "serving-memory-preallocation#vllm-default")
 
 
 def _kv_room_levers(wanted: int, got: int) -> Finding:
