@@ -1208,7 +1208,8 @@ def _prompt_over_room(ctx: Context, wanted: int, room: float, need_gb: float,
     if wanted <= room:
         return (f"the {num(wanted)}-token prompt ({num(need_gb)} GB of KV cache) should fit the "
                 f"room of about {num(room)} tokens: check that tensor_parallel_size spans every "
-                "GPU and what else holds memory on them", "serving-memory-preallocation#vllm-default")
+                "GPU and what else holds memory on them",
+                "serving-memory-preallocation#vllm-default")
     more, _, _ = _vllm_kv_tokens(ctx, 2 * gpus)
     return (f"the {num(wanted)}-token prompt needs {num(need_gb)} GB of KV cache, more than the "
             f"room of about {num(room)} tokens, so the scheduler refuses it; on {2 * gpus} GPUs "
