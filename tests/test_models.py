@@ -270,6 +270,15 @@ def test_internlm2_5_7b_parameter_count_by_hand():
     assert catalog_rows()["internlm2.5-7b"].params_b == pytest.approx(7.738, abs=0.0005)
 
 
+def test_glm_130b_parameter_count_by_hand():
+    # THUDM/GLM-130B configs/model_glm_130b.sh (note model-glm#glm-130b): 70 layers of 12288,
+    # GeGLU inner width 32768, vocabulary 150528, output head tied. Per layer: QKV 3 x 12288²
+    # = 452,984,832, output 12288² = 150,994,944, GeGLU 3 x 12288 x 32768 = 1,207,959,552:
+    # 1,811,939,328; x 70 = 126,835,752,960; embedding 150,528 x 12,288 = 1,849,688,064.
+    # Total 128,685,441,024 without biases and norms (under 0.01% more): 128.7B.
+    assert catalog_rows()["glm-130b"].params_b == pytest.approx(128.69, abs=0.02)
+
+
 def test_falcon_kv_heads_follow_multi_query_and_the_new_decoder():
     old = {"model_type": "falcon", "hidden_size": 4544, "num_hidden_layers": 32,
            "num_attention_heads": 71, "multi_query": True, "vocab_size": 65024}

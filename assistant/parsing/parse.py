@@ -438,8 +438,9 @@ def _flags(text: str, slots: dict[str, Any], masked: str = "") -> None:
 
 VLLM = lazy(r"\bvllm\b", re.IGNORECASE)
 MAX_BATCH = lazy(r"\bmax(?:imum)?\s+batch(?:\s+size)?\b|\bhow\s+many\s+(?:concurrent\s+|"
-                 r"parallel\s+)?(?:sequences|requests|users|people)\b|最大\s*(?:batch|并发|批)|"
-                 r"用户数|多少(?:个)?(?:用户|并发)|多少人(?:同时)?(?:使用|用)",
+                 r"parallel\s+|simultaneous\s+|inference\s+)*(?:sequences|requests|users|people)"
+                 r"\b|最大\s*(?:batch|并发|批)|"
+                 r"用户数|多少(?:个)?(?:用户|并发|(?:推理)?请求)|多少人(?:同时)?(?:使用|用)",
                  re.IGNORECASE)
 
 # A run's time told as what it is observed to need, then checked ("it needs more than 50
