@@ -684,6 +684,10 @@ def test_a_time_per_output_token_asked_is_a_serving_question(read):
 @pytest.mark.parametrize(("text", "hours"), [
     ("fine-tune Mistral 7B with LoRA on 50M tokens in under a day", 24),
     ("pretrain a 1B model on 20B tokens within a week", 168),
+    # IBM/Dromedary#3: "a time limit of 6 hours in each training step" limits one stage; the
+    # run's time is the "1 day of renting" after it
+    ("You have set a time limit of 6 hours in each training step, and you are using a 64 * 6 "
+     "V100GPU cluster. So the training cost will be approximately 1 day of renting?", 24),
 ])
 def test_a_deadline_of_one_unit_is_read(read, text, hours):
     assert read(text).slots["hours"] == hours

@@ -475,6 +475,21 @@ def test_zero_3_kept_inside_each_node_is_a_layout_question():
         answer.markdown
 
 
+def test_a_run_that_took_minutes_is_checked_as_a_run():
+    # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
+    # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33
+    # GPU-hours; at 38% of the A100's 312 TFLOP/s, 8 GPUs train 312e12 x 0.38 x 8 x 2,400 s /
+    # (6 x 6.74e9) = 56.3M tokens in that time, for the asker to set against the dataset.
+    answer = respond("Fine-tuning LLaMA 7B using Alpaca dataset on a machine with 8 80GB A100 "
+                     "GPUs finished only in 40 minutes in my case. And the trained model does "
+                     "not seem to work properly. Did I miss something?")
+    assert answer.intent.kind == "diagnose"
+    assert "(5.33 GPU-hours)" in answer.markdown
+    trained = next(s for s in answer.trace if s.label == "tokens trained in the time measured")
+    assert trained.result.value == pytest.approx(56.29e6, rel=0.005)
+    assert not any("workload not named" in a for a in answer.assumptions)
+
+
 def test_a_runs_hours_on_a_named_gpu_ask_the_model_and_keep_the_arithmetic():
     # alpaca-lora #432 (github.com/tloen/alpaca-lora/issues/432): what 88 hours should be
     # depends on the model, which is asked.
@@ -2102,6 +2117,17 @@ def test_a_run_within_a_month_is_timed_against_the_month():
     [step] = [s for s in answer.trace if s.label == "the run against the time asked"]
     assert step.inputs["days asked"].value == pytest.approx(730 / 24)
     assert "within the 30.4 days" in answer.markdown
+
+
+def test_gpus_to_meet_a_missed_deadline_scale_with_the_overrun():
+    # At the same MFU the GPUs needed grow with days needed / days asked: 64 x that ratio,
+    # rounded up, and written with thousands separators like every other count.
+    answer = respond("How long to pretrain Llama 3 70B on 15T tokens on 64 H100s? It must be "
+                     "done within 30 days.")
+    [step] = [s for s in answer.trace if s.label == "the run against the time asked"]
+    needed = math.ceil(64 * step.inputs["days needed"].value / 30)
+    assert needed > 1000
+    assert f"about {needed:,} GPUs at the same MFU would finish in time" in answer.markdown
 
 
 def test_gpus_for_a_pretraining_deadline_assume_twenty_tokens_a_parameter():

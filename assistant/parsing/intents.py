@@ -255,6 +255,8 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|"
                r"\bsignificant(?:ly)?\s+(?:difference|gap|lower|higher|slower)\b|"
                r"\bseems?\W+(?:\w+\W+)?(?:crazy|insane|absurd|ridiculous|excessive)\b|"
                r"\bwhat\s+(?:could|might|can)\s+(?:be\s+|go\s+)?wrong\b|"
+               r"\b(?:did\s+i|have\s+i|am\s+i)\s+miss(?:ed|ing)?\s+(?:something|anything)\b|"
+               r"\bwhat\s+am\s+i\s+missing\b|"
                r"\b(?:\d+(?:\.\d+)?|two|three|four|five|ten)\s+times\s+(?:as\s+(?:large|big|much|"
                r"slow|long)|larger|bigger|more|slower|longer)\b", _I)
 

@@ -38,6 +38,9 @@ TO_UNIT = lazy(r"\b(?:to|into|in)\s+([kKMGT]i?[bB](?:\s*/\s*s|ps)?)(?![a-z])")
 MONEY = lazy(r"\$\s*" + NUM + r"\s*(k|m|thousand|million)?\b", _I)
 DURATION = lazy(NUM + r"\s*-?\s*(?:(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
                       r"|months?|years?)\b(?![/-]\w)"  # not "152334H/miqu-1-70b", a user name
+                      # not one stage's limit: "a time limit of 6 hours in each training step"
+                      r"(?!\s+(?:in|for|per)\s+(?:each|every|one)\s+(?:\w+\s+)?"
+                      r"(?:step|iteration|stage|phase)s?\b)"
                       r"|(?:个)?(秒|分钟|小时|天|周|星期|月|年)(?![A-Za-z]))", _I)
 # A deadline of one unit: "in under a day", "within a week", "in less than a month"
 ONE_SPAN = lazy(r"\b(?:in|within|under|inside)\s+(?:under\s+|less\s+than\s+)?(?:a|an|one)\s+"

@@ -254,7 +254,7 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
                 "them).")
     else:
         said = (f"That is **{num(needed / allowed)}× the {num(allowed)} days** asked: about "
-                f"{math.ceil(result['gpus'] * needed / allowed)} GPUs at the same MFU would "
+                f"{num(math.ceil(result['gpus'] * needed / allowed))} GPUs at the same MFU would "
                 "finish in time, or fewer tokens.")
     step = Step(label="the run against the time asked", formula="days needed ÷ days asked",
                 inputs={"days needed": q(needed, "days"), "days asked": q(allowed, "days")},

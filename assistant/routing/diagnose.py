@@ -1510,6 +1510,9 @@ def _one_step(ctx: Context) -> list[Finding]:
 
 # --- a run's duration -------------------------------------------------------------------------
 
+MINUTES_RUN_H = 0.05  # a training run said to have taken minutes: three of them at least
+
+
 def _duration(ctx: Context) -> list[Finding]:
     """Hours a training run took, with a model named: the tokens its GPUs train in that time at
     the expected MFU, set against the tokens the run held when the question gives them (with
@@ -1517,8 +1520,11 @@ def _duration(ctx: Context) -> list[Finding]:
     its step count, the tokens one step should hold)."""
     hours = ctx.intent.slots.get("hours")
     row = ctx.gpu_row()
-    if not hours or float(hours) < 1 or not ctx.has_model() or row is None:
-        return []  # seconds to answer are a latency, not a training run
+    # seconds to answer are a latency, not a training run; minutes a run took ("finished in
+    # 40 minutes") are one
+    shortest = MINUTES_RUN_H if ctx.intent.slots.get("hours_elapsed") else 1
+    if not hours or float(hours) < shortest or not ctx.has_model() or row is None:
+        return []
     params = _params(ctx)
     if not params:
         return []
@@ -1543,7 +1549,7 @@ def _duration(ctx: Context) -> list[Finding]:
                 "seconds": {"value": seconds, "unit": "s"}},
         result={"value": tokens, "unit": "tokens"},
         notes=[row.source_note, source, flops_note]))
-    if not frozen:
+    if not frozen and "workload" not in ctx.intent.slots:
         ctx.assumptions.append("workload not named: full training, 6 FLOPs per parameter per "
                                "token (LoRA would be 4)")
     causes = [("the run held more tokens than this (tokens per step = batch x sequence length x "
@@ -1552,8 +1558,8 @@ def _duration(ctx: Context) -> list[Finding]:
                "activation-memory#full-recompute"),
               ("optimizer or weights offloaded to the CPU: every step waits on PCIe",
                "pcie-bandwidth#gen4-rate")]
-    what = (f"tokens {gpus}x {row.name} train in {num(hours)} h at {pct(mfu)} MFU "
-            f"({per_param} FLOPs per parameter per token)")
+    what = (f"tokens {gpus}x {row.name} train in {num(hours)} h ({num(gpus * float(hours))} "
+            f"GPU-hours) at {pct(mfu)} MFU ({per_param} FLOPs per parameter per token)")
     if run_tokens:
         # the run's own tokens: the hours they take at the expected MFU, set against the
         # hours measured ("2B tokens, 13B, 8 A800, 400 hours: how long normally?")
