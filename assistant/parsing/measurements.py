@@ -130,7 +130,9 @@ class Measurement:
     text: str
     what: str = ""  # bandwidth: algbw | busbw | ""; tokens_per_s: per_gpu | ""; mfu: "70B"
     divisor: float | None = None  # tflops: the peak the user divided by ("420/1979")
-    before: str = ""  # bandwidth: the words since the previous figure (where it was measured)
+    # bandwidth: the words since the previous figure (where it was measured); tokens_per_s:
+    # the words just before it (whose figure it is: "I get about 1000 tokens/s")
+    before: str = ""
 
 
 def _f(text: str) -> float:
@@ -245,7 +247,8 @@ def find(text: str) -> list[Measurement]:
         figure, thousand, per_gpu = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
         value = _f(figure) * (1000 if thousand else 1)
         found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s", m[0],
-                                             "per_gpu" if per_gpu else "")))
+                                             "per_gpu" if per_gpu else "",
+                                             before=text[max(0, m.start() - 60):m.start()])))
     for m in WPS.finditer(text):
         value = _f(m[1] or m[2])
         found.append((m.start(), Measurement("tokens_per_s", value, "tokens/s",
@@ -337,11 +340,16 @@ def any_in(text: str) -> bool:
 
 # A request's prompt and answer in tokens: "1500 input tokens", "an input of 35 tokens",
 # "about 50-100 output tokens" (a range is read at its middle), "an output of 250 tokens"
+# A benchmark's settings: "set the number of input tokens to 1000", "--input-len 1000",
+# '"min_tokens" to 1000', "--output-len 512".
 INPUT_TOKENS = lazy(NUM + r"\s*(k)?\s*(?:input|prompt)\s+tokens?|\b(?:input|prompt)s?\s+(?:of|"
-                    r"with)\s+(?:about\s+|around\s+|~)?" + NUM + r"\s*(k)?\s*tokens?", _I)
+                    r"with)\s+(?:about\s+|around\s+|~)?" + NUM + r"\s*(k)?\s*tokens?|"
+                    r"(?:\b(?:input|prompt)\s+tokens|--(?:input|prompt)[_-]len)\W{0,3}\s*"
+                    r"(?:to|=|:)?\s*" + NUM + r"\b", _I)
 OUTPUT_TOKENS = lazy(r"(?:" + NUM + r"\s*(?:-|–|to|~)\s*)?" + NUM + r"\s*(?:output|generated|"
                      r"new)\s+tokens?|\boutputs?\s+of\s+(?:about\s+|around\s+|~)?" + NUM
-                     + r"\s*tokens?", _I)
+                     + r"\s*tokens?|(?:\b(?:output|min|max)_tokens|\boutput\s+tokens|"
+                     r"--output[_-]len)\W{0,3}\s*(?:to|=|:)?\s*" + NUM + r"\b", _I)
 
 
 def prompt_tokens(text: str) -> float | None:
@@ -349,7 +357,7 @@ def prompt_tokens(text: str) -> float | None:
     into = INPUT_TOKENS.search(text)
     if into is None:
         return None
-    prompt = _f(into[1] or into[3]) * (1000 if (into[2] or into[4]) else 1)
+    prompt = _f(into[1] or into[3] or into[5]) * (1000 if (into[2] or into[4]) else 1)
     return prompt if prompt > 0 else None
 
 
@@ -359,8 +367,8 @@ def request_tokens(text: str) -> tuple[float, float] | None:
     prompt, out = prompt_tokens(text), OUTPUT_TOKENS.search(text)
     if prompt is None or out is None:
         return None
-    if out[3]:
-        answer = _f(out[3])
+    if out[3] or out[4]:
+        answer = _f(out[3] or out[4])
     else:
         answer = (_f(out[1]) + _f(out[2])) / 2 if out[1] else _f(out[2])
     return (prompt, answer) if answer > 0 else None

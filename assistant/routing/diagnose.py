@@ -776,8 +776,13 @@ def _decode(ctx: Context) -> list[Finding]:
     # the requests decoded together, when the question gives them ("batch size 4",
     # "GLOBAL_BATCH_SIZE=4"): they share each pass over the weights
     together = int(ctx.intent.slots.get("batch") or ctx.intent.slots.get("global_batch") or 1)
-    plans = _serving_plans(ctx, "decode speed bound for " + (
-        "one request" if together == 1 else f"{together} requests"), together)
+    tokens = _own_rate_first(tokens)
+    bench = _benchmark_batch(ctx) if together == 1 else None
+    if bench is not None:
+        together, plans = bench
+    else:
+        plans = _serving_plans(ctx, "decode speed bound for " + (
+            "one request" if together == 1 else f"{together} requests"), together)
     if plans is None:
         return []
     row = ctx.gpu_row()
@@ -841,12 +846,85 @@ def _decode(ctx: Context) -> list[Finding]:
                  f"{'one GPU' if gpus == 1 else 'them'} is a per-GPU share of a larger "
                  "deployment (its total divided by its GPUs)", "memory-sizing")
         causes.insert(0 if whole > 2 * capacity else len(causes), short)
+    if bench is not None:  # many requests share each read: one request's bound is not it
+        causes = [_benchmark_cause(ctx, together)] + causes[1:]
+    if len(tokens) > 1 and OWN_FIGURE.search(tokens[0].before):
+        causes.insert(1 if bench is not None else len(causes),
+                      _other_figure(ctx, tokens[1].value, expected, bench is not None))
     split = f"TP {best['tp']} × PP {best['pp']}" if best.get("pp", 1) > 1 else f"TP {best['tp']}"
     requests = "one request" if together == 1 else f"{together} requests at once"
     return [Finding(f"decode tokens/s, {requests}, {gpus} x {ctx.gpu()} ({split}; bound: "
                     f"{best.get('decode_bound', 'memory bandwidth')})", expected, m.value,
                     "tokens/s", causes, "inference-roofline#decode-memory-bound")
             for m in tokens[:1]]
+
+
+# The asker's own figure among several: "I get a throughput about 1000 tokens/s" (the others
+# are a blog's or another run's, quoted to compare)
+OWN_FIGURE = lazy(r"\b(?:i|we)\s+(?:only\s+|just\s+)?(?:get|got|see|saw|measured?|achieved?|"
+                  r"reach(?:ed)?|observed?)\b[^.!?]*$|\b(?:i'm|i\s+am|we're|only)\s+getting\b"
+                  r"[^.!?]*$|\bmy\s+(?:throughput|speed|result)\b[^.!?]*$|我(?:测|跑|得到)[^。]*$|"
+                  r"实测[^。]*$", re.IGNORECASE)
+# An offline throughput benchmark: many requests of a set prompt and output length at once
+THROUGHPUT_RUN = lazy(r"\bthroughput\b|benchmark_throughput|\bbench\s+throughput\b|吞吐",
+                      re.IGNORECASE)
+
+
+def _own_rate_first(tokens: list[Measurement]) -> list[Measurement]:
+    """The rates quoted, the asker's own first ("reported in your blog ... I get about 1000")."""
+    own = [m for m in tokens if OWN_FIGURE.search(m.before)]
+    return own[:1] + [m for m in tokens if m is not (own[0] if own else None)]
+
+
+def _benchmark_batch(ctx: Context) -> tuple[int, list[dict[str, Any]]] | None:
+    """A throughput benchmark of requests of a set size ("input tokens to 1000, min_tokens
+    1000"): the engine decodes as many at once as the KV cache holds at that length
+    (kv-cache#per-token), so the rate to expect is that batch's, not one request's."""
+    sizes = request_tokens(ctx.text)
+    if sizes is None or not THROUGHPUT_RUN.search(ctx.text):
+        return None
+    length = sum(sizes)
+    one = _serving_plans(ctx, "the KV room at the benchmark's request length", 1, length)
+    if not one:
+        return None
+    held = int(one[0]["kv_capacity_tokens"] // length) * int(one[0].get("replicas") or 1)
+    while held >= 2:
+        plans = _serving_plans(ctx, f"decode rate of {held} requests at once", held, length)
+        if plans:
+            ctx.steps.append(Step(label="requests the KV cache holds at the benchmark's length",
+                                  formula="KV tokens ÷ (input + output tokens)",
+                                  inputs={"KV tokens": q(one[0]["kv_capacity_tokens"], "tokens"),
+                                          "request": q(length, "tokens")},
+                                  result=q(held, "requests"), notes=["kv-cache#per-token"]))
+            return held, plans
+        held -= max(1, held // 20)
+    return None
+
+
+def _other_figure(ctx: Context, other: float, expected: float, bench: bool
+                  ) -> tuple[str, str]:
+    """The figure quoted beside the asker's (a blog's, a README's): how far it is from the
+    estimate, and, from a throughput benchmark that counts prompts, its output share."""
+    if bench and (sizes := request_tokens(ctx.text)):
+        prompt, out = sizes
+        generated = other * out / (prompt + out)
+        return (f"the {num(other)} tokens/s quoted beside it may be a throughput benchmark's "
+                f"count, which adds the prompt tokens to the output: at {num(prompt)} + "
+                f"{num(out)} tokens a request that is {num(generated)} output tokens/s, "
+                f"{num(generated / expected)}× this estimate; compare like with like",
+                "serving-latency#benchmark-counts-prompts")
+    return (f"the {num(other)} tokens/s quoted beside it is another run's figure, "
+            f"{num(other / expected)}× this estimate: its batch, prompt and output lengths "
+            "decide it as much as the GPU does", "serving-latency#requests-per-second")
+
+
+def _benchmark_cause(ctx: Context, held: int) -> tuple[str, str]:
+    prompt, out = request_tokens(ctx.text) or (0.0, 0.0)
+    return (f"a throughput run decodes many requests together: at {num(prompt)} input + "
+            f"{num(out)} output tokens the KV cache holds about {held} at once, and the rate "
+            "above is theirs together; fewer requests in flight (a low max_num_seqs, too few "
+            "prompts, or a smaller gpu_memory_utilization) lower it, and prefill of the prompts "
+            "takes its share of the time", "serving-latency#requests-per-second")
 
 
 # A named weight format as the serving model reads it: its width, or none (the checkpoint's)
