@@ -497,6 +497,25 @@ def test_a_throughput_benchmark_is_set_against_the_batch_the_kv_cache_holds():
     assert "one request's decode streams every weight" not in answer.markdown
 
 
+def test_a_tensor_parallel_run_slower_than_one_gpu_checks_its_all_reduces():
+    # meta-pytorch/gpt-fast#111: Llama-2-7B on two NVLinked V100s, "with a single GPU, I achieve
+    # 29 tokens/s, but this drops to only 17 tokens/s when employing tensor parallelism ... the
+    # all-reduce operation averages 500µs". By hand: 2 all-reduces a layer x 32 layers = 64 a
+    # token; 64 x 500 us = 32 ms, a ceiling of 31.25 tokens/s from them alone, which the TP
+    # run's 17 tokens/s (not the single GPU's 29) is set against.
+    answer = respond("I'm attempting to deploy llama2-7b-chat-hf on a server equipped with two "
+                     "V100 GPUs linked by NVLink, but the tokens per second performance is worse "
+                     "when utilizing both GPUs. With a single GPU, I achieve 29 tokens/s, but this "
+                     "drops to only 17 tokens/s when employing tensor parallelism. Nsight Systems "
+                     "revealed that the all-reduce operation averages 500µs.")
+    assert answer.intent.kind == "diagnose"
+    [ceiling] = [s for s in answer.trace
+                 if s.label == "tokens/s ceiling from all-reduce time alone"]
+    assert ceiling.result.value == pytest.approx(31.25)
+    assert "measured **500 us**" in answer.markdown
+    assert "measured **17.0 tokens/s** against about **31.2 tokens/s**" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -294,6 +294,10 @@ ELAPSED = lazy(r"\btook\b|\btaking\b|\bcompleted\b|\bfinished\b|\bran\s+for\b|\b
                r"用了|花了|耗时|跑了", _I)
 CLUSTER = {"gpu", "gpus", "nodes"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
+# A run reported worse than another: "performance degradation", "drops to only 17 tokens/s"
+DEGRADED = lazy(r"\bperformance\s+(?:degradation|drop|regression)\b|"
+                r"\b(?:is|got|gets|became|was)\s+(?:much\s+)?worse\b|"
+                r"\bdrops?\s+to\s+(?:only\s+|just\s+)?\d|\bdropped\s+to\b|性能下降|变慢", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"
                 r"\b(?:several|multiple)\s+(?:machines|nodes|servers)\b",
                 _I)
@@ -361,6 +365,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and ("context_len" in s or "gpu" in s or "gpu_memory_gb" in s) and not HOW_MANY.search(t)),
     ("layout", lambda t, s: bool(FABRIC_NEEDED.search(t)) and bool({"gpu", "tp"} & set(s))
      and not _has_model(s)),
+    # Two runs measured and one found wanting ("29 tokens/s on one GPU ... drops to only 17
+    # with tensor parallelism"): the measurements are the question, not the choice of layout.
+    ("diagnose", lambda t, s: _measured_twice(t) and bool(DEGRADED.search(t))),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),

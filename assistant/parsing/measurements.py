@@ -83,8 +83,9 @@ WPS = lazy(r"\bwps\b\s*(?:[:=]|is|of)?\s*(?:only\s+|just\s+)?(?:around\s+|about\
            + NUM + r"|" + NUM + r"\s*wps\b", _I)
 CALL_TIME = lazy(NUM + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)\s*(?:per|/|for\s+each|"
                  r"each|a)\s*(?:call|all-?reduce|collective|op)", _I)
-COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:takes?|took|is|"
-                       r"costs?|of)\s+(?:about\s+|around\s+|~)?" + NUM
+COLLECTIVE_TIME = lazy(r"(?:all-?reduce|allreduce|all-?gather|collective)s?\s+(?:(?:operation|call|"
+                       r"op|kernel)s?\s+)?(?:takes?|took|is|costs?|of|averages?|averaged)\s+"
+                       r"(?:about\s+|around\s+|~|on\s+average\s+)?" + NUM
                        + r"\s*(us|µs|μs|microseconds?|ms|milliseconds?)", _I)
 # A request's whole time, prompt to last token: "the average response time is about 7s",
 # "end-to-end latency of 2.5 seconds", "响应时间约7秒"
