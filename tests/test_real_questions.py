@@ -2156,6 +2156,10 @@ def test_a_run_within_a_month_is_timed_against_the_month():
     [step] = [s for s in answer.trace if s.label == "the run against the time asked"]
     assert step.inputs["days asked"].value == pytest.approx(730 / 24)
     assert "within the 30.4 days" in answer.markdown
+    # "which model size could it train within 1 month?": at 20 tokens a parameter the compute
+    # is 6·N·20N, so N grows with the square root of the spare time: 2B x sqrt(30.4 / days)
+    largest = 2 * math.sqrt(730 / 24 / step.inputs["days needed"].value)
+    assert f"about a **{largest:.2f}B** model" in answer.markdown
 
 
 def test_gpus_to_meet_a_missed_deadline_scale_with_the_overrun():

@@ -16,6 +16,7 @@ from clusterplan.assistant.parsing.jobs import (
     model_name,
     subject,
 )
+from clusterplan.assistant.parsing.needs import TOKENS_PER_PARAM
 from clusterplan.assistant.parsing.published_tokens import PUBLISHED_GPU_HOURS, PUBLISHED_TOKENS
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, slot
 from clusterplan.assistant.routing.layout_rule import has_model, over_pcie, rule_of_thumb
@@ -251,7 +252,7 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
     allowed, needed = float(hours) / 24, float(result["training_days"])
     if needed <= allowed:
         said = (f"That is **within the {num(allowed)} days** asked ({pct(needed / allowed)} of "
-                "them).")
+                "them)." + _largest_in_time(intent, result, allowed / needed))
     else:
         said = (f"That is **{num(needed / allowed)}× the {num(allowed)} days** asked: about "
                 f"{num(math.ceil(result['gpus'] * needed / allowed))} GPUs at the same MFU would "
@@ -260,6 +261,22 @@ def _against_deadline(intent: Intent, result: dict[str, Any]) -> tuple[str, Step
                 inputs={"days needed": q(needed, "days"), "days asked": q(allowed, "days")},
                 result=q(needed / allowed))
     return said, step
+
+
+def _largest_in_time(intent: Intent, result: dict[str, Any], spare: float) -> str:
+    """With the tokens assumed at 20 a parameter, compute grows with the parameters squared
+    (6·N·20N), so a model sqrt(spare) times larger fits the same days at the same MFU."""
+    if "tokens" in intent.slots or slot(intent, "workload", "pretrain") != "pretrain":
+        return ""
+    params = float(result.get("active_params_b") or result.get("params_b") or 0)
+    tokens = float(result.get("tokens") or 0)
+    if params <= 0 or tokens <= 0 or abs(tokens / (params * 1e9) - TOKENS_PER_PARAM) > 1:
+        return ""
+    largest = params * math.sqrt(spare)
+    its_tokens = tokens_said(TOKENS_PER_PARAM * largest * 1e9)
+    return (f" At {TOKENS_PER_PARAM} tokens a parameter the compute grows with the parameters "
+            f"squared, so about a **{num(largest)}B** model ({its_tokens} tokens) would fill the "
+            "whole time at the same MFU.")
 
 
 def _against_reported(hours: float, result: dict[str, Any], tokens_assumed: bool = False

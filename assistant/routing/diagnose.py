@@ -746,7 +746,8 @@ def _call_time(ctx: Context) -> list[Finding]:
                               notes=["megatron-lm-2021#tp-allreduces"]))
         if tokens:
             out.append(Finding(f"tokens/s against the ceiling that {calls_per_token} all-reduces "
-                               f"of {num(t * 1e6)} us allow", ceiling, tokens[0].value,
+                               f"of {num(t * 1e6)} us ({num(calls_per_token * t * 1e3)} ms a "
+                               "token) allow", ceiling, tokens[0].value,
                                "tokens/s", causes[1:], "megatron-lm-2021#tp-allreduces"))
     elif tokens:
         per_token = 1 / tokens[0].value
