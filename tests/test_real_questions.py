@@ -516,6 +516,25 @@ def test_a_tensor_parallel_run_slower_than_one_gpu_checks_its_all_reduces():
     assert "measured **17.0 tokens/s** against about **31.2 tokens/s**" in answer.markdown
 
 
+def test_vllms_own_log_gives_the_kv_rate_when_no_model_is_named():
+    # vllm-project/vllm#25350: with an FP8 cache, "Available KV cache memory: 10.55 GiB" and
+    # "GPU KV cache size: 230,528 tokens", then at --max-model-len 221000 "10.12 GiB KV cache
+    # is needed ... available KV cache memory (5.59 GiB)". By hand: 10.55 x 2^30 / 230,528 =
+    # 49,139 B a token; 221,000 of them are 10.11 GiB, so vLLM counted the FP8 rate and the
+    # room is what shrank; 5.59 GiB hold 5.59 x 2^30 / 49,139 = 122,147 tokens (vLLM: 122,080).
+    answer = respond("with kv-cache-dtype fp8 and --max-model-len 100000\n"
+                     "Available KV cache memory: 10.55 GiB\nGPU KV cache size: 230,528 tokens\n"
+                     "with kv-cache-dtype fp8 and --max-model-len 221000\nValueError: To serve "
+                     "at least one request with the models's max seq len (221000), (10.12 GiB KV "
+                     "cache is needed, which is larger than the available KV cache memory (5.59 "
+                     "GiB).")
+    assert answer.intent.kind == "diagnose"
+    [rate] = [s for s in answer.trace if s.label == "KV bytes per token from vLLM's log"]
+    assert rate.result.value == 49_139
+    assert "against about **10.1 GiB** expected" in answer.markdown
+    assert "--max-model-len 122147 or less starts" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33
@@ -1150,7 +1169,7 @@ def test_vllm_v1_kv_refusal_is_checked_against_the_models_kv_bytes_with_no_gpu_n
     assert answer.clarification is None and answer.intent.kind == "diagnose"
     assert answer.data["memory"]["kv_cache_bytes_per_token"] == 2 * 48 * 4 * 128 * 2
     assert "**24.0 GiB** against about **24.0 GiB** expected" in answer.markdown
-    assert "--max-model-len 34,734 or less" in answer.markdown
+    assert "--max-model-len 34734 or less" in answer.markdown
 
 
 def test_a_full_fine_tune_that_misses_says_which_lighter_method_fits():

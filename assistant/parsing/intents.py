@@ -14,6 +14,7 @@ from typing import Any
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import (
     KV_CLAIM,
+    KV_LOG,
     KV_NEEDED,
     KV_REFUSAL,
     MEASURED_COLLECTIVE,
@@ -359,6 +360,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
      and _has_model(s) and not HOW_MANY.search(t)),
     # the refusal quoted with no model named: its two figures are still the question
     ("diagnose", lambda t, s: bool(KV_REFUSAL.search(t)) and not HOW_MANY.search(t)),
+    # vLLM V1's refusal beside its own start-up log of the room: the log gives the rate
+    ("diagnose", lambda t, s: bool(KV_NEEDED.search(t)) and bool(KV_LOG.search(t))),
     # A KV-cache size claimed for a length ("for 3000 tokens is just under 8GB"), or the room a
     # server reported on GPUs named ("KV Cache is only 8.69GiB"): checked.
     ("diagnose", lambda t, s: bool(KV_CLAIM.search(t)) and _has_model(s)

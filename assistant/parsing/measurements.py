@@ -35,6 +35,10 @@ PROMPT_OVER_CACHE = lazy(r"input\s+prompt\s*\((\d+)\s*tokens\)\s*is\s+too\s+long
 KV_NEEDED = lazy(r"max\s+seq(?:uence)?\s+len(?:gth)?\s*\((\d+)\)\W{0,6}(\d+(?:\.\d+)?)\s*GiB\s+"
                  r"KV\s+cache\s+is\s+needed.{0,80}?available\s+KV\s+cache\s+memory\s*\("
                  r"(\d+(?:\.\d+)?)\s*GiB", re.IGNORECASE | re.DOTALL)
+# vLLM's start-up log: "Available KV cache memory: 10.55 GiB" then "GPU KV cache size: 230,528
+# tokens": together they give the bytes a token of its cache takes.
+KV_LOG = lazy(r"available\s+kv\s+cache\s+memory\s*:\s*(\d+(?:\.\d+)?)\s*GiB.{0,80}?"
+              r"gpu\s+kv\s+cache\s+size\s*:\s*([\d,]+)\s*tokens", re.IGNORECASE | re.DOTALL)
 # "KV cache size for 3000 token long sequence is just under 8GB": a KV size stated for a length.
 KV_CLAIM = lazy(r"\bkv[\s-]*cache\b[^.\n]{0,60}?(?:is|=|of|takes?|needs?|uses?|about|around|"
                 r"under|~)\s*(?:just\s+|only\s+)?(?:under|over|about|around|~)?\s*(\d+(?:\.\d+)?)\s*"

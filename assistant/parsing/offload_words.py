@@ -26,7 +26,8 @@ RAM = lazy(_SIZE + r"(?:(?:system|host|cpu|ddr\d?)\s+)?(?:ram|memory\s+on\s+the\
            # a terabyte of "memory" is the host's: no GPU holds one
            r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(tb|tib|t)\b\s*(?:of\s+)?memory\b"
            # a spec sheet's line "Memory: 256G" beside its "GPU:" line; Chinese 内存 is RAM
-           r"|(?<![\w-])(?<!gpu\s)memory\s*[:：]\s*(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\b"
+           r"|(?<![\w-])(?<!gpu\s)(?<!cache\s)memory\s*[:：]\s*(\d+(?:\.\d+)?)\s*"
+           r"(gb|gib|g|tb|tib|t)\b"
            r"|(?<![\d.])(\d+(?:\.\d+)?)\s*(gb|gib|g|tb|tib|t)\s*(?:ddr\d?|d\d)?\s*内存"
            # "...96GB VRAM, but my memory is only 256GB": the asker's own memory, beside VRAM
            r"|\bmy\s+(?:system\s+)?memory\s+is\s+(?:only\s+|just\s+)?(\d+(?:\.\d+)?)\s*"

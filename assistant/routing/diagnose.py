@@ -22,6 +22,7 @@ from clusterplan.assistant.parsing.jobs import gpu_name, memory_payload, model_n
 from clusterplan.assistant.parsing.lazy_re import lazy
 from clusterplan.assistant.parsing.measurements import (
     KV_CLAIM,
+    KV_LOG,
     KV_NEEDED,
     KV_REFUSAL,
     P2P_TEST,
@@ -1346,6 +1347,8 @@ def _kv_needed(ctx: Context) -> list[Finding]:
     cache one N-token request needs by the model's shape, against the X vLLM computed, and
     the longest context the Y it had would hold. No GPU needed: the bytes are the model's."""
     refusal = KV_NEEDED.search(ctx.text)
+    if refusal and not ctx.has_model() and (log := KV_LOG.search(ctx.text)):
+        return [_kv_needed_by_log(ctx, refusal, log)]
     if not refusal or not ctx.has_model():
         return []
     wanted, need_gib, have_gib = int(refusal[1]), float(refusal[2]), float(refusal[3])
@@ -1361,7 +1364,7 @@ def _kv_needed(ctx: Context) -> list[Finding]:
                           result=q(round(expected, 3), "GiB"), notes=["kv-cache#per-token"]))
     causes = [
         (f"the context asked for is longer than the room: {num(have_gib)} GiB hold "
-         f"{num(fits)} tokens, so --max-model-len {num(fits)} or less starts",
+         f"{num(fits)} tokens, so --max-model-len {fits} or less starts",
          "kv-cache#per-token"),
         (f"an FP8 KV cache (--kv-cache-dtype fp8) halves the {num(expected)} GiB",
          "kv-cache#cache-dtype-default"),
@@ -1370,6 +1373,37 @@ def _kv_needed(ctx: Context) -> list[Finding]:
     ]
     what = f"KV cache for one {num(wanted)}-token request of {model_name(result)}"
     return [Finding(what, expected, need_gib, "GiB", causes, "kv-cache#per-token")]
+
+
+def _kv_needed_by_log(ctx: Context, refusal: re.Match[str], log: re.Match[str]) -> Finding:
+    """No model named, but vLLM's own log of an earlier start ("Available KV cache memory:
+    10.55 GiB ... GPU KV cache size: 230,528 tokens") gives the bytes a token of its cache
+    takes, whatever its dtype: the refusal's KV need is checked at that rate, and the room it
+    reported turned into the longest context it holds."""
+    wanted, need_gib, have_gib = int(refusal[1]), float(refusal[2]), float(refusal[3])
+    room_gib, room_tokens = float(log[1]), int(log[2].replace(",", ""))
+    per_token = room_gib * GIB / room_tokens
+    expected = wanted * per_token / GIB
+    fits = int(have_gib * GIB / per_token)
+    ctx.steps.append(Step(label="KV bytes per token from vLLM's log",
+                          formula="available KV cache memory × 2^30 ÷ GPU KV cache size",
+                          inputs={"memory": q(room_gib, "GiB"), "size": q(room_tokens, "tokens")},
+                          result=q(round(per_token), "B/token"), notes=["kv-cache#per-token"]))
+    causes = [
+        (f"the KV cache dtype is counted: at the log's {num(per_token)} B a token, "
+         f"{num(wanted)} tokens need {num(expected)} GiB, the figure vLLM refused with; what "
+         f"changed is the room, {num(room_gib)} GiB before and {num(have_gib)} GiB now",
+         "kv-cache#per-token"),
+        (f"a longer max_model_len makes the profiling run longer, and its activations come out "
+         f"of the share before the cache: {num(have_gib)} GiB hold {num(fits)} tokens, so "
+         f"--max-model-len {fits} or less starts; chunked prefill keeps that run small",
+         "kv-cache#chunked-prefill"),
+        ("more room: raise gpu_memory_utilization, or add GPUs (the cache splits over them)",
+         "serving-memory-preallocation#vllm-default"),
+    ]
+    return Finding(f"KV cache for one {num(wanted)}-token request at the log's "
+                   f"{num(per_token)} B a token", expected, need_gib, "GiB", causes,
+                   "kv-cache#per-token")
 
 
 UNIT_BYTES = {"gib": 2**30, "gb": 1e9, "mib": 2**20, "mb": 1e6}
