@@ -94,7 +94,7 @@ UNITS: dict[str, tuple[str, float]] = {
     "gflop": ("flop", 1e9), "tflop": ("flop", 1e12),
 }
 # Counts and money a fact may be given in, matched as plain numbers.
-COUNT_UNITS = ("GPUs", "tokens/s", "samples", "replicas", "count", "usd", "usd/h")
+COUNT_UNITS = ("GPUs", "tokens/s", "tokens", "samples", "replicas", "count", "usd", "usd/h")
 
 
 @dataclass
