@@ -101,7 +101,9 @@ COUNTS = (
     lazy(rf"(?<!:)(?<!:\s){B}{COUNT}[ \t]+(?:(?:graphics|video)\s+)?"
          r"(?:gpus?|accelerators?|cards?|devices?)\b"
          # not "RAM : 32GB * 2\nGPU: ..." (a value, then a label); not "8788 GPU VRAM" (memory)
-         r"(?!\s*[:：])(?!\s*(?:v?ram|memory|mem)\b)", _I),
+         r"(?!\s*[:：])(?!\s*(?:v?ram|memory|mem)\b)"
+         # not "59 GPU-hours", "135 GPU hours": a measure of compute, not a count of GPUs
+         r"(?!\s*-?\s*(?:hours?|hrs?|h|days?|months?|years?)\b)", _I),
     # "a pair of H100s", "dual 4090", "a couple of GPUs"
     lazy(rf"\b(pair|couple|dual|quad)\s+(?:of\s+)?(?:{G}|gpus?|cards?)", _I),
     # "with 64 of them" (a follow-up counting the GPUs just named)

@@ -295,6 +295,10 @@ ELAPSED = lazy(r"\btook\b|\btaking\b|\bcompleted\b|\bfinished\b|\bran\s+for\b|\b
                r"用了|花了|耗时|跑了", _I)
 CLUSTER = {"gpu", "gpus", "nodes"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
+# The asker's hardware put against a named GPU ("my GPU trains models ~10x slower than one
+# A100"): a speed to scale by, not a symptom to diagnose
+GPU_RATIO = lazy(r"~?\d+(?:\.\d+)?\s*(?:x|×|times)\s+slower\s+than\s+(?:one|an?|the|my)?\s*<g\d>",
+                 _I)
 # A run reported worse than another: "performance degradation", "drops to only 17 tokens/s"
 DEGRADED = lazy(r"\bperformance\s+(?:degradation|drop|regression)\b|"
                 r"\b(?:is|got|gets|became|was)\s+(?:much\s+)?worse\b|"
@@ -418,7 +422,8 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     ("training", lambda t, s: "progress_done" in s),
     # An OOM with a model and a GPU named is a fit question ("33b on 8*A100 40G, but always
     # OOM"); one set against a claim or another run is a diagnosis.
-    ("diagnose", lambda t, s: bool(SYMPTOM.search(t)) or bool(TWO_RUNS_OOM.search(t))
+    ("diagnose", lambda t, s: bool(SYMPTOM.search(GPU_RATIO.sub(" ", t)))
+     or bool(TWO_RUNS_OOM.search(t))
      or (bool(SYMPTOM_OOM.search(t)) and not (_has_model(s) and "gpu" in s))
      or (bool(CHECK.search(t)) and _measured(t)) or _measured_twice(t)),
     # A run's tokens and hours with its MFU asked, or doubted ("20B tokens took 3 days, is
