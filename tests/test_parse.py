@@ -412,6 +412,17 @@ def test_a_value_on_the_line_before_a_gpu_label_is_not_a_gpu_count(read):
     assert "gpus" not in intent.slots and intent.slots["gpu"] == "rtx-a5000"
 
 
+@pytest.mark.parametrize(("text", "slot"), [
+    ("Serve Llama 3 70B to 200 users at 20 tok/s, how many H100s?", "user_tokens_per_s"),
+    ("Serve Llama 3 70B to 200 users at 2,000 tokens/s in total, how many H100s?",
+     "tokens_per_s"),
+])
+def test_a_reading_speed_beside_a_user_count_is_each_users(read, text, slot):
+    # 20 tokens/s for 200 users in all would be a tenth of a token a second each.
+    intent = read(text)
+    assert slot in intent.slots and intent.kind == "plan"
+
+
 def test_gpu_hours_are_compute_and_a_gpus_speed_ratio_is_no_symptom(read):
     # nomic-ai/gpt4all#45: ">59 GPU-hours", ">135 GPU-hours" measure compute, not 59 GPUs; "My
     # GPU trains models ~10x slower than one A100" scales the asker's hardware and is not a

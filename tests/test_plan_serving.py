@@ -129,3 +129,13 @@ def test_a_requests_question_is_routed_with_its_lengths_and_targets():
     comm = float(terms.split("TP communication ")[1].split(",")[0])
     fixed = float(terms.split("fixed cost ")[1].split(" ms")[0])
     assert total <= 50 and math.isclose(total, max(w + kv, comp) + comm + fixed, abs_tol=0.15)
+
+
+def test_a_users_goal_reads_the_rate_per_user_unless_said_in_total():
+    # "200 users at 20 tok/s" is each user's reading speed; "2,000 tokens/s in total" is the
+    # cluster's, shared by the 200: 2,000 / 200 = 10 tokens/s each.
+    each = run_cli("ask", "Serve Llama 3 70B to 200 users at 20 tok/s, how many H100s?")
+    assert each.output.startswith("Goal: serve 200 users x 20 tokens/s."), each.output
+    total = run_cli("ask", "Serve Llama 3 70B to 200 users at 2,000 tokens/s in total, how many "
+                    "H100s?")
+    assert total.output.startswith("Goal: serve 200 users x 10 tokens/s."), total.output

@@ -547,7 +547,7 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # "serve it to 200 concurrent users at 20 tokens/s each, how many H100s?": a serving goal,
     # planned (a count that only holds the weights would not meet it)
     ("plan", lambda t, s: bool(HOW_MANY.search(t)) and s.get("workload") == "inference"
-     and "users" in s and "user_tokens_per_s" in s),
+     and "users" in s and bool({"user_tokens_per_s", "tokens_per_s"} & set(s))),
     ("cluster_size", lambda t, s: bool(HOW_MANY.search(t))),
     # "how much VRAM do I need for serving it ... and how many t/s to expect": the memory is
     # asked first and sizes the rest.

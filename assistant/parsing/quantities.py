@@ -513,6 +513,9 @@ RATE = lazy(NUM + r"\s*(k)?\s*(?:output\s+)?tok(?:en)?s?\s*(?:/\s*s(?:ec)?|per\s
 USERS = lazy(r"\b(\d{1,3}(?:,\d{3})+|\d+)\s*(?:concurrent\s+|simultaneous\s+)?(?:users|people|"
              r"persons|customers|clients)\b|\bteam\s+of\s+(\d{1,6})\b", _I)
 OBJECTIVE = lazy(r"\b(cheapest|fastest)\b", _I)
+# A rate said to be the whole cluster's: "1,000 tokens/s in total", "aggregate throughput"
+TOTAL_RATE = lazy(r"\bin\s+(?:total|all)\b|\btotal\b|\baggregate\b|\boverall\b|总", _I)
+PER_USER_MAX_TOKENS_S = 300  # faster than anyone reads: above it a rate is the cluster's
 REQUESTS = lazy(NUM + r"\s*(?:requests?|reqs?|queries)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b"
                 r"|a\s+second\b)", _I)
 # "2000 input tokens", "1k-token prompts"; "500 output tokens", "300-token answers"
@@ -536,10 +539,14 @@ COMMITMENTS = lazy(r"\bon[\s-]*demand\b.*\b(?:reserved|committed|commitment|capa
 def _goals(text: str, slots: dict[str, Any]) -> None:
     """A plan's goal: a throughput (in all, or per user), users at once, cheapest/fastest."""
     rate = RATE.search(text)
+    users = USERS.search(text)
     if rate:
         value = number(rate[1]) * (1e3 if rate[2] else 1)
-        slots["user_tokens_per_s" if rate[3] else "tokens_per_s"] = value
-    users = USERS.search(text)
+        # "200 users at 20 tok/s": beside a user count, a reading speed is each user's (20 in
+        # all would be a tenth of a token a second each), unless said to be the total
+        each = bool(rate[3]) or (users is not None and value <= PER_USER_MAX_TOKENS_S
+                                 and not TOTAL_RATE.search(text))
+        slots["user_tokens_per_s" if each else "tokens_per_s"] = value
     if users:
         slots["users"] = count(users[1] or users[2])
     objective = OBJECTIVE.search(text)

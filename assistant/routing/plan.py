@@ -37,8 +37,9 @@ def plan_payload(intent: Intent) -> dict[str, Any] | None:
     goal = False
     if workload == "inference":
         if "users" in s and ("user_tokens_per_s" in s or "tokens_per_s" in s):
-            payload.update(concurrent_users=s["users"], tokens_per_s_per_user=s.get(
-                "user_tokens_per_s", s.get("tokens_per_s")))
+            # a total rate ("2,000 tokens/s in total") is shared by the users at once
+            each = s.get("user_tokens_per_s") or float(s["tokens_per_s"]) / float(s["users"])
+            payload.update(concurrent_users=s["users"], tokens_per_s_per_user=each)
             goal = True
         elif "tokens_per_s" in s:
             payload["tokens_per_s"], goal = s["tokens_per_s"], True
