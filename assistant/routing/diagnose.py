@@ -1276,7 +1276,7 @@ def _kv_room(ctx: Context) -> list[Finding]:
     if got is None:
         causes = [_prompt_over_room(ctx, wanted, expected, need_gb, gpus)] + causes[1:]
     what = (f"KV-cache room on {gpus}× {gpu_name(result['gpu'])} for {model_name(result)}"
-            + (f" against the {num(wanted)}-token prompt" if got is None else ""))
+            + (f" (the prompt refused needs {num(wanted)} tokens of it)" if got is None else ""))
     return [Finding(what, expected, got, "tokens", causes,
                     "serving-memory-preallocation#vllm-default")]
 
