@@ -535,6 +535,28 @@ def test_vllms_own_log_gives_the_kv_rate_when_no_model_is_named():
     assert "--max-model-len 122147 or less starts" in answer.markdown
 
 
+def test_a_runs_observed_time_is_not_carried_into_the_next_question():
+    # Seen in the terminal: after "Training LLaMA 7B took only 40 minutes on 8 80GB A100
+    # GPUs", "How much does it cost to rent 8 H100 for a month?" also priced "40 minutes":
+    # the 40 minutes were that run's, not this rental's.
+    first = respond("Training LLaMA 7B took only 40 minutes when using 8 80GB A100 GPUs. Did I "
+                    "miss something?")
+    then = respond("How much does it cost to rent 8 H100 for a month?", first.intent)
+    assert then.intent.kind == "pricing" and "hours" not in then.intent.slots
+    assert "40 minutes" not in then.markdown and "a month" in then.markdown
+
+
+def test_fine_tuning_on_a_4bit_base_fits_the_memory_asked():
+    # h2oai/h2ogpt#573: "what's a minimum fine tune setup for train_4bit on 70b? Does this
+    # work in 48GB?" Training on a 4-bit base trains adapters (QLoRA); 48GB is a card's label,
+    # 48 GiB = 51.5 GB. By hand the NF4 weights alone are about 70e9 x 0.53 B = 37 GB.
+    answer = respond("what's a minimum fine tune setup for train_4bit on llama 2 70b? Does "
+                     "this work in 48GB?")
+    assert answer.intent.slots["workload"] == "qlora" and answer.intent.kind == "fit"
+    assert answer.intent.slots["gpu_memory_gb"] == pytest.approx(48 * 2**30 / 1e9, abs=0.01)
+    assert "of 51.5 GB" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -89,7 +89,11 @@ SERVING_WORDS = lazy(r"\bserv(?:e|es|ing)\b|\binference\b|\bdeploy|\bhost(?:ing)
                      # vLLM's flag, and requests arriving ("under high request load")
                      r"--tensor-parallel-size\b|\brequest\s+(?:load|rate)\b", _I)
 WORKLOADS = (
-    (lazy(r"\bq-?lora\b", _I), "qlora"),
+    # training on a 4-bit base trains adapters: "train_4bit", "4-bit fine-tuning" (a
+    # 4-bit model's weights take no gradient; qlora-paper)
+    (lazy(r"\bq-?lora\b|\btrain_4bit\b|\b4[\s-]?bit\s+(?:training|fine[\s-]?tun\w*)|"
+          r"\b(?:train\w*|fine[\s-]?tun\w*)\s+(?:it\s+)?(?:in|with|at)\s+4[\s-]?bits?\b", _I),
+     "qlora"),
     # "--lora_enable True", "lora_r 64": a script's LoRA flags name the method too
     (lazy(r"\blora(?:\b|_)|\badapters?\b|\bpeft\b", _I), "lora"),
     # "tune 13B model ( full parameter )": full-parameter tuning of a model is fine-tuning

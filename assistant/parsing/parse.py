@@ -94,7 +94,10 @@ LONG_CONTEXT_SIZES = ("llama-3.1-8b", "llama-3.1-70b")
 CARRIED = ("gpu", "gpus")
 # What a served job is, beside its cluster: changed after a price, the job is served again.
 SERVED_JOB = {"precision", "kv_precision", "context_len", "model", "params_b", "batch", "users"}
-NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula")
+NOT_KEPT = (*calibration.MEASURED, "calibration", "kv_formula", "question")
+# What one run was seen to do ("it took 40 minutes", "it ran out of memory"): that run's, not
+# the next question's
+RUN_OBSERVED = ("hours", "hours_elapsed", "oom", "oom_seen")
 # Slots that mark how a question was worded, not what it is about: never listed as kept.
 FLAGS = ("gpu_plural", "cost", "egress", "break_even", "question", "oom", "variants",
          "quantized", "oom_seen", "vllm_no_tp", "hours_elapsed", "released_weights",
@@ -262,7 +265,10 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
 
 # A size put as a question of enough: "6GB 够不够", "is 6 GB enough"
 SIZE_ENOUGH = lazy(r"(\d+(?:\.\d+)?)\s*gb?\s*(?:的显存|显存)?\s*(?:够不够|够吗|够用吗|是否足够)|"
-                   r"\bis\s+(\d+(?:\.\d+)?)\s*gb\s+(?:of\s+vram\s+)?enough\b", re.IGNORECASE)
+                   r"\bis\s+(\d+(?:\.\d+)?)\s*gb\s+(?:of\s+vram\s+)?enough\b|"
+                   # "Does this work in 48GB?", "will it fit in 24 GB?"
+                   r"\b(?:work|fit|run)s?\s+(?:in|on|with(?:in)?)\s+(?:a\s+)?(\d+(?:\.\d+)?)\s*gb\b"
+                   r"(?!\s*(?:of\s+)?(?:ram|system|host|cpu))", re.IGNORECASE)
 
 
 def _size_asked_enough(text: str, slots: dict[str, Any]) -> float | None:
@@ -270,7 +276,7 @@ def _size_asked_enough(text: str, slots: dict[str, Any]) -> float | None:
     m = SIZE_ENOUGH.search(text)
     if not m:
         return None
-    return float(m[1] or m[2])
+    return float(m[1] or m[2] or m[3])
 
 
 def _each_reading(slots: dict[str, Any], catalog: Catalog, readings: list[str]) -> bool:
@@ -404,6 +410,8 @@ def _carried(previous: Intent, new: dict[str, Any], kind: str) -> dict[str, Any]
         settled.pop("gpu", None)
     # A measurement belongs to the cluster it was taken on; the session carries what it taught.
     kept = {k: v for k, v in previous.slots.items() if k not in NOT_KEPT}
+    if previous.slots.get("hours_elapsed"):
+        kept = {k: v for k, v in kept.items() if k not in RUN_OBSERVED}
     return {**settled, **kept}
 
 
