@@ -794,6 +794,7 @@ def _decode(ctx: Context) -> list[Finding]:
     together = int(ctx.intent.slots.get("batch") or ctx.intent.slots.get("global_batch") or 1)
     tokens = _own_rate_first(tokens)
     bench = _benchmark_batch(ctx) if together == 1 else None
+    plans: list[dict[str, Any]] | None
     if bench is not None:
         together, plans = bench
     else:
