@@ -557,6 +557,19 @@ def test_fine_tuning_on_a_4bit_base_fits_the_memory_asked():
     assert "of 51.5 GB" in answer.markdown
 
 
+def test_a_dashboard_result_not_reproduced_checks_the_output_rate():
+    # vllm-project/vllm#12315: "Unable to produce the result of throughput & latency claimed on
+    # vLLM dashboard ... 4 x A100 - tp 4 with llama 3.3 70b ... Throughput: 3.28 requests/s,
+    # 1414.42 total tokens/s, 714.48 output tokens/s". The output rate is the decode figure
+    # (the total adds prompt tokens), and "3.28 requests/s" is a rate, not 28 at once.
+    answer = respond("Unable to produce the result of throughput claimed on vLLM dashboard: "
+                     "5.13 req/s on 4 x A100 - tp 4 with llama 3.3 70b model. Our results on 4 x "
+                     "A100: Throughput: 3.28 requests/s, 1414.42 total tokens/s, 714.48 output "
+                     "tokens/s")
+    assert answer.intent.kind == "diagnose" and "batch" not in answer.intent.slots
+    assert "measured **714 tokens/s**" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -264,7 +264,8 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|"
 # A failure reported against what should have worked: "but ... OOM", "still runs out",
 # "batch 2 leads to OOM while another framework runs 6" (但是 but, 却 yet, 显存不足 out of memory).
 OOM = r"(?:\boom\b|\bout\s+of\s+memory\b|\bruns?\s+out\b|显存不足|爆显存)"
-SYMPTOM_OOM = lazy(r"(?:\bbut\b|\bhowever\b|\bstill\b|但是?|却|还是)[^.?!。？！]{0,80}" + OOM, _I)
+SYMPTOM_OOM = lazy(r"(?:\bbut\b|\bhowever\b|\bstill\b|但是?|却|还是|仍然|依然|仍)"
+                   r"[^.?!。？！]{0,80}" + OOM, _I)
 TWO_RUNS_OOM = lazy(OOM + r"[^.?!。？！]{0,120}(?:\bwithout\s+(?:an?\s+)?oom\b|\bno\s+oom\b)", _I)
 # Someone reporting their own run (发现 found, 我这边 on my side, 实测 measured).
 OWN_RUN = lazy(r"\b(?:i|we)\s+(?:found|find|see|saw|observed?|noticed?|got|get|am\s+getting|"
@@ -299,6 +300,9 @@ WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
 # A100"): a speed to scale by, not a symptom to diagnose
 GPU_RATIO = lazy(r"~?\d+(?:\.\d+)?\s*(?:x|×|times)\s+slower\s+than\s+(?:one|an?|the|my)?\s*<g\d>",
                  _I)
+# A published figure the asker could not reach
+NOT_REPRODUCED = lazy(r"\b(?:unable|not\s+able|cannot|can't|couldn't|could\s+not|fail(?:ed)?)\s+"
+                      r"to\s+(?:re)?produce\b|复现不了|无法复现|没有复现|没复现", _I)
 # A run reported worse than another: "performance degradation", "drops to only 17 tokens/s"
 DEGRADED = lazy(r"\bperformance\s+(?:degradation|drop|regression)\b|"
                 r"\b(?:is|got|gets|became|was)\s+(?:much\s+)?worse\b|"
@@ -375,6 +379,9 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # Two runs measured and one found wanting ("29 tokens/s on one GPU ... drops to only 17
     # with tensor parallelism"): the measurements are the question, not the choice of layout.
     ("diagnose", lambda t, s: _measured_twice(t) and bool(DEGRADED.search(t))),
+    # A published result not reproduced, with the run's own figure ("not able to produce the
+    # result of the dashboard ... Throughput: 1414.42 total tokens/s"): that figure is checked.
+    ("diagnose", lambda t, s: bool(NOT_REPRODUCED.search(t)) and _measured(t)),
     # ("why is TP=2 slower than TP=1?" asks for a measurement to be explained: diagnose.)
     ("layout", lambda t, s: bool(LAYOUT_CHOICE.search(t)) and not WHY_FIRST.search(t)
      and (bool(CLUSTER_OR_JOB & set(s)) or bool(MACHINES.search(t)))),

@@ -76,7 +76,9 @@ MFU = lazy(r"\bmfu\b\D{0,30}?" + NUM + r"\s*%|" + NUM + r"\s*%\s*(?:of\s+)?mfu\b
 MFU_MORE = lazy(r"\bat\s+" + NUM + r"\s*%", _I)
 SIZE_BEFORE = lazy(r"(\d+(?:\.\d+)?\s*[bB])\b(?!.*\d+(?:\.\d+)?\s*[bB]\b)", 0)
 # "9 t/s" is the tokens/s of llama.cpp and ExLlama users; "10 tps", "~10-11 TPS" too
-TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:tokens?|toks?|t(?=/s\b))\s*(?:/|per\s*|每)\s*"
+# "1414.42 total tokens/s, 714.48 output tokens/s" (vLLM's benchmark line) read as written
+TOKENS = lazy(NUM + r"\s*(k)?\s*(?:(?:(?:total|output|generated)\s+)?(?:tokens?|toks?|t(?=/s\b))"
+              r"\s*(?:/|per\s*|每)\s*"
               r"(?:sec(?:ond)?s?|s|秒)|tps)(?![a-z])(\s*(?:/|per\s*)\s*gpu)?|"
               # "3300tokens/gpu/second", "3300 tokens per GPU per second": per GPU first
               + NUM + r"\s*(k)?\s*tokens?\s*(?:/|per\s*)\s*(gpu)\s*(?:/|per\s*)\s*"

@@ -108,11 +108,13 @@ GLOBAL_BATCH = lazy(r"\bglobal[\s_-]*batch(?:[\s_-]*size)?\s*(?:of|=|:|is)?\s*" 
                     r"(?:per|a|an|each|one)\s+"
                     r"(?:step|batch|iteration|optimi[sz]er\s+step)\b", _I)
 MICRO_BATCH = lazy(r"\b(?:micro[\s_-]*batch(?:[\s_-]*size)?|mbs)\s*(?:of|=|:)?\s*(\d+)", _I)
-CONCURRENCY = lazy(r"\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*"
+CONCURRENCY = lazy(r"(?<![\d.])\b(\d[\d,]*)\s*(?:concurrent|parallel|simultaneous)?\s*"
                    # "32 concurrent 8k-token requests": each one's length between
                    r"(?:\d[\d,.]*\s*k?[\s-]*tokens?[\s-]+(?:long\s+)?)?"
                    r"(?:(?:request|client)\s+threads|requests|"
-                         r"users|sequences|streams|sessions|queries|people|persons|clients)\b", _I)
+                   r"users|sequences|streams|sessions|queries|people|persons|clients)\b"
+                   # not a rate: "3.28 requests/s"
+                   r"(?!\s*(?:/\s*s|per\s+s(?:ec|econd)?\b))", _I)
 # "并发100", "100并发", "并发数为32": requests served at once
 ZH_CONCURRENCY = lazy(r"并发(?:数|量)?\s*(?:为|是|=|:|：)?\s*(\d{1,6})(?![\d.])"
                       r"|(?<![\d.])(\d{1,6})\s*(?:个|路)?\s*并发")
