@@ -570,6 +570,20 @@ def test_a_dashboard_result_not_reproduced_checks_the_output_rate():
     assert "measured **714 tokens/s**" in answer.markdown
 
 
+def test_a_batched_decode_rate_is_held_against_the_bandwidth_cap():
+    # sgl-project/sglang#2246: "8 request threads, tp 8, with a 70b model like llama3.1 ... 8*a800
+    # ... throughput is about 500 tokens/second, is this speed normal". By hand: 70.55e9 x 2 B
+    # = 141.1 GB of weights over 8 x 2.039 TB/s = 16.3 TB/s is 115.6 tokens/s for one
+    # sequence, and the 8 sharing each read reach at most 8 x 115.6 = 925 tokens/s.
+    answer = respond("i set the 8 request threads, tp 8, with a 70b model like llama3.1 on a "
+                     "8*a800 machine. the final throughput is about 500 tokens/second. i wander "
+                     "is this speed normal.")
+    [cap] = [s for s in answer.trace if s.label == "decode ceiling: all weights read once per "
+             "token"]
+    assert cap.result.value == pytest.approx(115.6, abs=0.3)
+    assert "at most 925 tokens/s together" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

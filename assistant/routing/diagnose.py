@@ -669,6 +669,29 @@ def _moe_across_nodes(ctx: Context, gpus: int, row: Any) -> bool:
                 and gpus > row.gpus_per_node)
 
 
+def _bandwidth_cap(ctx: Context, row: Any, gpus: int, together: int) -> tuple[str, str]:
+    """Every token of one sequence reads the weights it passes through once: the memory
+    bandwidth of the GPUs holding a replica over those bytes is a speed no engine passes; a
+    batch shares each read, so together they reach at most that many times it."""
+    held = _weights_held(ctx) if row is not None and row.memory_bandwidth_tb_s else None
+    if held is None:
+        return ("one request's decode streams every weight per token: memory bandwidth, not "
+                "FLOPs, sets the speed", "inference-roofline#decode-memory-bound")
+    bandwidth = float(row.memory_bandwidth_tb_s) * gpus
+    ceiling = bandwidth * 1000 / held[1]
+    ctx.steps.append(Step(label="decode ceiling: all weights read once per token",
+                          formula="memory bandwidth of the replica's GPUs ÷ weight bytes read",
+                          inputs={"bandwidth": q(bandwidth, "TB/s"), "weights": q(held[1], "GB")},
+                          result=q(round(ceiling, 1), "tokens/s"),
+                          notes=["inference-roofline#decode-memory-bound", row.source_note]))
+    said = (f"memory bandwidth caps one sequence at {num(ceiling)} tokens/s: every token reads "
+            f"{num(held[1])} GB of weights at {num(bandwidth)} TB/s")
+    if together > 1:
+        said += (f"; {together} at once share each read, at most {num(together * ceiling)} "
+                 "tokens/s together before the KV cache reads and the fixed cost a step")
+    return said, "inference-roofline#decode-memory-bound"
+
+
 def _weights_held(ctx: Context) -> tuple[float, float] | None:
     """(all the weights, the weights one sequence reads a token) in GB: the routed experts'
     share for a mixture of experts (active over total parameters), every weight otherwise."""
@@ -835,8 +858,7 @@ def _decode(ctx: Context) -> list[Finding]:
     else:
         return []
     causes: list[tuple[str, str]] = [
-        ("one request's decode streams every weight per token: memory bandwidth, not FLOPs, "
-         "sets the speed", "inference-roofline#decode-memory-bound")]
+        _bandwidth_cap(ctx, row, int(best.get("tp", 1)) * int(best.get("pp", 1)), together)]
     if best.get("tp", 1) > 1 and link.startswith("pcie"):
         causes.insert(0, ("tensor parallel over PCIe: 2 all-reduces per layer per token cross "
                           "PCIe", "megatron-lm-2021#tp-allreduces"))
