@@ -584,6 +584,20 @@ def test_a_batched_decode_rate_is_held_against_the_bandwidth_cap():
     assert "at most 925 tokens/s together" in answer.markdown
 
 
+def test_host_ram_killed_under_offload_ranks_host_causes():
+    # hiyouga/LlamaFactory#6755: one H100 96G, full fine-tune of Qwen2.5 32B with ZeRO-3
+    # offload, 744G CPU memory, "exitcode -9 ... dmesg ... OOM". By hand DeepSpeed's estimator
+    # asks 32.5e9 x 16 B = 520 GB, x 1.5 = 780 GB: more than 744. The host's causes lead, not a
+    # slow link or parameter gathers.
+    answer = respond("一张H100显卡，96G显存，全参数微调Qwen-2.5-instruct 32B，"
+                     "使用了zero-3-offload, batch_size为1，744G CPU memory exitcode -9 "
+                     "查看dmesg发现OOM 请问为什么会炸memory呀？理论上应该是够的")
+    assert answer.intent.kind == "diagnose"
+    assert "DeepSpeed's estimator asks for 780 GB" in answer.markdown
+    assert "| 1 | DeepSpeed's estimate adds a 1.5× buffer" in answer.markdown
+    assert "slow link" not in answer.markdown and "This asks for a check" not in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -1965,6 +1965,11 @@ def _unmeasured(ctx: Context) -> Reply:
     offload = _offload_need(ctx)
     if offload:
         lead = offload + " " + lead
+        if ctx.intent.slots.get("oom_seen") or HOST_KILLED.search(ctx.text):
+            # the host ran out, not the GPUs: the causes are the host's
+            causes = _host_oom_causes(ctx) + [c for c in causes if "slow link" not in c[0]
+                                              and "gathers the parameters" not in c[0]]
+            lead = offload + " Likely causes, ranked:"
     upgrade = _network_upgrade(ctx)
     if upgrade:
         lead = upgrade + " " + lead.replace("This asks for a check of a measurement, but no "
@@ -2047,6 +2052,26 @@ def _training_fit(ctx: Context) -> tuple[Reply, bool] | None:
         return None
     own = next((c for c in ctx.calls.made[before:] if c.name == "memory"), None)
     return (reply, bool(own.data["fits"])) if own is not None else None
+
+
+# The kernel killing a process for host memory: "exitcode -9", "dmesg ... OOM", "Killed"
+HOST_KILLED = lazy(r"exit\s*code\s*:?\s*-9\b|\bsigkill\b|\bdmesg\b|\boom[\s-]*killer\b|"
+                   r"^\s*killed\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _host_oom_causes(ctx: Context) -> list[tuple[str, str]]:
+    """Host RAM exhausted under ZeRO offload: DeepSpeed's buffered estimate, and the copy of
+    the weights every process loads before ZeRO-3 partitions them."""
+    per_node = int(slot(ctx.intent, "gpus_per_node") or slot(ctx.intent, "gpus") or 1)
+    held = _weights_held(ctx)
+    loaded = f" ({per_node} × {num(held[0])} GB here)" if held else ""
+    return [("DeepSpeed's estimate adds a 1.5× buffer to the offloaded states for pinned "
+             "memory and fragmentation; when it is above the RAM, the states alone fitting is "
+             "not enough", "deepspeed-memory-estimator#buffer-factor"),
+            (f"loading: every process reads the whole checkpoint into host RAM before ZeRO-3 "
+             f"partitions it{loaded}, twice that if the model is built before the weights are "
+             "copied in; zero.Init or low_cpu_mem_usage loading avoids the extra copies",
+             "model-loading-ram#copy-per-process")]
 
 
 def _offload_need(ctx: Context) -> str:
