@@ -598,6 +598,32 @@ def test_host_ram_killed_under_offload_ranks_host_causes():
     assert "slow link" not in answer.markdown and "This asks for a check" not in answer.markdown
 
 
+def test_lora_not_much_faster_is_set_against_four_sixths_of_the_full_run():
+    # huggingface/peft#664: "I am not getting a substantial training time improvement with
+    # LORA ... fine-tuning roberta-base (~125M trainable parameters) training time is roughly
+    # 30.5hrs ... with LORA ... roughly 29hrs". By hand: LoRA skips the base's weight
+    # gradients, 2 of 6 FLOPs per parameter per token, so at best 30.5 x 4 / 6 = 20.3 h; 29 h
+    # is 1.43 of that (20.3 / 29 = 0.70: the tool's "above expected" band for times).
+    answer = respond("I am not getting a substantial training time improvement with LORA. My "
+                     "dataset size is ~2M training samples. When I am fine-tuning roberta-base "
+                     "model ( base model has ~125M trainable parameters ) training time is "
+                     "roughly 30.5hrs. When I am fine-tuning roberta-base with LORA ( r=8, "
+                     "~2M trainable parameters) training time is roughly 29hrs")
+    assert answer.intent.kind == "diagnose"
+    assert answer.intent.slots["params_b"] == pytest.approx(0.125)
+    [step] = [s for s in answer.trace if s.label == "LoRA run time from the full fine-tune's"]
+    assert step.result.value == pytest.approx(30.5 * 4 / 6, abs=0.001)
+    assert "measured **29.0 h** against about **20.3 h** expected (ratio 1.43), **above " \
+        "expected**" in answer.markdown
+
+
+def test_a_size_in_millions_is_not_read_as_gpt2_for_its_letter_m():
+    # "a model with 125M parameters" shares only the letter "m" with "GPT-2 124M": a size, not
+    # that catalog model (unknown names are never swapped for a near one).
+    intent = respond("fine-tune a model with 125M parameters, how long on 8 A100?").intent
+    assert "model" not in intent.slots and intent.slots["params_b"] == pytest.approx(0.125)
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

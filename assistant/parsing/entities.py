@@ -318,7 +318,9 @@ def _model_by_size(found: Entities, catalog: Catalog, whole_name: bool = False) 
     words = set(re.findall(r"[a-z]+", found.masked.lower()))
     matches = []
     for row in catalog.models.rows.values():
-        family = {row.family.lower(), *re.findall(r"[a-z]+", row.name.lower())}
+        # name words of two letters or more: "GPT-2 124M" shares only its "m" with "125M"
+        family = {row.family.lower(), *(w for w in re.findall(r"[a-z]+", row.name.lower())
+                                        if len(w) > 1)}
         # a total size alone names a dense model, not an MoE of that total; with its active
         # count ("Qwen 235B A22") it names the MoE
         if abs(row.params_b - params_b) <= 0.03 * params_b and words & family - {"b"} \

@@ -258,6 +258,9 @@ SYMPTOM = lazy(r"\bis\s+(?:this|that|it)\s+(?:normal|right|expected|correct)\b|"
                r"\bwhat\s+(?:could|might|can)\s+(?:be\s+|go\s+)?wrong\b|"
                r"\b(?:did\s+i|have\s+i|am\s+i)\s+miss(?:ed|ing)?\s+(?:something|anything)\b|"
                r"\bwhat\s+am\s+i\s+missing\b|"
+               # "I am not getting a substantial training time improvement with LoRA"
+               r"\bnot\s+(?:getting|seeing)\s+(?:a\s+|any\s+)?(?:substantial|significant|much|"
+               r"big|real)?\s*(?:\w+\s+){0,2}(?:improvement|speed[\s-]?up)\b|"
                r"\b(?:\d+(?:\.\d+)?|two|three|four|five|ten)\s+times\s+(?:as\s+(?:large|big|much|"
                r"slow|long)|larger|bigger|more|slower|longer)\b", _I)
 

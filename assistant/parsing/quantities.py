@@ -348,21 +348,28 @@ def _byte_unit(unit: str) -> str:
     return "B" if unit.lower().startswith("byte") else unit
 
 
+HOURS_IN = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60, "hour": 1,
+            "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760,
+            "秒": 1 / 3600, "分钟": 1 / 60, "小时": 1, "天": 24, "周": 168, "星期": 168,
+            "月": 730, "年": 8760}
+
+
+def durations(text: str) -> list[tuple[int, float]]:
+    """Each duration the text states, in hours, with where it starts ("30.5hrs", "25 hours")."""
+    return [(m.start(), number(m[1], "the duration")
+             * HOURS_IN[(m[2] or m[3]).lower().rstrip("s")]) for m in DURATION.finditer(text)]
+
+
 def _money_and_time(text: str, slots: dict[str, Any]) -> None:
     money = MONEY.search(text)
     if money:
         slots["usd"] = number(money[1], "the amount") * SCALE.get((money[2] or "").lower()[:1], 1)
-    duration = DURATION.search(text)
-    if not duration and (one := ONE_SPAN.search(text)):  # "in under a day", "within a week"
+    spans = durations(text)
+    if not spans and (one := ONE_SPAN.search(text)):  # "in under a day", "within a week"
         slots["hours"] = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}[
             one[1].lower()]
-    if duration:
-        unit = (duration[2] or duration[3]).lower().rstrip("s")
-        hours = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60,
-                 "hour": 1, "hr": 1, "h": 1, "day": 24, "week": 168, "month": 730, "year": 8760,
-                 "秒": 1 / 3600, "分钟": 1 / 60, "小时": 1, "天": 24, "周": 168, "星期": 168,
-                 "月": 730, "年": 8760}
-        slots["hours"] = number(duration[1], "the duration") * hours[unit]
+    if spans:
+        slots["hours"] = spans[0][1]
     period = PERIOD.search(text)
     if period:
         word = (period[1] or period[2]).lower()
@@ -493,8 +500,8 @@ def _batches(text: str, slots: dict[str, Any]) -> None:
 
 # A small model counted in millions, said to be parameters: "600M parameters", "125 million
 # params" (a bare "600M" may be tokens or rows).
-MILLION_PARAMS = lazy(r"(?<![\w.])" + NUM + r"\s*-?\s*(?:m|million)[\s-]*param(?:eter)?s?\b",
-                      _I)
+MILLION_PARAMS = lazy(r"(?<![\w.])" + NUM + r"\s*-?\s*(?:m|million)[\s-]*(?:trainable\s+)?"
+                      r"param(?:eter)?s?\b", _I)
 
 
 def read_params_b(text: str) -> tuple[float, str] | None:

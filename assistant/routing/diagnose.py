@@ -35,6 +35,8 @@ from clusterplan.assistant.parsing.measurements import (
 from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.cluster import tokens_said
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
+from clusterplan.assistant.routing.finding import LOW_FROM, NORMAL_FROM, Finding
+from clusterplan.assistant.routing.lora_speedup import lora_against_full
 from clusterplan.assistant.routing.memory import VLLM_SHARE, fit
 from clusterplan.assistant.routing.run_figures import PROGRESS_BAR
 from clusterplan.db.active import catalog
@@ -45,8 +47,6 @@ from clusterplan.tools.parallelism.serving_layouts import WEIGHTS_READ_EFFICIENC
 
 DEFAULT_GPU = "h100-sxm"
 # The verdict bands are this tool's own convention, stated in every answer that uses them.
-NORMAL_FROM = 0.8
-LOW_FROM = 0.5
 BANDS = (f"verdict bands (this tool's convention): for rates, measured/expected >= {NORMAL_FROM} "
          f"is as expected, {LOW_FROM}-{NORMAL_FROM} below, < {LOW_FROM} well below; for times "
          f"and memory the same bands on expected/measured")
@@ -86,43 +86,6 @@ NODES_SAID = lazy(r"\b\d+\s+(?:nodes|machines|servers)\b|\b(?:two|three|four)\s+
 MORE_GPUS_WORDS = lazy(r"双卡|两张|多卡|\d\s*[块张台]|比一[块张个台]|\b2\s*(?:nodes|gpus)|"
                        r"\bnodes?\b.*\bslower|slower.*\bnodes?\b|比单卡|than\s+(?:a\s+)?single|"
                        r"one\s+node|单卡", 2)
-
-
-@dataclass
-class Finding:
-    """One check: the figure expected, the figure measured, and why they may differ."""
-
-    what: str
-    expected: float
-    measured: float | None  # None: the question gave no figure; the expectation alone is shown
-    unit: str
-    causes: list[tuple[str, str]] = field(default_factory=list)  # (cause, note key)
-    note: str = ""  # the note the expected figure rests on
-    lower_is_better: bool = False  # times and memory: more than expected is the complaint
-
-    @property
-    def ratio(self) -> float | None:
-        if self.measured is None:
-            return None
-        return self.measured / self.expected if self.expected else float("inf")
-
-    @property
-    def verdict(self) -> str:
-        r = self.ratio
-        if r is None:
-            return "no measured figure given: the expectation alone"
-        if self.lower_is_better:
-            r = 1 / r if r else float("inf")
-            words = ("less than the estimate", "as expected", "above expected",
-                     "far above expected")
-        else:
-            words = ("above the estimate", "as expected", "below expected",
-                     "well below expected")
-        if r > 1 / NORMAL_FROM:
-            return words[0]
-        if r >= NORMAL_FROM:
-            return words[1]
-        return words[2] if r >= LOW_FROM else words[3]
 
 
 class GpuOutsideCatalog(LookupError):
@@ -172,7 +135,7 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
                   _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
                   _zero3_network, _scaling,
-                  _tp_compare, _one_step, _checkpoint_save):
+                  _tp_compare, _one_step, _checkpoint_save, _lora_speedup):
         if check in (_flops, _one_step) and rl_run and not (ctx.of("mfu") or ctx.of("tflops")):
             continue  # an RL step's time is mostly generation (rl-step-time#generation-in-step)
         findings.extend(_unless_unknown_gpu(check, ctx))
@@ -716,6 +679,16 @@ def _params(ctx: Context) -> float | None:
 
 TP_WORDS = lazy(r"\btensor[\s-]*parallel\w*|\btp\s*=?\s*[2-9]|\bboth\s+gpus\b|\btwo\s+gpus\b|"
                 r"张量并行", re.IGNORECASE)
+
+
+def _lora_speedup(ctx: Context) -> list[Finding]:
+    """"30.5 hours full, 25 hours with LoRA": the LoRA run against 4/6 of the full run's time
+    (lora_speedup)."""
+    found = lora_against_full(ctx.text)
+    if found is None:
+        return []
+    ctx.steps.append(found[1])
+    return [found[0]]
 
 
 def _tp_run_first(ctx: Context, tokens: list[Measurement]) -> list[Measurement]:
