@@ -624,6 +624,18 @@ def test_a_size_in_millions_is_not_read_as_gpt2_for_its_letter_m():
     assert "model" not in intent.slots and intent.slots["params_b"] == pytest.approx(0.125)
 
 
+def test_an_oom_where_the_estimate_fits_points_at_the_settings():
+    # QwenLM/Qwen#1043: QLoRA of Qwen-72B-Chat-Int4 on 8 A100s, "model_max_length调成8192的话
+    # 就会报OOM". The sequence length set is read (8192), the job fits by the estimate, and the
+    # answer says the error then points at the settings, citing the activation note.
+    answer = respond("单机8卡A100进行Qwen-72B-chat-Int4 QLora训练时 出现OOM报错, "
+                     "model_max_length调成8192的话就会报OOM")
+    assert answer.intent.slots["seq_len"] == 8192
+    assert "Yes, it fits" in answer.markdown
+    assert "So it can fit: an out-of-memory error points at the settings" in answer.markdown
+    assert any("activation-memory#full-recompute" in s.notes for s in answer.trace)
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -96,7 +96,9 @@ CONTEXT_EACH = lazy(r"\b(?:quer(?:y|ies)|requests?|prompts?|inputs?|messages?)\s
 # "--model_max_length 8192", "--max_seq_length 2048".
 SEQ_LEN = lazy(r"(?:(?:\b|(?<=_))(?:seq(?:uence)?[\s_-]*len(?:gth)?|sequence\s+length)|"
                r"\b(?:max[_-]num[_-]tokens|cutoff[_-]len|model[_-]max[_-]length|max[_-]?len))"
-               r"\s*(?:of|=|:|：|为|是)?\s*" + NUM + r"\s*(k)?\b", _I)
+               # "model_max_length调成8192": set to, in Chinese
+               r"\s*(?:of|=|:|：|为|是|调成|调到|调为|设为|设成|设置为|设置成|改成|改为|到)?\s*"
+               + NUM + r"\s*(k)?(?![0-9A-Za-z])", _I)
 # A training batch: "global batch of 4096 sequences", "global batch size 2048", "batch of 16M
 # tokens", "4M tokens per step". Read before the other quantities, which then do not see it
 # (its tokens are not the training budget, its sequences not concurrent requests).

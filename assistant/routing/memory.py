@@ -300,6 +300,15 @@ def fit(intent: Intent, calls: Calls, least: bool = True) -> Reply:
         if replicated:
             lead += replicated[0]
             steps.append(replicated[1])
+        elif slot(intent, "oom_seen") and result["workload"] != "inference":
+            lead += OOM_THOUGH_IT_FITS
+            steps.append(Step(label="an out-of-memory error where the estimate fits",
+                              formula="per GPU estimated < GPU memory: the run's settings differ",
+                              inputs={"per GPU": q(result["per_gpu_gb"], "GB"),
+                                      "GPU memory": q(result["gpu_memory_gb"], "GB")},
+                              result=q(float(result["per_gpu_gb"]) /
+                                       float(result["gpu_memory_gb"])),
+                              notes=["activation-memory#full-recompute"]))
     else:
         fewest = (result.get("min_gpus") or {}).get(result["gpu"])
         layout = result["layout"]
@@ -378,6 +387,14 @@ def _vllm_on_one_gpu(intent: Intent, result: dict[str, Any]) -> tuple[str, Step]
                 result=q(weights / memory_gb),
                 notes=["serving-memory-preallocation#vllm-tp-default"])
     return said, step
+
+
+# A training run that ran out of memory where the estimate fits: the settings differ from the
+# estimate's (activation-memory#full-recompute: activations grow with micro-batch and length)
+OOM_THOUGH_IT_FITS = (" So it can fit: an out-of-memory error points at the settings: a larger "
+                      "micro-batch or longer sequences than assumed, activation recompute off, or "
+                      "sharding below what the estimate assumes "
+                      "[`activation-memory#full-recompute`].")
 
 
 def _replicated_oom(intent: Intent, calls: Calls, result: dict[str, Any]
