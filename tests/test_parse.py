@@ -423,6 +423,14 @@ def test_a_reading_speed_beside_a_user_count_is_each_users(read, text, slot):
     assert slot in intent.slots and intent.kind == "plan"
 
 
+def test_a_number_or_format_glued_to_chinese_is_read(read):
+    # baichuan-inc/Baichuan2#101: "baichaun2-13b int4量化后占显存15g,这个是因为什么" (INT4,
+    # 15 GB in use: a measurement to check); QwenLM/Qwen#1043: "model_max_length调成8192的话".
+    quantized = read("baichaun2-13b int4量化后占显存15g,这个是因为什么")
+    assert quantized.slots["precision"] == "int4" and quantized.kind == "diagnose"
+    assert read("qlora微调Qwen-72B, model_max_length调成8192的话就会报OOM").slots["seq_len"] == 8192
+
+
 def test_gpu_hours_are_compute_and_a_gpus_speed_ratio_is_no_symptom(read):
     # nomic-ai/gpt4all#45: ">59 GPU-hours", ">135 GPU-hours" measure compute, not 59 GPUs; "My
     # GPU trains models ~10x slower than one A100" scales the asker's hardware and is not a

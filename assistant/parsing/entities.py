@@ -622,9 +622,11 @@ def _layout(found: Entities) -> None:
         found.readings.append(f"read TP {slots['tp']} × PP {slots['pp']}"
                               + (f" × DP {slots['dp']}" if "dp" in slots else "")
                               + f" as {slots['gpus']} GPUs")
-    elif "tp" in slots and "nodes" not in slots and int(slots.get("gpus") or 1) < slots["tp"]:
+    elif "tp" in slots and "nodes" not in slots and int(slots.get("gpus") or 1) == 1 \
+            and slots["tp"] > 1:
         # "tensor_parallel_size 2 ... slower than a single card": the run spans the TP group;
-        # the one card is what it is set against
+        # the one card is what it is set against (two cards OOM, "4 cards with --tp 4" run:
+        # two setups, and the count stated first is the one asked about)
         slots["gpus"] = slots["tp"]
         found.readings.append(f"read TP {slots['tp']} as {slots['tp']} GPUs")
     _instance_layout(found)

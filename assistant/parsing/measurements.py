@@ -118,7 +118,8 @@ SAMPLES = lazy(NUM + r"\s*(?:samples?)\s*(?:/|per\s*)\s*(?:s|sec|second)\b", _I)
 MEMORY = lazy(NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
 # "22.9/24 GB of GPU memory": in use over the card's total, as monitors print it.
 MEMORY_FRACTION = lazy(NUM + r"\s*/\s*" + NUM + r"\s*(GiB|GB|G|MiB)(?![a-z/])", _I)
-MEMORY_USE = lazy(r"占用|使用|用了|需要|usage|\bused?\b|\buses\b|\busing\b|consum|\bcost\b|"
+MEMORY_USE = lazy(r"占用|占显存|占了|使用|用了|需要|usage|\bused?\b|\buses\b|\busing\b|consum|"
+                  r"\bcost\b|"
                   r"\bwhy\b.{0,80}\brequir|"
                   r"\btak(?:es?|ing)\b|\boccup", _I)
 NOT_USED = lazy(r"^\s*(?:的|\s)*(?:<g\d>|a\d|h\d|显卡|卡|card|gpus?|vram\s+card|of\s+total|"

@@ -145,9 +145,10 @@ def _same_product(m: re.Match[str]) -> str:
     return m[1] + " " if int(m[1]) == int(m[2]) * int(m[3]) else m[0]
 
 
-# Between a Chinese character and a Latin letter a space: to a regular expression both are
-# word characters, so "就有oom的错误" would hide "oom" from every \b-bounded word rule.
-CJK_LATIN = lazy(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z])|(?<=[A-Za-z])(?=[\u4e00-\u9fff])")
+# Between a Chinese character and a Latin letter or a digit a space: to a regular expression
+# both are word characters, so "就有oom的错误" would hide "oom" from every \b-bounded word rule,
+# "int4量化后" its "int4" and "8192的话" the number's end.
+CJK_LATIN = lazy(r"(?<=[\u4e00-\u9fff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[\u4e00-\u9fff])")
 
 
 def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> Intent:
