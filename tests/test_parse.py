@@ -97,6 +97,8 @@ def test_node_layouts_multiply_out(read):
     ("4台8卡训练llama 3 8b", 32),
     # hiyouga/LlamaFactory#9312: "4机32卡 H20" is four machines, thirty-two cards in all
     ("qwen3-235b模型lora微调，4机32卡 H20", 32),
+    # hiyouga/LlamaFactory#4620: "2机2卡训练比1机2卡慢了10倍": two machines, one card each
+    ("使用A10对qwen-14b-chat进行Lora微调，2机2卡训练比1机2卡慢了10倍", 2),
     ("2台A800x80G, 每台8卡, 能全量微调llama2-70b吗", 16),
     ("两个节点，每个节点8张A100，训练llama 3 8b需要多久", 16),
     ("我有2台服务器, 每台服务器有4张3090", 8),

@@ -636,6 +636,21 @@ def test_an_oom_where_the_estimate_fits_points_at_the_settings():
     assert any("activation-memory#full-recompute" in s.notes for s in answer.trace)
 
 
+def test_lora_under_zero3_across_slow_nodes_counts_the_base_gathers():
+    # hiyouga/LlamaFactory#4620: Qwen-14B-Chat LoRA on A10s, "2机2卡训练比1机2卡慢了10倍",
+    # the machines linked at "150M/s", ds_z3_offload. By hand: ZeRO-3 gathers the 16-bit base
+    # (14.17e9 x 2 B = 28.3 GB) in the forward and the backward pass, each rank receiving half
+    # of it from the other node: 2 x 1/2 x 28.3 GB / 0.15 GB/s = 189 s a micro-batch.
+    answer = respond("使用A10对qwen-14b-chat进行Lora微调，2机2卡训练比1机2卡慢了10倍。"
+                     "机器之间通过百度云内网进行通信，传输文件的网速大致为150M/s。"
+                     "deepspeed: examples/deepspeed/ds_z3_offload_config.json")
+    assert answer.intent.slots["gpus"] == 2 and answer.intent.slots["bandwidth"] == "150 MB/s"
+    [step] = [s for s in answer.trace
+              if s.label == "ZeRO-3 parameter gathers across nodes per micro-batch"]
+    assert step.result.value == pytest.approx(2 * 0.5 * 14.17e9 * 2 / 1e9 / 0.15, rel=0.01)
+    assert "the adapters' own gradients are small" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -250,7 +250,10 @@ def _in_all(m: re.Match[str], nodes: int, count: int) -> bool:
     said_total = re.search(r"\btotal\b", m[0], _I) is not None  # "2 nodes with total 4 A10"
     # "4机32卡": four machines, thirty-two cards in all ("4机8卡" is eight a machine)
     machines_cards = re.search(r"[机台]\s*\d+\s*卡", m[0]) is not None
-    return nodes > 1 and (count > SERVER_GPUS or said_total) and "each" not in m[0].lower() \
+    # "2机2卡": as many cards as machines is one a machine, never two each ("2机4卡" says that)
+    one_each = machines_cards and count == nodes
+    return nodes > 1 and (count > SERVER_GPUS or said_total or one_each) \
+        and "each" not in m[0].lower() \
         and (re.search(r"\b(?:with|of)\b", m[0], _I) is not None or machines_cards)
 
 

@@ -30,7 +30,9 @@ SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion
 _I = re.IGNORECASE
 SIZE = lazy(NUM + r"\s*([kKMGTP]i?B|bytes?)\b(?!\s*/\s*[sS]|ps)"
             r"(?!(?i:\s+(?:or\s+\d+\s*gb\s+)?nics?\b))")  # "40GB or 100GB NIC": ports
-BANDWIDTH = lazy(NUM + r"\s*\(?(?:([kKMGT]i?[bB])\s*/\s*[sS](?:ec)?\b|([kKMGT])(bps|Bps)\b)")
+# "150M/s" with no B: a transfer speed as download tools print it, bytes (read as MB/s)
+BANDWIDTH = lazy(NUM + r"\s*\(?(?:([kKMGT]i?[bB])\s*/\s*[sS](?:ec)?\b|([kKMGT])(bps|Bps)\b|"
+                 r"([kKMGT])\s*/\s*[sS](?:ec)?\b)")
 # p2pBandwidthLatencyTest's "GPU0-GPU0 = 2959 GB/s": a copy inside one GPU's memory, no link.
 SELF_COPY = lazy(r"\bgpu\s*(\d+)\s*[-–>]+\s*gpu\s*\1\s*[=:]?\s*$", _I)
 CONVERT = lazy(r"^\W*convert\s+(.{1,60}?)\s+(?:to|into|in)\s+(\S{1,20}?)\W*$", re.I)
@@ -331,7 +333,8 @@ def _sizes(text: str, slots: dict[str, Any]) -> None:
     for m in BANDWIDTH.finditer(text):
         if SELF_COPY.search(text[max(0, m.start() - 30):m.start()]):
             continue
-        unit = f"{m[2]}/s" if m[2] else f"{m[3]}{'b' if m[4] == 'bps' else 'B'}/s"
+        unit = f"{m[2]}/s" if m[2] else f"{m[5]}B/s" if m[5] else \
+            f"{m[3]}{'b' if m[4] == 'bps' else 'B'}/s"
         rates.append(f"{m[1].replace(',', '')} {unit}")
     if rates:
         slots["bandwidth"] = rates[0]

@@ -1757,6 +1757,9 @@ def _network(ctx: Context) -> list[Finding]:
     gb_s = float(ctx.calls.run("interconnect", {"op": "convert", "value": rate, "to": "GB/s"},
                                "the network rate in bytes")["value"])
     n = int(nodes)
+    if slot(ctx.intent, "workload") in ("lora", "qlora") \
+            and int(slot(ctx.intent, "zero_stage") or 0) == 3:
+        return [_adapter_gathers(ctx, n, params, rate, gb_s)]
     grads_gb = params * 2  # 16-bit gradients, 2 B per parameter
     seconds = 2 * (n - 1) / n * grads_gb / gb_s
     ctx.steps.append(Step(
@@ -1777,6 +1780,33 @@ def _network(ctx: Context) -> list[Finding]:
     return [Finding(f"gradient all-reduce per step across {n} nodes over {rate} "
                     f"({num(gb_s)} GB/s)", seconds, None, "s", causes,
                     "collective-algorithms#hierarchical", lower_is_better=True)]
+
+
+def _adapter_gathers(ctx: Context, n: int, params: float, rate: str, gb_s: float) -> Finding:
+    """LoRA under ZeRO-3 across nodes: the adapters' gradients are small, but the frozen base
+    is sharded too, and every micro-batch gathers it in the forward and again in the backward
+    pass: 2 x (N-1)/N of its 16-bit bytes cross the network each micro-batch."""
+    weights_gb = params * 2
+    seconds = 2 * (n - 1) / n * weights_gb / gb_s
+    ctx.steps.append(Step(
+        label="ZeRO-3 parameter gathers across nodes per micro-batch",
+        formula="2 passes x (N-1)/N x 16-bit weight bytes / node network rate",
+        inputs={"nodes": q(n), "weights": q(weights_gb, "GB"), "network": q(gb_s, "GB/s")},
+        result=q(seconds, "s"), notes=["zero-paper#stage-3", "collective-algorithms#ring"]))
+    ctx.assumptions.append(f"{rate} read as each node's whole network rate; 16-bit base weights")
+    causes = [(f"ZeRO-3 shards the frozen base too: every micro-batch gathers its "
+               f"{num(weights_gb)} GB in the forward and again in the backward pass, "
+               f"{num(seconds)} s over {rate} "
+               "that one node never spends; the adapters' own gradients are small",
+               "zero-paper#stage-3"),
+              ("with LoRA the base fits one node's GPUs unsharded more often than not: ZeRO-2 or "
+               "plain data parallelism across the nodes sends only the adapters' gradients",
+               "qlora-paper#lora-params"),
+              ("offload (a ds_z3_offload config) adds the host link to every gather",
+               "pcie-bandwidth#gen4-rate")]
+    return Finding(f"ZeRO-3 parameter gathers per micro-batch across {n} nodes over {rate} "
+                   f"({num(gb_s)} GB/s)", seconds, None, "s", causes, "zero-paper#stage-3",
+                   lower_is_better=True)
 
 
 # --- nothing measured that a calculator can check ---------------------------------------------
