@@ -651,6 +651,21 @@ def test_lora_under_zero3_across_slow_nodes_counts_the_base_gathers():
     assert "the adapters' own gradients are small" in answer.markdown
 
 
+def test_the_same_run_on_two_gpu_kinds_is_set_against_their_datasheets():
+    # NVIDIA/TensorRT-LLM#4043: "LLama 3.1 405B FP8 perf low on B200 ... the output throughput is
+    # 3,396 token per second. I ran the same things on H200 and I got 6,051 token per second".
+    # By hand: B200 over H200 is 8.0 / 4.8 TB/s = 1.67x the bandwidth (4,500 / 1,978.9 = 2.27x
+    # the dense FP8 peak); measured 3,396 / 6,051 = 0.561x. "I got 6,051" is not 6 GPUs.
+    answer = respond("LLama 3.1 405B FP8 perf low on B200. GPU memory size: 180GB per GPU. I "
+                     "benchmarked nvidia/Llama-3.1-405B-Instruct-FP8 with TP 8, PP 1. Here is what "
+                     "I got. You can see the output throughput is 3,396 token per second. I ran "
+                     "the same things on H200 and I got 6,051 token per second which is aligned "
+                     "with NV published data on H200.")
+    assert answer.intent.kind == "diagnose" and answer.intent.slots.get("gpus") != 6
+    assert "measured **0.561 x** against about **1.67 x** expected" in answer.markdown
+    assert "2.27× by peak FP8 FLOP/s" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

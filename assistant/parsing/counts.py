@@ -155,7 +155,7 @@ class Layout:
 # The cards a run was given, beside all the machine has: "我配置了3张", "只用了2张卡".
 USED_COUNT = lazy(rf"(?:配置了|用了|使用了|只用了?|启用了)\s*{ZN}\s*[张块](?:卡|显卡)?")
 # "I have 4x," "we have 8 of them": the asker's own count, with no other GPU named after it.
-OWN_COUNT = lazy(r"\b(?:i|we)\s+(?:have|own|got|use)\s+(\d{1,5})\s*(?:x|×)?\s*(?=[,.;!?]|"
+OWN_COUNT = lazy(r"\b(?:i|we)\s+(?:have|own|got|use)\s+(\d{1,5})(?![.,]\d)\s*(?:x|×)?\s*(?=[,.;!?]|"
                  r"\s+(?:but|and|of\s+them|cards|gpus)\b)", _I)
 
 

@@ -308,6 +308,7 @@ NOT_REPRODUCED = lazy(r"\b(?:unable|not\s+able|cannot|can't|couldn't|could\s+not
                       r"to\s+(?:re)?produce\b|复现不了|无法复现|没有复现|没复现", _I)
 # A run reported worse than another: "performance degradation", "drops to only 17 tokens/s"
 DEGRADED = lazy(r"\bperformance\s+(?:degradation|drop|regression)\b|"
+                r"\bperf(?:ormance)?\s+(?:is\s+)?(?:low|poor|bad)\b|"
                 r"\b(?:is|got|gets|became|was)\s+(?:much\s+)?worse\b|"
                 r"\bdrops?\s+to\s+(?:only\s+|just\s+)?\d|\bdropped\s+to\b|性能下降|变慢", _I)
 MACHINES = lazy(r"多机|多台|\bmulti[\s-]*nodes?\b|"

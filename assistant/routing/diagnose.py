@@ -36,6 +36,7 @@ from clusterplan.assistant.routing import kv_formula
 from clusterplan.assistant.routing.cluster import tokens_said
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields, model_shape, slot
 from clusterplan.assistant.routing.finding import LOW_FROM, NORMAL_FROM, Finding
+from clusterplan.assistant.routing.gpu_pair import gpu_pair
 from clusterplan.assistant.routing.lora_speedup import lora_against_full
 from clusterplan.assistant.routing.memory import VLLM_SHARE, fit
 from clusterplan.assistant.routing.run_figures import PROGRESS_BAR
@@ -100,6 +101,7 @@ class Context:
     found: list[Measurement]
     assumptions: list[str] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
+    paired: bool = False  # two GPU kinds' rates already set against each other (_gpu_pair)
     layouts: list[list[Any]] = field(default_factory=list)  # the planner's layouts consulted
 
     def gpu(self) -> str:
@@ -130,7 +132,8 @@ def diagnose(intent: Intent, calls: Calls) -> Reply:
     ctx = Context(intent, calls, text, find(text))
     findings: list[Finding] = []
     rl_run = bool(RL_STEP.search(text))
-    for check in (_p2p, _collective, _flops, _call_time, _decode, _first_token, _response_time,
+    for check in (_p2p, _collective, _flops, _call_time, _gpu_pair, _decode, _first_token,
+                  _response_time,
                   _reservation,
                   _memory, _kv_budget,
                   _kv_room, _kv_needed, _kv_claimed, _kv_available, _zero3_gather,
@@ -681,6 +684,19 @@ TP_WORDS = lazy(r"\btensor[\s-]*parallel\w*|\btp\s*=?\s*[2-9]|\bboth\s+gpus\b|\b
                 r"张量并行", re.IGNORECASE)
 
 
+def _gpu_pair(ctx: Context) -> list[Finding]:
+    """The same run measured on two GPU kinds ("3,396 tokens/s on B200 ... 6,051 on H200"):
+    their ratio against the datasheets' (gpu_pair)."""
+    rows = [catalog().gpus.rows[g] for g in ctx.intent.slots.get("gpu_list") or []
+            if g in catalog().gpus.rows]
+    found = gpu_pair(ctx.text, ctx.of("tokens_per_s"), rows, slot(ctx.intent, "precision"))
+    if found is None:
+        return []
+    ctx.steps.append(found[1])
+    ctx.paired = True
+    return [found[0]]
+
+
 def _lora_speedup(ctx: Context) -> list[Finding]:
     """"30.5 hours full, 25 hours with LoRA": the LoRA run against 4/6 of the full run's time
     (lora_speedup)."""
@@ -781,7 +797,7 @@ def _hidden(ctx: Context) -> int | None:
 
 def _decode(ctx: Context) -> list[Finding]:
     tokens = [m for m in ctx.of("tokens_per_s") if m.what != "per_gpu"]
-    if not tokens or not ctx.has_model() or ctx.of("call_time") or (
+    if not tokens or not ctx.has_model() or ctx.of("call_time") or ctx.paired or (
             TRAINING_WORDS.search(ctx.text) and slot(ctx.intent, "workload") != "inference"):
         return []
     gpus = slot(ctx.intent, "gpus") or 1
