@@ -433,6 +433,22 @@ def test_a_number_or_format_glued_to_chinese_is_read(read):
     assert read("qlora微调Qwen-72B, model_max_length调成8192的话就会报OOM").slots["seq_len"] == 8192
 
 
+@pytest.mark.parametrize(("text", "samples", "epochs"), [
+    # huggingface/alignment-handbook#126
+    ("Estimated Time for SFT Fine-Tuning of Mistral-7B Model. I have been using the following "
+     "configuration for SFT fine-tuning on a dataset of 60,000 entries, utilizing an 8xA100 80GB "
+     "setup. Could someone please provide an estimate of the expected completion time? "
+     "num_train_epochs: 3", 60000, 3),
+    # hiyouga/LlamaFactory#4620
+    ("使用A10对qwen-14b-chat进行Lora微调，共4000条数据，需要多久", 4000, None),
+])
+def test_a_datasets_rows_and_epochs_as_written_make_a_training_question(read, text, samples,
+                                                                       epochs):
+    intent = read(text)
+    assert intent.kind == "training" and intent.slots["samples"] == samples
+    assert intent.slots.get("epochs") == epochs
+
+
 def test_gpu_hours_are_compute_and_a_gpus_speed_ratio_is_no_symptom(read):
     # nomic-ai/gpt4all#45: ">59 GPU-hours", ">135 GPU-hours" measure compute, not 59 GPUs; "My
     # GPU trains models ~10x slower than one A100" scales the asker's hardware and is not a

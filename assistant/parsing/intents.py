@@ -296,6 +296,7 @@ UTILISATION_ASKED = lazy(r"\bmfu\b|\bmodel\s+flops\s+utili[sz]ation\b|\bhfu\b|"
                          r"\btflop/?s\s+(?:per|a|each)\s+gpu\b", _I)
 # Time a run already took, not a deadline: "it took 3 days", "completed in ~13.5 hours".
 ELAPSED = lazy(r"\btook\b|\btaking\b|\bcompleted\b|\bfinished\b|\bran\s+for\b|\bspent\b|"
+               r"\b(?:been\s+)?running\s+for\b|"
                r"用了|花了|耗时|跑了", _I)
 CLUSTER = {"gpu", "gpus", "nodes"}
 WHY_FIRST = lazy(r"^\W*(?:why|为什么|为啥)", _I)
@@ -306,6 +307,9 @@ GPU_RATIO = lazy(r"~?\d+(?:\.\d+)?\s*(?:x|×|times)\s+slower\s+than\s+(?:one|an?
 # A published figure the asker could not reach
 NOT_REPRODUCED = lazy(r"\b(?:unable|not\s+able|cannot|can't|couldn't|could\s+not|fail(?:ed)?)\s+"
                       r"to\s+(?:re)?produce\b|复现不了|无法复现|没有复现|没复现", _I)
+ESTIMATED_TIME = lazy(r"\bestimated?\s+(?:of\s+the\s+)?(?:expected\s+)?(?:completion|training|"
+                      r"finishing|run(?:ning)?|total)?\s*time\b|\b(?:expected|estimated)\s+"
+                      r"(?:completion|finish(?:ing)?)\s+time\b|\beta\s+(?:for|of)\b", _I)
 # A run reported worse than another: "performance degradation", "drops to only 17 tokens/s"
 DEGRADED = lazy(r"\bperformance\s+(?:degradation|drop|regression)\b|"
                 r"\bperf(?:ormance)?\s+(?:is\s+)?(?:low|poor|bad)\b|"
@@ -383,6 +387,10 @@ RULES: tuple[tuple[str, Callable[[str, Slots], bool]], ...] = (
     # Two runs measured and one found wanting ("29 tokens/s on one GPU ... drops to only 17
     # with tensor parallelism"): the measurements are the question, not the choice of layout.
     ("diagnose", lambda t, s: _measured_twice(t) and bool(DEGRADED.search(t))),
+    # "Estimated Time for SFT Fine-Tuning of Mistral-7B ... an estimate of the expected
+    # completion time": the run's time, whatever "could someone" sounds like
+    ("training", lambda t, s: bool(ESTIMATED_TIME.search(t)) and _has_model(s)
+     and s.get("workload") not in (None, "inference")),
     # A published result not reproduced, with the run's own figure ("not able to produce the
     # result of the dashboard ... Throughput: 1414.42 total tokens/s"): that figure is checked.
     ("diagnose", lambda t, s: bool(NOT_REPRODUCED.search(t)) and _measured(t)),

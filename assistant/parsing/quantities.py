@@ -599,14 +599,18 @@ def _serving_goals(text: str, slots: dict[str, Any]) -> None:
 # conversations"; and the length of one: "5-6 hundred tokens" a sample, "about 512 tokens each".
 SAMPLES = lazy(NUM + r"\s*(k|m|thousand|million)?\s*(?:training\s+|chat\s+|data\s+|"
                rf"instruction\s+|{STYLED})?(?:samples|examples|conversations|dialogues|rows|instances|"
-               r"records|pairs|documents)\b", _I)
+               r"records|pairs|documents|entries)\b|"
+               # "共4000条数据", "6万条样本"
+               + NUM + r"\s*(万)?\s*条(?:训练)?(?:数据|样本|对话)?", _I)
 PER_SAMPLE = lazy(r"(?:sample|example|conversation|dialogue|row|instance|record|document)s?\s+"
                   r"(?:size|length|len)?\s*(?:is|are|of)?\s*(?:probably|about|around|roughly|"
                   r"approximately|~|on\s+average)?\s*(?:" + NUM + r"\s*(?:-|–|to|~)\s*)?" + NUM
                   + r"\s*(hundred|k)?\s*tokens\b|" + NUM + r"\s*(hundred|k)?\s*tokens\s+"
                   r"(?:per|each|a|an)\s+(?:sample|example|conversation|row|instance|record)",
                   _I)
-EPOCHS = lazy(r"(?<![A-Za-z\d.])(one|two|three|four|five|\d+)\s*(?:个\s*)?epochs?\b", _I)
+EPOCHS = lazy(r"(?<![A-Za-z\d.])(one|two|three|four|five|\d+)\s*(?:个\s*)?epochs?\b|"
+              # a trainer's setting: "num_train_epochs: 3", "--num_train_epochs 3"
+              r"\bnum[_-]train[_-]epochs\W{0,3}\s*(\d+(?:\.\d+)?)\b", _I)
 EPOCH_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
 
 
@@ -624,14 +628,20 @@ def _bits_per_weight(text: str, slots: dict[str, Any]) -> None:
 def _dataset(text: str, slots: dict[str, Any]) -> None:
     """A fine-tuning dataset's samples, the tokens of one, and the epochs over it."""
     if m := SAMPLES.search(text):
-        slots["samples"] = number(m[1], "the sample count") * SCALE.get((m[2] or "").lower(), 1)
+        if m[1]:
+            slots["samples"] = number(m[1], "the sample count") * SCALE.get((m[2] or "").lower(),
+                                                                            1)
+        else:  # "共4000条数据", "6万条": a Chinese count of rows
+            slots["samples"] = number(m[3], "the sample count") * (1e4 if m[4] else 1)
     if m := PER_SAMPLE.search(text):
         low, high, scale = (m[1], m[2], m[3]) if m[2] else (None, m[4], m[5])
         unit = {"hundred": 100, "k": 1000}.get((scale or "").lower(), 1)
         ends = [number(v) * unit for v in (low, high) if v]
         slots["tokens_per_sample"] = sum(ends) / len(ends)
     if m := EPOCHS.search(text):
-        slots["epochs"] = EPOCH_WORDS.get(m[1].lower()) or count(m[1], "the epochs")
+        said = m[1] or m[2]
+        slots["epochs"] = EPOCH_WORDS.get(said.lower()) or count(said.split(".")[0],
+                                                                 "the epochs")
 
 
 _READERS = (_sizes, _money_and_time, _tokens_and_context, _six_n_d, _batches, _goals, _dataset,
