@@ -666,6 +666,20 @@ def test_the_same_run_on_two_gpu_kinds_is_set_against_their_datasheets():
     assert "2.27× by peak FP8 FLOP/s" in answer.markdown
 
 
+def test_one_gpus_serving_layout_says_what_splitting_over_more_gives():
+    # deepseek-ai/DeepSeek-Coder#15: "使用单A100加载33b模型，推理很慢，请问有模型并行的方案吗？"
+    # One A100 is stated (单A100). By hand its token cannot beat 33e9 x 2 B / 2.039 TB/s =
+    # 32.4 ms; over 2 and 4 GPUs each reads half and a quarter, so the time falls, but by less
+    # than the split (the all-reduces and fixed cost stay).
+    answer = respond("使用单A100加载33b模型，推理很慢，请问有模型并行的方案吗？")
+    assert answer.intent.slots["gpus"] == 1
+    m = re.search(r"\(now ([\d.]+) ms\).*tp 2: ([\d.]+) ms a token; tp 4: ([\d.]+) ms",
+                  answer.markdown)
+    one, two, four = (float(v) for v in m.groups())
+    assert one >= 33e9 * 2 / 2.039e12 * 1e3
+    assert one / 2 < two < one and two / 2 < four < two
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

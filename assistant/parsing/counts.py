@@ -112,6 +112,7 @@ COUNTS = (
     lazy(rf"{ZN}\s*[张块](?!量)"),
     lazy(rf"{ZN}\s*个\s*(?:{MEM}\s*)?(?:{G}|gpu|显卡|卡)", _I),  # "4个80G A100显卡"
     lazy(r"((?<!\d)\d+|[单两二双三四五六七八九十千万])\s*卡"),
+    lazy(rf"(单)\s*(?:张|块|个)?\s*{G}"),  # "使用单A100": one of them
 )
 N_NODES = (lazy(rf"{B}{COUNT}\**\s+(?:{G}\s*|\w+\s+)?{NODE}\b", _I),
            lazy(rf"{ZN}\s*(?:台|个节点)"))

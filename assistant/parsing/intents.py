@@ -153,7 +153,7 @@ LAYOUT_CHOICE = lazy(r"(?:" + STRATEGY + r").{0,200}(?:\bor\b|\bvs\.?|\bversus\b
                      r"\bbetter\b|\bbest\b|\bfaster\b|\bslower\b|\blower\s+performance\b|"
                      r"\bhow\s+(?:to|can|do|should)\b|\btoml\b|\bconfig|\bspecify\b|"
                      r"\bcommunicate|\berror\b|\bis\s+there\s+a\s+way\b|"
-                     r"还是|推荐|怎么|如何|哪种|哪个|比较)"
+                     r"还是|推荐|怎么|如何|哪种|哪个|比较|方案|办法)"
                      r"|(?:\bwhich\b|\bis\s+there\s+a\s+way\b|\bhow\s+(?:to|can|do|should)\b|"
                      r"\bbetter\b|\btoml\b|\bconfig|\bexample\b|还是|推荐|怎么|如何|"
                      r"有什么办法).{0,200}(?:" + STRATEGY + r")"

@@ -88,7 +88,8 @@ def layout(intent: Intent, calls: Calls) -> Reply:
     if "gpu" not in intent.slots and "gpu_memory_gb" in intent.slots:
         return _memory_only(intent, calls)
     result = calls.run("parallelism", parallel_payload(intent), "search the layouts")
-    reply = Reply(headline=" ".join([layout_sentence(result), *_tp_compared(intent, result)])
+    reply = Reply(headline=" ".join([layout_sentence(result), *_tp_compared(intent, result),
+                                     *_split_wider(intent, calls, result)])
                   if result["plans"] and result["workload"] == "inference"
                   else layout_sentence(result), tables=plan_tables(result))
     # TP asked for (or chosen) wider than the cards' NVLink: say it runs over PCIe
@@ -415,6 +416,30 @@ def _served_goal(intent: Intent, result: dict[str, Any]) -> list[str]:
     return [f"{num(users)} users at {num(wanted)} tokens/s each: each sequence gets about "
             f"{num(each)} tokens/s (1,000 / {num(best['time_per_output_token_ms'])} ms), "
             f"{verdict}."]
+
+
+def _split_wider(intent: Intent, calls: Calls, result: dict[str, Any]) -> list[str]:
+    """A model served on one GPU, its parallel layout asked ("单A100 ... 推理很慢, 有模型并行的
+    方案吗"): one GPU has nothing to split, so the time per token tensor parallelism over 2 and
+    4 of the same GPUs would give, each GPU reading its share of the weights."""
+    if int(result["gpus"]) != 1 or slot(intent, "tp"):
+        return []
+    wider = []
+    for gpus in (2, 4):
+        try:
+            split = calls.run("parallelism", parallel_payload(intent) | {"gpus": gpus},
+                              f"the same model split over {gpus} GPUs", aside=True)
+        except (ToolError, ValueError, LookupError):
+            continue
+        tp = next((p for p in split["plans"] if int(p["tp"]) == gpus), None)
+        if tp:
+            wider.append(f"tp {gpus}: {num(tp['time_per_output_token_ms'])} ms a token")
+    if not wider:
+        return []
+    one = result["plans"][0]
+    return [f"One GPU has nothing to split: tensor parallelism over more of them shortens each "
+            f"token (now {num(one['time_per_output_token_ms'])} ms), every GPU reading its share "
+            f"of the weights: {'; '.join(wider)}."]
 
 
 def _tp_compared(intent: Intent, result: dict[str, Any]) -> list[str]:

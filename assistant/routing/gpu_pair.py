@@ -73,10 +73,12 @@ def gpu_pair(text: str, rates: list[Measurement], rows: list[Any], precision: st
                 notes=["inference-roofline#decode-memory-bound", first.source_note,
                        second.source_note])
     bound = f"; {num(compute)}× by peak {column.split('_')[0].upper()} FLOP/s" if compute else ""
+    scaled = owned[second.id].value * bandwidth
     causes = [(f"the datasheets give {first.name} {num(bandwidth)}× the memory bandwidth of "
-               f"{second.name}{bound}: a run below 1× on the faster card is held back by its "
-               "software (kernels not tuned for it, engine version, build settings), not its "
-               "hardware", "inference-roofline#decode-memory-bound"),
+               f"{second.name}{bound}: scaled by bandwidth, {num(owned[second.id].value)} "
+               f"tokens/s there is about {num(scaled)} here; a run below 1× on the faster card is "
+               "held back by its software (kernels not tuned for it, engine version, build "
+               "settings), not its hardware", "inference-roofline#decode-memory-bound"),
               ("the two runs must match batch, prompt and output lengths and precision for the "
                "ratio to mean anything", "serving-latency#requests-per-second")]
     finding = Finding(f"tokens/s on {first.name} over {second.name} (the same run on each; "
