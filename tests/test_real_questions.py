@@ -680,6 +680,21 @@ def test_one_gpus_serving_layout_says_what_splitting_over_more_gives():
     assert one / 2 < two < one and two / 2 < four < two
 
 
+def test_algbw_and_busbw_are_explained_on_a_worked_all_reduce():
+    # NVIDIA/nccl-tests#159: "I can not understand the difference between algbw and busbw ...
+    # Can you explain in detail with an example?" By hand (nccl-tests PERFORMANCE.md): algbw =
+    # S / t; an all-reduce's busbw = algbw x 2(n-1)/n, 1.75 at 8 ranks.
+    answer = respond("The difference between algbw and busbw. I can not understand the "
+                     "difference between algbw and busbw, in nccl-tests result. Can you explain "
+                     "in detail with an example?")
+    assert answer.intent.kind == "concept"
+    [step] = [s for s in answer.trace
+              if s.label == "worked example: algbw and busbw of an all-reduce"]
+    algbw = 1.0 / step.inputs["time"].value
+    assert step.result.value == pytest.approx(algbw * 2 * 7 / 8, rel=0.001)
+    assert "2 × 7/8 = **1.75**" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33
