@@ -695,6 +695,20 @@ def test_algbw_and_busbw_are_explained_on_a_worked_all_reduce():
     assert "2 × 7/8 = **1.75**" in answer.markdown
 
 
+def test_full_or_lora_after_a_timed_run_times_both():
+    # Seen in the terminal: after timing a LoRA run of Llama 3 70B on 16 H100s, "Full fine-tune
+    # or LoRA?" answered the full fine-tune alone. Both are timed on the same tokens and GPUs;
+    # LoRA skips the base's weight gradients (4 of 6 FLOPs a parameter), so it is the shorter.
+    first = respond("I have 16 H100s. How long to LoRA fine-tune Llama 3 70B on 200M tokens, "
+                    "and what does it cost?")
+    then = respond("Full fine-tune or LoRA?", first.intent)
+    assert then.markdown.startswith("Each method named, same tokens and GPUs: full fine-tuning")
+    rows = re.findall(r"^\| (full fine-tuning|LoRA) \| [^|]+ \| [^|]+ \| ([\d.,]+) \|",
+                      then.markdown, re.M)
+    hours = {name: float(value.replace(",", "")) for name, value in rows}
+    assert hours["LoRA"] < hours["full fine-tuning"]
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

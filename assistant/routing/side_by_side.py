@@ -17,6 +17,7 @@ from clusterplan.assistant.routing.cluster import parallel_payload, price_run, t
 from clusterplan.assistant.routing.dispatch import Calls, Reply, model_fields
 from clusterplan.assistant.routing.memory import in_nodes
 from clusterplan.db.active import catalog
+from clusterplan.figures import days
 from clusterplan.tools.contract import ToolError
 
 KINDS = ("memory", "fit", "cluster_size", "serving", "checkpoint", "layout", "plan")
@@ -108,6 +109,9 @@ def _methods(intent: Intent, calls: Calls, reply: Reply) -> Reply:
     """"Full fine-tune or LoRA, what hardware?": each tuning method named, sized with the
     answer's own settings, a row each: its memory and the fewest GPUs that hold it."""
     methods = intent.slots.get("workload_list") or []
+    if len(methods) >= 2 and intent.kind == "training" and any(
+            k in intent.slots for k in ("model", "params_b", "config")):
+        return _methods_trained(intent, calls, reply, methods)
     if len(methods) < 2 or intent.kind not in ("memory", "fit", "cluster_size") or not any(
             k in intent.slots for k in ("model", "params_b", "config")):
         return reply
@@ -134,6 +138,38 @@ def _methods(intent: Intent, calls: Calls, reply: Reply) -> Reply:
                 "fewest GPUs that hold it"] + (["fits"] if sharded else [])
         reply.tables.insert(0, table(head, rows))
         reply.headline += " Each method named, same settings: " + "; ".join(said) + "."
+    return reply
+
+
+def _methods_trained(intent: Intent, calls: Calls, reply: Reply, methods: list[str]) -> Reply:
+    """"Full fine-tune or LoRA?" of a timed run: each method on the same tokens and GPUs, its
+    best layout, time, GPU-hours and, when a cost was asked, its price."""
+    rows, said = [], []
+    for workload in methods:
+        payload = parallel_payload(intent) | {"workload": workload}
+        if base := _base(intent, workload):
+            payload["precision"] = base
+        name = METHOD_NAMES.get(workload, workload)
+        try:
+            run = calls.run("parallelism", payload, f"the same run by {name}")
+        except (ToolError, ValueError, LookupError) as exc:
+            said.append(f"{name} could not be timed: {exc}")
+            continue
+        if not run.get("plans") or not run.get("training_days"):
+            rows.append([name, "no layout fits", "-", "-", "-"])
+            said.append(f"{name}: no layout fits {run['gpus']} GPUs")
+            continue
+        best = run["plans"][0]
+        price = price_run(intent, calls, run) if intent.slots.get("cost") else {}
+        cost = usd(price["run_usd"]) if price.get("run_usd") else "-"
+        rows.append([name, f"tp {best['tp']} pp {best['pp']} dp {best['dp']}",
+                     days(run["training_days"]), num(run["gpu_hours"]), cost])
+        said.append(f"{name} {days(run['training_days'])}" + (f", {cost}" if cost != "-" else ""))
+    if len(rows) >= 2:
+        reply.tables.insert(0, table(["method", "best layout", "time", "GPU-hours", "cost"],
+                                     rows))
+        reply.headline = ("Each method named, same tokens and GPUs: " + "; ".join(said) + ". "
+                          + reply.headline)
     return reply
 
 
