@@ -709,6 +709,18 @@ def test_full_or_lora_after_a_timed_run_times_both():
     assert hours["LoRA"] < hours["full fine-tuning"]
 
 
+def test_a_diagnosis_follow_up_reruns_the_same_check_on_the_new_setup():
+    # Seen in the terminal: after the block-manager refusal on 2 A100s (QwenLM/Qwen#807), "and
+    # with 4 of them?" found nothing to check. The same refusal is set against 4 GPUs' room:
+    # by hand 4 x 0.9 x 85.9 GB = 309 GB less 145 GB of weights and ~10 GB of overhead holds
+    # about 59k tokens at 2.62 MB each, so the 3,916-token prompt should fit.
+    first = respond("Deploying Qwen-72B-Chat on 2x A100 80GB with vLLM: Input prompt (3916 "
+                    "tokens) is too long and exceeds the capacity of block_manager")
+    then = respond("and with 4 of them?", first.intent)
+    assert then.intent.kind == "diagnose" and then.intent.slots["gpus"] == 4
+    assert "should fit the room of about" in then.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

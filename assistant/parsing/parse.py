@@ -351,6 +351,10 @@ def _asked(text: str, kind: str, previous: Intent | None) -> str:
     before = previous.slots.get("question") if previous is not None else None
     if before and previous is not None and previous.missing and previous.kind == kind:
         return f"{before} {text}"
+    if before and previous is not None and previous.kind == kind == "diagnose" \
+            and not any_in(text):
+        # "and with 4 of them?" after a diagnosed refusal: the same figures, on the new setup
+        return f"{before} {text}"
     return text
 
 
