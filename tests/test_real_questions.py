@@ -721,6 +721,19 @@ def test_a_diagnosis_follow_up_reruns_the_same_check_on_the_new_setup():
     assert "should fit the room of about" in then.markdown
 
 
+def test_compare_with_another_provider_prices_both_side_by_side():
+    # Seen in the terminal: after "What would 8 H100s cost for a month on lambda?", "compare
+    # with coreweave" showed coreweave alone. By hand at 730 hours: lambda 8 x $3.99 x 730 =
+    # $23,302; coreweave 8 x $6.155 x 730 = $35,945.
+    first = respond("What would 8 H100s cost for a month on lambda?")
+    then = respond("compare with coreweave", first.intent)
+    assert then.markdown.startswith("Side by side, on demand: lambda $3.99 per GPU-hour, "
+                                    f"**${8 * 3.99 * 730:,.0f} a month**; coreweave $6.155 per "
+                                    f"GPU-hour, **${8 * 6.155 * 730:,.0f} a month**.")
+    again = respond("and on runpod?", then.intent)
+    assert "provider_list" not in again.intent.slots
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

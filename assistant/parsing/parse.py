@@ -226,8 +226,10 @@ def parse(question: str, catalog: Catalog, previous: Intent | None = None) -> In
         if compared:
             # "compare with 8x H100" after a job on 8x A100: the same job on both, side by side
             slots.update(compared)
-            found.readings.append("compared with the previous question's GPUs: "
-                                  + " and ".join(compared["gpu_list"]))
+            found.readings.append("compared with the previous question's "
+                                  + ("providers: " + " and ".join(compared["provider_list"])
+                                     if "provider_list" in compared else
+                                     "GPUs: " + " and ".join(compared["gpu_list"])))
         if kind == "pricing" and asked & SERVED_JOB and slots.get("workload") == "inference" \
                 and "gpu" in slots and ("model" in slots or "params_b" in slots):
             # "and with FP8 weights?" after pricing a serving cluster: the job changed, so its
@@ -393,6 +395,10 @@ def _compared_with(text: str, new: dict[str, Any], before: dict[str, Any]) -> di
     """The GPU list of "compare with 8x H100" after a job on other GPUs: the earlier kind
     first (it stays the answer's main cluster), then the one named, with their counts."""
     old_gpu, new_gpu = before.get("gpu"), new.get("gpu")
+    old_where, new_where = before.get("provider"), new.get("provider")
+    if COMPARED_WITH.search(text) and old_where and new_where and old_where != new_where:
+        # "compare with coreweave" after a price on lambda: both providers, the earlier first
+        return {"provider": old_where, "provider_list": [old_where, new_where]}
     if not COMPARED_WITH.search(text) or not old_gpu or not new_gpu or old_gpu == new_gpu:
         return {}
     out: dict[str, Any] = {"gpu": old_gpu, "gpu_list": [old_gpu, new_gpu]}
@@ -603,6 +609,8 @@ def merge(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         merged.pop("shape", None)  # dimensions stated for one model are not another's
     if "gpu" in new and "gpu_list" not in new:
         merged.pop("gpu_list", None)
+    if "provider" in new and "provider_list" not in new:
+        merged.pop("provider_list", None)
     if "workload" in new and "workload_list" not in new:
         merged.pop("workload_list", None)  # "LoRA then": the choice between methods is made
     merged.update(new)

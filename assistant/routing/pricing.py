@@ -181,7 +181,32 @@ def offers(intent: Intent, calls: Calls) -> Reply:
                  f"{usd_rate(spot['effective_usd_per_gpu_hour'])} per GPU-hour, but can be "
                  "reclaimed at any time.")
         citations.append(note_ref(SPOT_NOTE))
-    return Reply(headline=lead, tables=[offers_table(result["offers"])], citations=citations)
+    tables = [offers_table(result["offers"])]
+    if len(listed := intent.slots.get("provider_list") or []) >= 2:
+        said, table_rows = _providers(intent, calls, payload, listed)
+        lead, tables = said + " " + lead, [table_rows, *tables]
+    return Reply(headline=lead, tables=tables, citations=citations)
+
+
+def _providers(intent: Intent, calls: Calls, payload: dict[str, Any], listed: list[str]
+               ) -> tuple[str, str]:
+    """"compare with coreweave" after lambda: each provider's cheapest on-demand offer for
+    the same GPUs, side by side, and what the month costs at each."""
+    rows, said = [], []
+    for provider in listed:
+        result = calls.run("pricing", payload | {"provider": provider, "kind": "on_demand"},
+                           f"{provider}'s cheapest on-demand offer")
+        best = result.get("cheapest")
+        if not best:
+            rows.append([provider, "-", "-", "no offer on record"])
+            said.append(f"{provider} has no on-demand offer on record")
+            continue
+        rows.append([provider, best["effective_usd_per_gpu_hour"], usd(result["monthly_usd"]),
+                     best["verified_on"]])
+        said.append(f"{provider} {usd_rate(best['effective_usd_per_gpu_hour'])} per GPU-hour, "
+                    f"**{usd(result['monthly_usd'])} a month**")
+    return ("Side by side, on demand: " + "; ".join(said) + ".",
+            table(["provider", "$/GPU-h", "a month", "verified"], rows))
 
 
 def offers_table(rows: list[dict[str, Any]]) -> str:
