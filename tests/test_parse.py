@@ -449,6 +449,15 @@ def test_a_datasets_rows_and_epochs_as_written_make_a_training_question(read, te
     assert intent.slots.get("epochs") == epochs
 
 
+def test_a_run_time_in_words_is_the_runs_own(read):
+    # huggingface/alignment-handbook#126: "Currently, it has been running for approximately
+    # three days": 72 hours the run has taken, not a deadline.
+    intent = read("SFT fine-tuning of Mistral-7B on 60,000 entries on 8xA100 80GB: an estimate "
+                  "of the expected completion time? Currently, it has been running for "
+                  "approximately three days.")
+    assert intent.slots["hours"] == 72 and intent.slots.get("hours_elapsed")
+
+
 def test_gpu_hours_are_compute_and_a_gpus_speed_ratio_is_no_symptom(read):
     # nomic-ai/gpt4all#45: ">59 GPU-hours", ">135 GPU-hours" measure compute, not 59 GPUs; "My
     # GPU trains models ~10x slower than one A100" scales the asker's hardware and is not a

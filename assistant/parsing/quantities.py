@@ -359,10 +359,18 @@ HOURS_IN = {"second": 1 / 3600, "sec": 1 / 3600, "minute": 1 / 60, "min": 1 / 60
             "月": 730, "年": 8760}
 
 
+# A duration in words: "running for approximately three days", "two weeks"
+WORD_DURATION = lazy(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                     r"a\s+couple\s+of)\s+(hours?|days?|weeks?|months?)\b", _I)
+
 def durations(text: str) -> list[tuple[int, float]]:
-    """Each duration the text states, in hours, with where it starts ("30.5hrs", "25 hours")."""
-    return [(m.start(), number(m[1], "the duration")
-             * HOURS_IN[(m[2] or m[3]).lower().rstrip("s")]) for m in DURATION.finditer(text)]
+    """Each duration the text states, in hours, with where it starts ("30.5hrs", "25 hours",
+    "three days")."""
+    found = [(m.start(), number(m[1], "the duration")
+              * HOURS_IN[(m[2] or m[3]).lower().rstrip("s")]) for m in DURATION.finditer(text)]
+    found += [(m.start(), float(WORD_NUMBERS.get(m[1].lower(), 2))
+               * HOURS_IN[m[2].lower().rstrip("s")]) for m in WORD_DURATION.finditer(text)]
+    return sorted(found)
 
 
 def _money_and_time(text: str, slots: dict[str, Any]) -> None:
