@@ -734,6 +734,19 @@ def test_compare_with_another_provider_prices_both_side_by_side():
     assert "provider_list" not in again.intent.slots
 
 
+def test_a_slow_checkpoint_save_gives_the_write_rate_it_implies():
+    # epfLLM/Megatron-LLM#69: "train llama 13b model ... It took 5 minutes for the first save".
+    # By hand: 13.02e9 parameters x (2 B of BF16 weights + 12 B of Adam states) = 182 GB; in
+    # 300 s that is 0.608 GB/s, against one Gen4 NVMe drive's 7 GB/s (storage-bandwidth note).
+    answer = respond("I am using your code to train llama 13b model, but I noticed that the "
+                     "time it takes to save a checkpoint is quite long. It took 5 minutes for "
+                     "the first save steps. What could be the reason for this?")
+    assert answer.intent.kind == "checkpoint"
+    [step] = [s for s in answer.trace if s.label == "write rate the save time implies"]
+    assert step.result.value == pytest.approx(13.02e9 * 14 / 1e9 / 300, rel=0.01)
+    assert "**0.608 GB/s**" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -781,7 +781,31 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
         where = f"at {rate}" if rate else f"to {catalog().links.rows[str(storage)].name}"
         lead += f" Writing it {where} takes **{num(seconds)} s** ({num(seconds / 60)} min)."
         tables += extra
+    steps = []
+    if intent.slots.get("hours_elapsed") and slot(intent, "hours") and not (rate or storage):
+        said, step = _save_rate(float(slot(intent, "hours")), float(size_gb))
+        lead += " " + said
+        steps.append(step)
     if quoted:  # the file the question quotes first, then what each kind of save holds
         return Reply(headline=f"{quoted.headline} {lead}", tables=quoted.tables + tables,
-                     steps=quoted.steps)
-    return Reply(headline=lead, tables=tables)
+                     steps=quoted.steps + steps)
+    return Reply(headline=lead, tables=tables, steps=steps)
+
+
+# storage-bandwidth#nvme-write: one Gen4 NVMe drive writes sequentially at up to 7 GB/s
+NVME_WRITE_GB_S = 7.0
+
+
+def _save_rate(hours: float, size_gb: float) -> tuple[str, Step]:
+    """"It took 5 minutes to save a checkpoint": the write rate that implies, against one NVMe
+    drive's, so a slow save shows whether the storage or something else sets it."""
+    seconds = hours * 3600
+    rate = size_gb / seconds
+    step = Step(label="write rate the save time implies", formula="checkpoint bytes / save time",
+                inputs={"checkpoint": q(size_gb, "GB"), "save time": q(seconds, "s")},
+                result=q(round(rate, 3), "GB/s"), notes=["storage-bandwidth#nvme-write"])
+    said = (f"Saved in {num(seconds / 60)} min, that is **{num(rate)} GB/s**; one Gen4 NVMe "
+            f"drive writes up to {num(NVME_WRITE_GB_S)} GB/s ({num(size_gb / NVME_WRITE_GB_S)} s "
+            "for it), so a save far slower is a shared or network file system, ranks writing "
+            "one after another, or the states gathered to one rank before they are written.")
+    return said, step
