@@ -747,6 +747,16 @@ def test_a_slow_checkpoint_save_gives_the_write_rate_it_implies():
     assert "**0.608 GB/s**" in answer.markdown
 
 
+def test_an_instance_recommendation_on_a_provider_is_planned_there():
+    # ollama/ollama#2269: "Recommended Spec For Dolphin Mixtral on AWS ... Can anybody
+    # recommend an instance that will run it": a plan, priced on AWS as asked, not elsewhere.
+    answer = respond("Recommended Spec For Dolphin Mixtral on AWS. I'm not sure what setup is "
+                     "optimal for running dolphin mixtral. Can anybody recommend an instance "
+                     "that will run it relatively smoothly?")
+    assert answer.intent.kind == "plan" and answer.intent.slots["provider"] == "aws"
+    assert "a month** on demand (aws)" in answer.markdown
+
+
 def test_a_run_that_took_minutes_is_checked_as_a_run():
     # tatsu-lab/stanford_alpaca#170: "Fine-tuning LLaMA 7B ... on a machine with 8 80GB A100
     # GPUs finished only in 40 minutes ... Did I miss something?" By hand: 8 x 40 min = 5.33

@@ -40,8 +40,11 @@ GOAL = lazy(r"\bcheapest\b|\bwhat\s+(?:cluster|gpus?|hardware)\s+should\s+(?:i|w
 # Advice on what hardware suits a model ("the most suitable CPU and GPU configurations for
 # LLaMA 2 70B", "recommendations for GPU models"): a plan, whatever the workload.
 HARDWARE_ADVICE = lazy(r"\b(?:most\s+suitable|best\s+suited|recommended|ideal|optimal)\s+"
-                       r"(?:\S+\s+){0,3}(?:configurations?|hardware|setups?)\b|\brecommendations?\s+for\s+"
-                       r"(?:\S+\s+){0,3}(?:gpus?|hardware|configurations?)\b", _I)
+                       r"(?:\S+\s+){0,3}(?:configurations?|hardware|setups?|specs?|instances?)\b|"
+                       r"\brecommendations?\s+for\s+(?:\S+\s+){0,3}(?:gpus?|hardware|configurations?)\b|"
+                       # "can anybody recommend an instance that will run it"
+                       r"\brecommend\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:instance|gpu|machine|setup|"
+                       r"hardware)s?\b", _I)
 CONVERT = lazy(r"^\W*convert\b|\bhow\s+many\s+[kKMGT]i?[bB](?:/s|ps)?\b|\b(?:in|to)\s+"
                      r"[kKMGT]i?[bB](?:/s|ps)?\s*\?*\s*$", _I)
 # Saved weights: checkpoints, an exported or merged model, an adapter's size (保存 save,

@@ -632,8 +632,14 @@ def plan(intent: Intent, calls: Calls) -> Reply:
     lead = (f"Plan: {subject(intent, memory)} needs at least {fewest}× {gpu_name(gpu)} "
             f"({num(memory['per_gpu_gb'])} GB unsharded); on {gpus} GPUs (whole nodes): "
             + layout_sentence(result))
-    price = calls.run("pricing", {"gpu": memory["gpu"], "gpus": gpus, "kind": "on_demand"},
-                      "what the cluster costs a month")
+    provider = slot(intent, "provider")
+    price = calls.run("pricing", {"gpu": memory["gpu"], "gpus": gpus, "kind": "on_demand",
+                                  "provider": provider}, "what the cluster costs a month")
+    if provider and not price.get("cheapest"):
+        # "on AWS": none there for these GPUs, so say so and price them where they are
+        lead += f" {cap(str(provider))} has no on-demand offer for them on record;"
+        price = calls.run("pricing", {"gpu": memory["gpu"], "gpus": gpus, "kind": "on_demand"},
+                          "what the cluster costs a month elsewhere")
     if price.get("cheapest"):
         lead += (f" It rents for about **{usd(price['monthly_usd'])} a month** on demand "
                  f"({price['cheapest']['provider']}).")
