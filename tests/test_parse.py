@@ -458,6 +458,15 @@ def test_a_run_time_in_words_is_the_runs_own(read):
     assert intent.slots["hours"] == 72 and intent.slots.get("hours_elapsed")
 
 
+def test_a_llama_size_with_no_version_says_which_llama_it_read(read):
+    # vllm-project/vllm#17003: "for Llama 7B on H100": read as the first LLaMA (its own row),
+    # and the answer says so, with the Llama 2 row of that size; "llama 1 7b" needs no word.
+    said = read("back of envelope memory for batch_size 16 for Llama 7B on H100 GPU?")
+    assert said.slots["model"] == "llama-7b"
+    assert any("no version" in r and "llama-2-7b" in r for r in said.readings)
+    assert not any("no version" in r for r in read("llama 1 7b on an H100").readings)
+
+
 def test_gpu_hours_are_compute_and_a_gpus_speed_ratio_is_no_symptom(read):
     # nomic-ai/gpt4all#45: ">59 GPU-hours", ">135 GPU-hours" measure compute, not 59 GPUs; "My
     # GPU trains models ~10x slower than one A100" scales the asker's hardware and is not a

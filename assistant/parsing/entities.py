@@ -214,7 +214,24 @@ def extract(text: str, catalog: Catalog) -> Entities:
     _catalog_slots(found, catalog)
     _words(found)
     _layout(found)
+    _unversioned_llama(found, text)
     return found
+
+
+# The first LLaMA's sizes, and its successors' rows of the same size
+LLAMA_1_SUCCESSOR = {"llama-7b": "llama-2-7b", "llama-13b": "llama-2-13b"}
+LLAMA_1_SAID = lazy(r"\bllama[\s_-]*(?:1|v1|one)\b|\bhuggyllama\b|\bfirst\s+llama\b|"
+                    r"\bllama\s*\(1\)", _I)
+
+
+def _unversioned_llama(found: Entities, text: str) -> None:
+    """"Llama 7B" names no version: read as the first LLaMA (its catalog row), said so, with
+    the Llama 2 row of the same size beside it (the same shape; twice the context)."""
+    model = found.slots.get("model")
+    if model in LLAMA_1_SUCCESSOR and not LLAMA_1_SAID.search(text):
+        found.readings.append(f"'{model}' read from a name with no version: the first LLaMA "
+                              f"(2,048-token context); for Llama 2 ask for "
+                              f"{LLAMA_1_SUCCESSOR[model]} (same shape, 4,096 tokens)")
 
 
 def _catalog_slots(found: Entities, catalog: Catalog) -> None:
