@@ -328,3 +328,17 @@ def test_exported_cells_starting_with_plus_or_minus_are_quoted(tmp_path):
     assert run_cli("prices", "import", str(path)).exit_code == 0
     exported = run_cli("prices", "export", "--origin", "user").output
     assert ",'-eu," in exported and ",'+cmd" in exported
+
+
+@pytest.mark.parametrize("question", [
+    # a zero rate on one of two GPU kinds: nothing to set the other against
+    "Llama 3.1 405B on B200 0 tokens/s. I ran the same on H200 and I got 6,051 token per second",
+    # vLLM's start-up log with a zero-token cache beside a refusal
+    "with kv-cache-dtype fp8\nAvailable KV cache memory: 10.55 GiB\nGPU KV cache size: 0 tokens\n"
+    "ValueError: To serve at least one request with the models's max seq len (221000), (10.12 "
+    "GiB KV cache is needed, which is larger than the available KV cache memory (5.59 GiB).",
+])
+def test_zero_figures_in_a_pasted_measurement_are_answered_not_a_traceback(question):
+    out = run_cli("ask", question)
+    assert out.exit_code == 0 and "internal error" not in out.output
+    assert "Traceback" not in out.output and "inf" not in out.output.split()

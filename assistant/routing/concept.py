@@ -56,7 +56,8 @@ def _bus_example(intent: Intent, calls: Calls) -> tuple[str, Step]:
     said = (f"For example, an all-reduce of {EXAMPLE_SIZE} over {EXAMPLE_RANKS} "
             f"{gpu_name(gpu)} takes about {num(run['time_s'] * 1e3)} ms: algbw = "
             f"{EXAMPLE_SIZE} / t = **{num(run['algbw_gbps'])} GB/s**; the factor at "
-            f"{EXAMPLE_RANKS} ranks is 2 × 7/8 = **{num(run['bus_factor'])}**, so busbw = "
+            f"{EXAMPLE_RANKS} ranks is 2 × {EXAMPLE_RANKS - 1}/{EXAMPLE_RANKS} = "
+            f"**{num(run['bus_factor'])}**, so busbw = "
             f"**{num(run['busbw_gbps'])} GB/s**, the figure to set against the "
             f"{run['bottleneck']} link (at 2 ranks the factor is 1, at 4 ranks 1.5).")
     step = Step(label="worked example: algbw and busbw of an all-reduce",

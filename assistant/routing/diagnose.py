@@ -712,8 +712,7 @@ def _tp_run_first(ctx: Context, tokens: list[Measurement]) -> list[Measurement]:
     this drops to only 17 tokens/s when employing tensor parallelism" (the all-reduces are
     that run's)."""
     def near_tp(m: Measurement) -> bool:
-        at = ctx.text.find(m.text)
-        return at >= 0 and bool(TP_WORDS.search(ctx.text[at:at + len(m.text) + 50]))
+        return bool(TP_WORDS.search(_around(ctx, m, 0, 50)))
     return sorted(tokens, key=lambda m: not near_tp(m)) if len(tokens) > 1 else tokens
 
 
@@ -905,9 +904,14 @@ QUOTED_FIGURE = lazy(r"\b(?:reported|blog|paper|readme|official|claimed|advertis
                      r"documented|benchmark\s+page)\b|官方|博客|论文", re.IGNORECASE)
 
 
-def _quoted(ctx: Context, m: Measurement) -> bool:
+def _around(ctx: Context, m: Measurement, before: int, after: int) -> str:
+    """The question's words around a measurement's own text (empty when it is not found)."""
     at = ctx.text.find(m.text)
-    return at >= 0 and bool(QUOTED_FIGURE.search(ctx.text[max(0, at - 40):at + len(m.text) + 40]))
+    return ctx.text[max(0, at - before):at + len(m.text) + after] if at >= 0 else ""
+
+
+def _quoted(ctx: Context, m: Measurement) -> bool:
+    return bool(QUOTED_FIGURE.search(_around(ctx, m, 40, 40)))
 
 
 def _own_rate_first(tokens: list[Measurement]) -> list[Measurement]:
@@ -1361,7 +1365,9 @@ def _kv_needed(ctx: Context) -> list[Finding]:
     cache one N-token request needs by the model's shape, against the X vLLM computed, and
     the longest context the Y it had would hold. No GPU needed: the bytes are the model's."""
     refusal = KV_NEEDED.search(ctx.text)
-    if refusal and not ctx.has_model() and (log := KV_LOG.search(ctx.text)):
+    log = KV_LOG.search(ctx.text)
+    if refusal and not ctx.has_model() and log and float(log[1]) > 0 \
+            and int(log[2].replace(",", "")) > 0:
         return [_kv_needed_by_log(ctx, refusal, log)]
     if not refusal or not ctx.has_model():
         return []
@@ -1986,8 +1992,7 @@ def _unmeasured(ctx: Context) -> Reply:
         lead = offload + " " + lead
         if ctx.intent.slots.get("oom_seen") or HOST_KILLED.search(ctx.text):
             # the host ran out, not the GPUs: the causes are the host's
-            causes = _host_oom_causes(ctx) + [c for c in causes if "slow link" not in c[0]
-                                              and "gathers the parameters" not in c[0]]
+            causes = _host_oom_causes(ctx) + [c for c in causes if c[1] not in GPU_SIDE_NOTES]
             lead = offload + " Likely causes, ranked:"
     upgrade = _network_upgrade(ctx)
     if upgrade:
@@ -2073,6 +2078,8 @@ def _training_fit(ctx: Context) -> tuple[Reply, bool] | None:
     return (reply, bool(own.data["fits"])) if own is not None else None
 
 
+# Causes that are the GPUs' or the links' (a slow link, ZeRO-3's gathers): not a host OOM's
+GPU_SIDE_NOTES = ("pcie-bandwidth#gen4-rate", "zero-paper#stage-3")
 # The kernel killing a process for host memory: "exitcode -9", "dmesg ... OOM", "Killed"
 HOST_KILLED = lazy(r"exit\s*code\s*:?\s*-9\b|\bsigkill\b|\bdmesg\b|\boom[\s-]*killer\b|"
                    r"^\s*killed\s*$", re.IGNORECASE | re.MULTILINE)

@@ -49,7 +49,7 @@ def gpu_pair(text: str, rates: list[Measurement], rows: list[Any], precision: st
     if len(rows) != 2 or len(rates) < 2:
         return None
     owned = {}
-    for rate in rates:
+    for rate in (r for r in rates if r.value > 0):  # a zero rate sets nothing against another
         row = _owner(text, rate, rows)
         if row is not None and row.id not in owned:
             owned[row.id] = rate

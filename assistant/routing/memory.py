@@ -783,7 +783,7 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
         tables += extra
     steps = []
     if intent.slots.get("hours_elapsed") and slot(intent, "hours") and not (rate or storage):
-        said, step = _save_rate(float(slot(intent, "hours")), float(size_gb))
+        said, step = _save_rate(calls, float(slot(intent, "hours")), float(size_gb))
         lead += " " + said
         steps.append(step)
     if quoted:  # the file the question quotes first, then what each kind of save holds
@@ -792,20 +792,22 @@ def checkpoint(intent: Intent, calls: Calls) -> Reply:
     return Reply(headline=lead, tables=tables, steps=steps)
 
 
-# storage-bandwidth#nvme-write: one Gen4 NVMe drive writes sequentially at up to 7 GB/s
-NVME_WRITE_GB_S = 7.0
+# The catalog's local drive (links.csv, note storage-bandwidth): what a save could write at
+LOCAL_DRIVE = "local-nvme"
 
 
-def _save_rate(hours: float, size_gb: float) -> tuple[str, Step]:
-    """"It took 5 minutes to save a checkpoint": the write rate that implies, against one NVMe
-    drive's, so a slow save shows whether the storage or something else sets it."""
+def _save_rate(calls: Calls, hours: float, size_gb: float) -> tuple[str, Step]:
+    """"It took 5 minutes to save a checkpoint": the write rate that implies, against the time
+    one local NVMe drive takes, so a slow save shows whether the storage or something else sets
+    it."""
     seconds = hours * 3600
     rate = size_gb / seconds
+    drive_s, _ = write_time(calls, size_gb, LOCAL_DRIVE)
     step = Step(label="write rate the save time implies", formula="checkpoint bytes / save time",
                 inputs={"checkpoint": q(size_gb, "GB"), "save time": q(seconds, "s")},
                 result=q(round(rate, 3), "GB/s"), notes=["storage-bandwidth#nvme-write"])
-    said = (f"Saved in {num(seconds / 60)} min, that is **{num(rate)} GB/s**; one Gen4 NVMe "
-            f"drive writes up to {num(NVME_WRITE_GB_S)} GB/s ({num(size_gb / NVME_WRITE_GB_S)} s "
-            "for it), so a save far slower is a shared or network file system, ranks writing "
-            "one after another, or the states gathered to one rank before they are written.")
+    said = (f"Saved in {num(seconds / 60)} min, that is **{num(rate)} GB/s**; one local NVMe "
+            f"drive writes it in {num(drive_s)} s ({num(size_gb / drive_s)} GB/s), so a save far "
+            "slower is a shared or network file system, ranks writing one after another, or the "
+            "states gathered to one rank before they are written.")
     return said, step
